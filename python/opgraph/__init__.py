@@ -1,0 +1,112 @@
+"""opgraph: Ascend-style operator prototypes, verify and shape inference over
+graphs, with a Rust core.
+
+Define an op with :class:`OpDef`, register it with :func:`register`, build a
+:class:`Graph` and call :func:`infer`."""
+
+from __future__ import annotations
+
+import os
+
+from . import _core
+from ._core import (
+    Graph,
+    InferDataTypeContext,
+    InferShapeContext,
+    NamedAttrs,
+    Node,
+    OpContext,
+    TensorDesc,
+    TensorRef,
+    VerifyContext,
+)
+from .dtype import _BITS, DataType
+from .errors import (
+    ContextError,
+    CycleError,
+    GraphError,
+    InferDataTypeError,
+    InferShapeError,
+    NodeError,
+    OpgraphError,
+    ParseError,
+    RegistrationError,
+    UnknownOpTypeError,
+    VerifyError,
+)
+from .format import Format
+from .opdef import (
+    DYNAMIC,
+    OPTIONAL,
+    REQUIRED,
+    FollowType,
+    OpDef,
+    ParamType,
+    ValueDepend,
+    op_def,
+    register,
+    registered_op_types,
+)
+from .plugins import PluginWarning, load_entry_point_plugins, load_op_libraries
+from .shape import UNKNOWN_DIM, UNKNOWN_RANK, Shape
+
+__version__: str = _core.__version__
+
+__all__ = [
+    "DYNAMIC",
+    "OPTIONAL",
+    "REQUIRED",
+    "UNKNOWN_DIM",
+    "UNKNOWN_RANK",
+    "ContextError",
+    "CycleError",
+    "DataType",
+    "FollowType",
+    "Format",
+    "Graph",
+    "GraphError",
+    "InferDataTypeContext",
+    "InferDataTypeError",
+    "InferShapeContext",
+    "InferShapeError",
+    "NamedAttrs",
+    "Node",
+    "NodeError",
+    "OpContext",
+    "OpDef",
+    "OpgraphError",
+    "ParamType",
+    "ParseError",
+    "PluginWarning",
+    "RegistrationError",
+    "Shape",
+    "TensorDesc",
+    "TensorRef",
+    "UnknownOpTypeError",
+    "ValueDepend",
+    "VerifyContext",
+    "VerifyError",
+    "infer",
+    "load_entry_point_plugins",
+    "load_op_libraries",
+    "op_def",
+    "register",
+    "registered_op_types",
+]
+
+
+def infer(graph: Graph, *, collect_errors: bool = False) -> list[OpgraphError]:
+    """Verifies and infers every node of ``graph`` in topological order.
+
+    Raises the first failure (a :class:`NodeError` subclass naming the node, or
+    :class:`CycleError`). With ``collect_errors=True`` it keeps going and
+    returns every failure instead; nodes fed by a failed node are skipped."""
+    errors = _core.infer(graph, collect_errors)
+    return [e for e in errors if isinstance(e, OpgraphError)]
+
+
+_BITS.update({DataType(value): bits for _name, value, bits in _core.data_type_table()})
+
+# Installed op libraries register on import, as GE loads op_proto libraries.
+if os.environ.get("OPGRAPH_NO_PLUGINS") != "1":
+    load_entry_point_plugins()

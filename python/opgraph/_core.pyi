@@ -1,0 +1,1 @@
+../../stubs/opgraph/_core.pyi

@@ -1,0 +1,69 @@
+"""The exception hierarchy. Every error opgraph raises for bad input is an
+:class:`OpgraphError`; node errors carry the node's name, op type and inputs."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+
+class OpgraphError(Exception):
+    """Base of every opgraph error."""
+
+
+class RegistrationError(OpgraphError):
+    """An op prototype or plugin could not be registered."""
+
+
+class GraphError(OpgraphError):
+    """A graph edit or graph structure is invalid."""
+
+
+class CycleError(GraphError):
+    """The graph has a cycle; ``nodes`` lists one cycle, first node repeated last."""
+
+    def __init__(self, message: str, *, nodes: Sequence[str] = (), path: str = "") -> None:
+        super().__init__(message)
+        self.nodes: list[str] = list(nodes)
+        self.path = path
+
+
+class ParseError(OpgraphError):
+    """A model file could not be read (used by the frontends)."""
+
+
+class ContextError(OpgraphError):
+    """An infer / verify context was used wrongly (bad index, missing attribute,
+    or used after its function returned)."""
+
+
+class NodeError(OpgraphError):
+    """A node failed; ``node`` is its name (``caller/body/name`` inside a body)."""
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        node: str | None = None,
+        op_type: str | None = None,
+        inputs: Sequence[str] = (),
+    ) -> None:
+        super().__init__(message)
+        self.node = node
+        self.op_type = op_type
+        self.inputs: list[str] = list(inputs)
+
+
+class VerifyError(NodeError):
+    """A node does not match its prototype or failed its verify function."""
+
+
+class UnknownOpTypeError(VerifyError):
+    """No prototype is registered for a node's op type."""
+
+
+class InferShapeError(NodeError):
+    """Shape inference failed for a node."""
+
+
+class InferDataTypeError(InferShapeError):
+    """Dtype inference failed for a node."""

@@ -1,0 +1,290 @@
+"""Operator prototypes written in Python: GE's ``REG_OP`` / ``OpDef`` as a
+typed builder, with verify / infer functions attached by decorator.
+
+    conv = OpDef("MyScale")
+    conv.input("x", dtypes=[DataType.FLOAT, DataType.FLOAT16])
+    conv.output("y", dtypes=[DataType.FLOAT, DataType.FLOAT16], follow="x")
+    conv.attr("factor", float, default=1.0)
+    register(conv)
+"""
+
+from __future__ import annotations
+
+import enum
+import typing
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+import numpy as np
+
+from . import _core
+from ._core import InferDataTypeContext, InferShapeContext, NamedAttrs, VerifyContext
+from .dtype import DataType
+from .errors import UnknownOpTypeError
+from .format import Format
+
+
+class ParamType(enum.IntEnum):
+    """How many instances a port takes."""
+
+    REQUIRED = 0
+    OPTIONAL = 1
+    DYNAMIC = 2
+
+
+class FollowType(enum.IntEnum):
+    """What a ``follow`` rule copies from the port it follows."""
+
+    ALL = 0
+    DTYPE = 1
+    FORMAT = 2
+    SHAPE = 3
+
+
+class ValueDepend(enum.IntEnum):
+    """Whether inference needs an input's value (GE's ``ValueDepend``)."""
+
+    REQUIRED = 0
+    OPTIONAL = 1
+
+
+REQUIRED = ParamType.REQUIRED
+OPTIONAL = ParamType.OPTIONAL
+DYNAMIC = ParamType.DYNAMIC
+
+InferShapeFn = Callable[[InferShapeContext], None]
+InferDataTypeFn = Callable[[InferDataTypeContext], None]
+VerifyFn = Callable[[VerifyContext], "bool | None"]
+ShapeFnT = TypeVar("ShapeFnT", bound=InferShapeFn)
+DtypeFnT = TypeVar("DtypeFnT", bound=InferDataTypeFn)
+VerifyFnT = TypeVar("VerifyFnT", bound=VerifyFn)
+
+Follow = str | tuple[str, FollowType]
+"""A port name (follow everything) or ``(port, FollowType)``."""
+
+
+class _NoDefault:
+    def __repr__(self) -> str:
+        return "<required>"
+
+
+NO_DEFAULT: Any = _NoDefault()
+"""Marks an attribute as required (the default for ``OpDef.attr``)."""
+
+
+@dataclass(frozen=True)
+class PortSpec:
+    """One input or output of a prototype."""
+
+    name: str
+    param_type: ParamType
+    dtypes: tuple[DataType, ...]
+    dtype_list: bool
+    formats: tuple[Format, ...]
+    value_depend: ValueDepend | None
+    follow: tuple[str, FollowType] | None
+
+
+@dataclass(frozen=True)
+class AttrSpec:
+    """One attribute of a prototype; ``default is NO_DEFAULT`` means required."""
+
+    name: str
+    type_name: str
+    default: object
+
+    @property
+    def required(self) -> bool:
+        return self.default is NO_DEFAULT
+
+
+_SCALAR_TYPES: dict[object, str] = {
+    int: "int",
+    float: "float",
+    str: "str",
+    bool: "bool",
+    DataType: "DataType",
+    np.ndarray: "tensor",
+    NamedAttrs: "NamedAttrs",
+}
+
+
+def attr_type_name(attr_type: object) -> str:
+    """The core's name for an attribute type given as a Python type:
+    ``int``, ``float``, ``bool``, ``str``, ``DataType``, ``numpy.ndarray``,
+    ``NamedAttrs``, ``list[...]`` of the first five, or ``list[list[int]]``."""
+    if attr_type in _SCALAR_TYPES:
+        return _SCALAR_TYPES[attr_type]
+    if typing.get_origin(attr_type) is list:
+        (item,) = typing.get_args(attr_type)
+        if typing.get_origin(item) is list and typing.get_args(item) == (int,):
+            return "list[list[int]]"
+        if item in (int, float, str, bool, DataType):
+            return f"list[{_SCALAR_TYPES[item]}]"
+    raise TypeError(f"{attr_type!r} is not an attribute type")
+
+
+def _follow_spec(follow: Follow | None) -> tuple[str, FollowType] | None:
+    if follow is None:
+        return None
+    if isinstance(follow, str):
+        return (follow, FollowType.ALL)
+    port, kind = follow
+    return (port, FollowType(kind))
+
+
+class OpDef:
+    """A prototype under construction; register it with :func:`register`."""
+
+    def __init__(self, op_type: str) -> None:
+        self.op_type = op_type
+        self.inputs: list[PortSpec] = []
+        self.outputs: list[PortSpec] = []
+        self.attrs: list[AttrSpec] = []
+        self.verify_fn: VerifyFn | None = None
+        self.infer_dtype_fn: InferDataTypeFn | None = None
+        self.infer_shape_fn: InferShapeFn | None = None
+        self.builtin = False
+
+    def input(
+        self,
+        name: str,
+        *,
+        dtypes: Sequence[DataType] | None = None,
+        dtype_list: Sequence[DataType] | None = None,
+        formats: Sequence[Format] | None = None,
+        param_type: ParamType = ParamType.REQUIRED,
+        value_depend: ValueDepend | None = None,
+        follow: Follow | None = None,
+    ) -> OpDef:
+        """Adds an input. ``dtypes`` are GE OpDef's parallel lists (entry k of
+        every port forms combination k); ``dtype_list`` is an independent set
+        for this port instead. Neither means any dtype."""
+        self.inputs.append(self._port(name, dtypes, dtype_list, formats, param_type, follow))
+        if value_depend is not None:
+            last = self.inputs[-1]
+            self.inputs[-1] = PortSpec(**{**last.__dict__, "value_depend": value_depend})
+        return self
+
+    def output(
+        self,
+        name: str,
+        *,
+        dtypes: Sequence[DataType] | None = None,
+        dtype_list: Sequence[DataType] | None = None,
+        formats: Sequence[Format] | None = None,
+        param_type: ParamType = ParamType.REQUIRED,
+        follow: Follow | None = None,
+    ) -> OpDef:
+        """Adds an output; ``follow`` copies dtype / shape / format from a port."""
+        self.outputs.append(self._port(name, dtypes, dtype_list, formats, param_type, follow))
+        return self
+
+    @staticmethod
+    def _port(
+        name: str,
+        dtypes: Sequence[DataType] | None,
+        dtype_list: Sequence[DataType] | None,
+        formats: Sequence[Format] | None,
+        param_type: ParamType,
+        follow: Follow | None,
+    ) -> PortSpec:
+        if dtypes is not None and dtype_list is not None:
+            raise TypeError(f"port {name!r}: give dtypes or dtype_list, not both")
+        return PortSpec(
+            name=name,
+            param_type=ParamType(param_type),
+            dtypes=tuple(DataType(d) for d in (dtypes if dtypes is not None else dtype_list or ())),
+            dtype_list=dtype_list is not None,
+            formats=tuple(Format(f) for f in formats or ()),
+            value_depend=None,
+            follow=_follow_spec(follow),
+        )
+
+    def attr(self, name: str, attr_type: object, *, default: object = NO_DEFAULT) -> OpDef:
+        """Adds an attribute of ``attr_type`` (see :func:`attr_type_name`);
+        without a default it is required."""
+        self.attrs.append(AttrSpec(name, attr_type_name(attr_type), default))
+        return self
+
+    def infer_shape(self, fn: ShapeFnT) -> ShapeFnT:
+        """Decorator: the infer-shape function (wins over ``follow``)."""
+        self.infer_shape_fn = fn
+        return fn
+
+    def infer_dtype(self, fn: DtypeFnT) -> DtypeFnT:
+        """Decorator: the infer-dtype function (wins over ``follow``)."""
+        self.infer_dtype_fn = fn
+        return fn
+
+    def verify(self, fn: VerifyFnT) -> VerifyFnT:
+        """Decorator: the verify function; raise (or return False) to reject."""
+        self.verify_fn = fn
+        return fn
+
+    def __repr__(self) -> str:
+        ins = ", ".join(p.name for p in self.inputs)
+        outs = ", ".join(p.name for p in self.outputs)
+        return f"OpDef({self.op_type!r}: ({ins}) -> ({outs}), {len(self.attrs)} attrs)"
+
+
+def _port_args(port: PortSpec) -> tuple[Any, ...]:
+    value_depend = None if port.value_depend is None else int(port.value_depend)
+    follow = None if port.follow is None else (port.follow[0], int(port.follow[1]))
+    return (
+        port.name,
+        int(port.param_type),
+        list(port.dtypes),
+        port.dtype_list,
+        list(port.formats),
+        value_depend,
+        follow,
+    )
+
+
+def register(op_def: OpDef, override: bool = False) -> None:
+    """Registers ``op_def`` in the OperatorFactory. Registering an op type
+    twice raises :class:`RegistrationError` unless ``override`` is true."""
+    _core.register_op(
+        op_def.op_type,
+        [_port_args(p) for p in op_def.inputs],
+        [_port_args(p) for p in op_def.outputs],
+        [(a.name, a.type_name, not a.required, None if a.required else a.default) for a in op_def.attrs],
+        verify=op_def.verify_fn,
+        infer_dtype=op_def.infer_dtype_fn,
+        infer_shape=op_def.infer_shape_fn,
+        allow_override=override,
+    )
+
+
+def registered_op_types() -> list[str]:
+    """Every registered op type, sorted."""
+    return _core.registered_op_types()
+
+
+def _port_from_core(raw: dict[str, Any]) -> PortSpec:
+    follow = raw["follow"]
+    depend = raw["value_depend"]
+    return PortSpec(
+        name=raw["name"],
+        param_type=ParamType(raw["param_type"]),
+        dtypes=tuple(raw["dtypes"]),
+        dtype_list=raw["dtype_list"],
+        formats=tuple(raw["formats"]),
+        value_depend=None if depend is None else ValueDepend(depend),
+        follow=None if follow is None else (follow[0], FollowType(follow[1])),
+    )
+
+
+def op_def(op_type: str) -> OpDef:
+    """The registered prototype of ``op_type`` (functions are not included)."""
+    raw = _core.op_schema(op_type)
+    if raw is None:
+        raise UnknownOpTypeError(f"no op type {op_type!r} is registered", op_type=op_type)
+    result = OpDef(op_type)
+    result.inputs = [_port_from_core(p) for p in raw["inputs"]]
+    result.outputs = [_port_from_core(p) for p in raw["outputs"]]
+    result.attrs = [AttrSpec(a["name"], a["type"], a.get("default", NO_DEFAULT)) for a in raw["attrs"]]
+    result.builtin = bool(raw["builtin"])
+    return result

@@ -1,0 +1,80 @@
+//! Nodes, their ids and their edges.
+
+use super::Graph;
+use crate::types::{Attrs, TensorDesc};
+use smallvec::SmallVec;
+
+/// Dense index of a node in its graph's arena.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct NodeId(pub u32);
+
+impl NodeId {
+    pub fn index(self) -> usize {
+        self.0 as usize
+    }
+}
+
+/// One output of one node: the unit an edge carries.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct OutputRef {
+    pub node: NodeId,
+    pub index: u32,
+}
+
+impl OutputRef {
+    pub fn new(node: NodeId, index: u32) -> OutputRef {
+        OutputRef { node, index }
+    }
+}
+
+/// A named body (If branch, While cond/body, PartitionedCall function).
+/// Its Data nodes with an `index` attribute take the caller's inputs.
+#[derive(Clone, Debug)]
+pub struct Subgraph {
+    pub name: String,
+    pub graph: Graph,
+}
+
+#[derive(Clone, Debug)]
+pub struct Node {
+    pub name: String,
+    pub op_type: String,
+    pub attrs: Attrs,
+    /// Input instances in order; `None` is an absent optional input.
+    pub inputs: Vec<Option<OutputRef>>,
+    /// Instances per prototype input (1 for REQUIRED/OPTIONAL, n for
+    /// DYNAMIC). Empty means one instance per prototype input.
+    pub input_counts: SmallVec<[u32; 4]>,
+    /// Instances per prototype output, as `input_counts`.
+    pub output_counts: SmallVec<[u32; 2]>,
+    /// Ordering-only dependencies (TensorFlow's `^name`).
+    pub control_inputs: Vec<super::NodeId>,
+    pub outputs: Vec<TensorDesc>,
+    pub subgraphs: Vec<Subgraph>,
+}
+
+impl Node {
+    /// A node with `output_count` not-yet-inferred outputs.
+    pub fn new(
+        name: impl Into<String>,
+        op_type: impl Into<String>,
+        inputs: Vec<Option<OutputRef>>,
+        output_count: usize,
+    ) -> Node {
+        Node {
+            name: name.into(),
+            op_type: op_type.into(),
+            attrs: Attrs::new(),
+            inputs,
+            input_counts: SmallVec::new(),
+            output_counts: SmallVec::new(),
+            control_inputs: Vec::new(),
+            outputs: vec![TensorDesc::default(); output_count],
+            subgraphs: Vec::new(),
+        }
+    }
+
+    pub fn subgraph(&self, name: &str) -> Option<&Graph> {
+        self.subgraphs.iter().find(|s| s.name == name).map(|s| &s.graph)
+    }
+}

@@ -1,0 +1,212 @@
+//! The prototype check GE runs before a node's own functions: port
+//! arity, dtype combinations, formats, input Follow constraints and attributes.
+
+use crate::graph::Node;
+use crate::op::{OpError, OpSchema, ParamType, PortDef};
+use crate::types::{DataType, Format, TensorDesc};
+use smallvec::SmallVec;
+
+/// Which parallel dtype combinations the inputs leave possible.
+pub(crate) type LiveCombinations = SmallVec<[bool; 16]>;
+
+/// Fills empty per-port instance counts from the prototype: one instance per
+/// REQUIRED/OPTIONAL port, the remainder for a single DYNAMIC port.
+pub(crate) fn port_counts(ports: &[PortDef], instances: usize) -> Option<SmallVec<[u32; 4]>> {
+    let dynamic: Vec<usize> = (0..ports.len())
+        .filter(|&i| ports[i].param_type == ParamType::Dynamic)
+        .collect();
+    let fixed = ports.len() - dynamic.len();
+    let mut counts: SmallVec<[u32; 4]> = SmallVec::from_elem(1, ports.len());
+    match dynamic.as_slice() {
+        [] if instances == ports.len() => {}
+        [d] if instances >= fixed => counts[*d] = (instances - fixed) as u32,
+        _ => return None,
+    }
+    Some(counts)
+}
+
+pub(crate) fn check_prototype(
+    node: &Node,
+    schema: &OpSchema,
+    inputs: &[Option<&TensorDesc>],
+) -> Result<LiveCombinations, OpError> {
+    check_arity(node, schema)?;
+    let live = check_input_dtypes(node, schema, inputs)?;
+    check_attrs(node, schema)?;
+    Ok(live)
+}
+
+fn check_arity(node: &Node, schema: &OpSchema) -> Result<(), OpError> {
+    if node.input_counts.len() != schema.inputs.len() {
+        crate::bail!(
+            "it has {} inputs but {} takes {} ({})",
+            node.inputs.len(),
+            schema.op_type,
+            schema.inputs.len(),
+            port_names(&schema.inputs)
+        );
+    }
+    let mut at = 0;
+    for (port, &count) in schema.inputs.iter().zip(&node.input_counts) {
+        let instances = &node.inputs[at..at + count as usize];
+        at += count as usize;
+        match port.param_type {
+            ParamType::Required if count != 1 || instances[0].is_none() => {
+                crate::bail!("required input '{}' is not connected", port.name)
+            }
+            ParamType::Optional if count > 1 => {
+                crate::bail!("optional input '{}' has {count} instances; it takes at most one", port.name)
+            }
+            ParamType::Dynamic if instances.iter().any(Option::is_none) => {
+                crate::bail!("dynamic input '{}' has an unconnected instance", port.name)
+            }
+            _ => {}
+        }
+    }
+    if node.output_counts.len() != schema.outputs.len() {
+        crate::bail!(
+            "it has {} outputs but {} produces {} ({})",
+            node.outputs.len(),
+            schema.op_type,
+            schema.outputs.len(),
+            port_names(&schema.outputs)
+        );
+    }
+    for (port, &count) in schema.outputs.iter().zip(&node.output_counts) {
+        if port.param_type == ParamType::Required && count != 1 {
+            crate::bail!("required output '{}' has {count} instances; it takes one", port.name);
+        }
+    }
+    Ok(())
+}
+
+fn port_names(ports: &[PortDef]) -> String {
+    let names: Vec<&str> = ports.iter().map(|p| p.name.as_str()).collect();
+    if names.is_empty() {
+        "none".into()
+    } else {
+        names.join(", ")
+    }
+}
+
+fn check_input_dtypes(
+    node: &Node,
+    schema: &OpSchema,
+    inputs: &[Option<&TensorDesc>],
+) -> Result<LiveCombinations, OpError> {
+    let mut live: LiveCombinations = SmallVec::from_elem(true, schema.combination_count());
+    let mut at = 0;
+    for (p, (port, &count)) in schema.inputs.iter().zip(&node.input_counts).enumerate() {
+        for desc in inputs[at..at + count as usize].iter().flatten() {
+            let dtype = desc.dtype;
+            if dtype == DataType::Undefined {
+                crate::bail!("input '{}' has no dtype (its producer did not infer one)", port.name);
+            }
+            if port.dtype_list && !port.dtypes.is_empty() && !port.dtypes.contains(&dtype) {
+                crate::bail!(
+                    "input '{}' is {dtype}, but it takes {}",
+                    port.name,
+                    dtype_names(&port.dtypes)
+                );
+            }
+            if port.in_combinations() {
+                for (k, alive) in live.iter_mut().enumerate() {
+                    *alive &= port.dtypes[k] == dtype;
+                }
+            }
+            check_format(port, desc.origin_format)?;
+            check_input_follow(schema, p, desc, inputs, node)?;
+        }
+        at += count as usize;
+    }
+    if !live.is_empty() && !live.contains(&true) {
+        let actual: Vec<String> = schema
+            .inputs
+            .iter()
+            .zip(inputs)
+            .filter(|(p, _)| p.in_combinations())
+            .filter_map(|(p, d)| Some(format!("{}={}", p.name, d.as_ref()?.dtype)))
+            .collect();
+        crate::bail!(
+            "its input dtypes ({}) match none of the allowed combinations {}",
+            actual.join(", "),
+            combinations(schema)
+        );
+    }
+    Ok(live)
+}
+
+fn check_format(port: &PortDef, format: Format) -> Result<(), OpError> {
+    let allowed = port.formats.is_empty()
+        || format == Format::Nd
+        || port.formats.contains(&format)
+        || port.formats.contains(&Format::Nd);
+    if !allowed {
+        let names: Vec<&str> = port.formats.iter().map(|f| f.name()).collect();
+        crate::bail!("input '{}' is in format {format}, but it takes {}", port.name, names.join(" or "));
+    }
+    Ok(())
+}
+
+/// An input that follows another input must agree with it.
+fn check_input_follow(
+    schema: &OpSchema,
+    port: usize,
+    desc: &TensorDesc,
+    inputs: &[Option<&TensorDesc>],
+    node: &Node,
+) -> Result<(), OpError> {
+    let Some(follow) = &schema.inputs[port].follow else {
+        return Ok(());
+    };
+    let Some(target) = schema.input_index(&follow.port) else {
+        return Ok(());
+    };
+    let start: u32 = node.input_counts[..target].iter().sum();
+    let Some(Some(other)) = inputs.get(start as usize) else {
+        return Ok(());
+    };
+    let name = &schema.inputs[port].name;
+    if follow.kind.covers(crate::op::FollowType::Dtype) && desc.dtype != other.dtype {
+        crate::bail!("input '{name}' is {} but must have the dtype of '{}' ({})", desc.dtype, follow.port, other.dtype);
+    }
+    if follow.kind.covers(crate::op::FollowType::Shape) && desc.shape() != other.shape() {
+        crate::bail!("input '{name}' is {} but must have the shape of '{}' ({})", desc.shape(), follow.port, other.shape());
+    }
+    Ok(())
+}
+
+fn check_attrs(node: &Node, schema: &OpSchema) -> Result<(), OpError> {
+    for def in &schema.attrs {
+        match node.attrs.get(&def.name) {
+            Some(value) if value.attr_type() != def.ty => crate::bail!(
+                "attribute '{}' is a {}, expected {}",
+                def.name,
+                value.attr_type(),
+                def.ty
+            ),
+            None if def.default.is_none() => {
+                crate::bail!("required attribute '{}' ({}) is missing", def.name, def.ty)
+            }
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
+pub(crate) fn dtype_names(dtypes: &[DataType]) -> String {
+    let names: Vec<&str> = dtypes.iter().map(|d| d.name()).collect();
+    format!("one of {{{}}}", names.join(", "))
+}
+
+/// `(FLOAT, FLOAT), (FLOAT16, FLOAT16)` over the combination inputs.
+fn combinations(schema: &OpSchema) -> String {
+    let ports: Vec<&PortDef> = schema.inputs.iter().filter(|p| p.in_combinations()).collect();
+    let combos: Vec<String> = (0..schema.combination_count())
+        .map(|k| {
+            let dts: Vec<&str> = ports.iter().map(|p| p.dtypes[k].name()).collect();
+            format!("({})", dts.join(", "))
+        })
+        .collect();
+    combos.join(", ")
+}

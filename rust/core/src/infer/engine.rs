@@ -1,0 +1,351 @@
+//! The inference engine: GE's topological verify / infer-dtype / infer-shape
+//! traversal, bodies included.
+
+use super::check::{check_prototype, dtype_names, port_counts, LiveCombinations};
+use super::context::{OpContext, SET_DTYPE, SET_FORMAT, SET_SHAPE};
+use super::error::{InferFailure, NodeError, Stage};
+use crate::graph::{topological_order, Graph, Node, NodeId};
+use crate::op::{OpError, OpFn, OpRegistry, OpSchema};
+use crate::types::{AttrValue, DataType, TensorDesc};
+use smallvec::SmallVec;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+
+#[derive(Clone, Copy, Debug, Default)]
+pub struct InferOptions {
+    /// Keep going after a failure and report every failing node; nodes fed
+    /// by a failed node are skipped rather than reported again.
+    pub collect_errors: bool,
+}
+
+/// Verifies and infers every node of `graph` (and of its bodies) in
+/// topological order.
+pub fn infer_graph(
+    graph: &mut Graph,
+    registry: &OpRegistry,
+    options: InferOptions,
+) -> Result<(), Vec<InferFailure>> {
+    let mut engine = Engine {
+        registry,
+        options,
+        path: Vec::new(),
+        failures: Vec::new(),
+    };
+    engine.run(graph);
+    if engine.failures.is_empty() {
+        Ok(())
+    } else {
+        Err(engine.failures)
+    }
+}
+
+struct Engine<'r> {
+    registry: &'r OpRegistry,
+    options: InferOptions,
+    path: Vec<String>,
+    failures: Vec<InferFailure>,
+}
+
+impl Engine<'_> {
+    /// Infers one graph; false when it stopped early.
+    fn run(&mut self, graph: &mut Graph) -> bool {
+        let order = match topological_order(graph) {
+            Ok(order) => order,
+            Err(error) => {
+                self.failures.push(InferFailure::Cycle {
+                    path: self.path.clone(),
+                    error,
+                });
+                return false;
+            }
+        };
+        // Nodes that failed or were skipped. Only consulted once something
+        // has failed, so a clean run never looks at a node's producers here.
+        let mut failed = vec![false; graph.len()];
+        let mut any_failed = false;
+        for id in order {
+            if any_failed && fed_by_failure(graph.node(id), &failed) {
+                failed[id.index()] = true;
+                continue;
+            }
+            if let Err(error) = self.infer_node(graph, id) {
+                failed[id.index()] = true;
+                any_failed = true;
+                self.failures.push(InferFailure::Node(*error));
+                if !self.options.collect_errors {
+                    return false;
+                }
+            }
+        }
+        !any_failed
+    }
+
+    /// Errors are boxed: they are rare, and a small `Result` keeps the
+    /// per-node path lean.
+    fn infer_node(&mut self, graph: &mut Graph, id: NodeId) -> Result<(), Box<NodeError>> {
+        let registry = self.registry;
+        let Some(schema) = registry.get(&graph.node(id).op_type) else {
+            let msg = format!(
+                "no op type '{}' is registered; register a prototype for it with opgraph.register",
+                graph.node(id).op_type
+            );
+            return Err(self.error(graph, id, Stage::UnknownOp, OpError::new(msg)));
+        };
+        normalize_counts(graph, id, schema);
+        if !graph.node(id).subgraphs.is_empty() {
+            self.infer_bodies(graph, id)?;
+        }
+
+        let mut outputs = std::mem::take(&mut graph.node_mut(id).outputs);
+        if !schema.source {
+            outputs.iter_mut().for_each(|o| *o = TensorDesc::default());
+        }
+        let result = {
+            let node = graph.node(id);
+            let inputs: SmallVec<[Option<&TensorDesc>; 6]> =
+                node.inputs.iter().map(|e| e.map(|e| graph.tensor(e))).collect();
+            catch_unwind(AssertUnwindSafe(|| run_node(node, schema, &inputs, &mut outputs)))
+                .unwrap_or_else(|panic| Err((Stage::InferShape, internal_error(panic))))
+        };
+        graph.node_mut(id).outputs = outputs;
+        result.map_err(|(stage, e)| self.error(graph, id, stage, e))
+    }
+
+    /// Binds the caller's inputs to each body's indexed Data nodes, then
+    /// infers the body.
+    fn infer_bodies(&mut self, graph: &mut Graph, id: NodeId) -> Result<(), Box<NodeError>> {
+        let mut bodies = std::mem::take(&mut graph.node_mut(id).subgraphs);
+        let caller_inputs: Vec<Option<TensorDesc>> = graph
+            .node(id)
+            .inputs
+            .iter()
+            .map(|e| e.map(|e| graph.tensor(e).clone()))
+            .collect();
+        let mut outcome = Ok(());
+        for body in &mut bodies {
+            if let Err(message) = bind_body_inputs(&mut body.graph, &caller_inputs) {
+                outcome = Err(OpError::new(format!("body '{}': {message}", body.name)));
+                break;
+            }
+            self.path.push(graph.node(id).name.clone());
+            self.path.push(body.name.clone());
+            let ok = self.run(&mut body.graph);
+            self.path.truncate(self.path.len() - 2);
+            if !ok {
+                outcome = Err(OpError::new(format!("body '{}' failed inference (see its errors)", body.name)));
+                break;
+            }
+        }
+        graph.node_mut(id).subgraphs = bodies;
+        outcome.map_err(|e| self.error(graph, id, Stage::Subgraph, e))
+    }
+
+    fn error(&self, graph: &Graph, id: NodeId, stage: Stage, e: OpError) -> Box<NodeError> {
+        let node = graph.node(id);
+        let names = self
+            .registry
+            .get(&node.op_type)
+            .map(|s| instance_names(&s.inputs, &node.input_counts, node.inputs.len()))
+            .unwrap_or_else(|| (0..node.inputs.len()).map(|i| format!("input{i}")).collect());
+        let inputs = node
+            .inputs
+            .iter()
+            .zip(names)
+            .map(|(edge, name)| match edge {
+                Some(e) => format!("{name}={}", graph.tensor(*e).summary()),
+                None => format!("{name}=absent"),
+            })
+            .collect();
+        Box::new(NodeError {
+            node: node.name.clone(),
+            op_type: node.op_type.clone(),
+            stage,
+            message: e.message,
+            inputs,
+            path: self.path.clone(),
+            source: e.source,
+        })
+    }
+}
+
+/// True when a data or control producer of `node` failed (or was skipped).
+fn fed_by_failure(node: &Node, failed: &[bool]) -> bool {
+    node.inputs
+        .iter()
+        .flatten()
+        .map(|e| e.node)
+        .chain(node.control_inputs.iter().copied())
+        .any(|p| failed[p.index()])
+}
+
+/// Fills a node's per-port instance counts from its prototype when the
+/// builder left them empty (a mismatch is reported by the prototype check).
+fn normalize_counts(graph: &mut Graph, id: NodeId, schema: &OpSchema) {
+    let node = graph.node_mut(id);
+    if node.input_counts.is_empty() {
+        if let Some(counts) = port_counts(&schema.inputs, node.inputs.len()) {
+            node.input_counts = counts;
+        }
+    }
+    if node.output_counts.is_empty() {
+        if let Some(counts) = port_counts(&schema.outputs, node.outputs.len()) {
+            node.output_counts = counts.into_iter().collect();
+        }
+    }
+}
+
+fn bind_body_inputs(body: &mut Graph, caller_inputs: &[Option<TensorDesc>]) -> Result<(), String> {
+    for id in body.node_ids() {
+        let node = body.node(id);
+        if node.op_type != "Data" {
+            continue;
+        }
+        let Some(AttrValue::Int(index)) = node.attrs.get("index") else {
+            continue;
+        };
+        let desc = usize::try_from(*index)
+            .ok()
+            .and_then(|i| caller_inputs.get(i))
+            .ok_or_else(|| {
+                format!(
+                    "Data node '{}' takes caller input {index}, but the caller has {} inputs",
+                    node.name,
+                    caller_inputs.len()
+                )
+            })?;
+        if let Some(desc) = desc {
+            body.node_mut(id).outputs[0] = desc.clone();
+        }
+    }
+    Ok(())
+}
+
+type StageResult = Result<(), (Stage, OpError)>;
+
+fn run_node(
+    node: &Node,
+    schema: &OpSchema,
+    inputs: &[Option<&TensorDesc>],
+    outputs: &mut [TensorDesc],
+) -> StageResult {
+    let live = check_prototype(node, schema, inputs).map_err(|e| (Stage::Prototype, e))?;
+    let mut ctx = OpContext::new(node, schema, inputs, outputs);
+    call(&schema.verify, &mut ctx, Stage::Verify)?;
+    call(&schema.infer_dtype, &mut ctx, Stage::InferDtype)?;
+    if !schema.source {
+        default_dtypes(&mut ctx, schema, &live).map_err(|e| (Stage::InferDtype, e))?;
+    }
+    call(&schema.infer_shape, &mut ctx, Stage::InferShape)?;
+    if !schema.source {
+        default_shapes_and_formats(&mut ctx, schema).map_err(|e| (Stage::InferShape, e))?;
+    }
+    check_output_dtypes(&ctx, schema).map_err(|e| (Stage::InferDtype, e))
+}
+
+fn call(f: &Option<OpFn>, ctx: &mut OpContext<'_>, stage: Stage) -> StageResult {
+    match f {
+        Some(f) => catch_unwind(AssertUnwindSafe(|| f(ctx)))
+            .unwrap_or_else(|panic| Err(internal_error(panic)))
+            .map_err(|e| (stage, e)),
+        None => Ok(()),
+    }
+}
+
+fn internal_error(panic: Box<dyn std::any::Any + Send>) -> OpError {
+    let what = panic
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| panic.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "unknown panic".into());
+    OpError::new(format!("internal error in opgraph (please report it): {what}"))
+}
+
+/// `(instance, prototype port)` of every output instance, from the node's
+/// per-port instance counts.
+fn output_instances(counts: &[u32]) -> impl Iterator<Item = (usize, usize)> + '_ {
+    counts
+        .iter()
+        .enumerate()
+        .flat_map(|(port, &count)| std::iter::repeat_n(port, count as usize))
+        .enumerate()
+}
+
+fn default_dtypes(ctx: &mut OpContext<'_>, schema: &OpSchema, live: &LiveCombinations) -> Result<(), OpError> {
+    for (o, p) in output_instances(ctx.node_output_counts()) {
+        if ctx.set_by_fn[o] & SET_DTYPE != 0 {
+            continue;
+        }
+        let port = &schema.outputs[p];
+        let dtype = if let Some(src) = schema.follow_sources[p].dtype {
+            match ctx.first_instance_of(src) {
+                Some(d) => d.dtype,
+                None => crate::bail!("output '{}' follows input '{}', which is absent", port.name, schema.inputs[src].name),
+            }
+        } else if port.in_combinations() {
+            let mut candidates = live.iter().zip(&port.dtypes).filter(|(l, _)| **l).map(|(_, d)| *d);
+            let first = candidates.next();
+            match first {
+                Some(d) if candidates.all(|c| c == d) => d,
+                _ => crate::bail!("the dtype of output '{}' is ambiguous among the allowed combinations; give an infer_dtype function", port.name),
+            }
+        } else if port.dtype_list && port.dtypes.len() == 1 {
+            port.dtypes[0]
+        } else {
+            crate::bail!("the infer_dtype function did not set the dtype of output '{}'", port.name)
+        };
+        ctx.set_output_dtype(o, dtype)?;
+    }
+    Ok(())
+}
+
+fn default_shapes_and_formats(ctx: &mut OpContext<'_>, schema: &OpSchema) -> Result<(), OpError> {
+    for (o, p) in output_instances(ctx.node_output_counts()) {
+        let sources = schema.follow_sources[p];
+        let set = ctx.set_by_fn[o];
+        if set & SET_SHAPE == 0 {
+            let Some(src) = sources.shape.and_then(|s| ctx.first_instance_of(s)) else {
+                crate::bail!("the infer_shape function did not set the shape of output '{}'", schema.outputs[p].name);
+            };
+            ctx.set_output_shape(o, src.shape().clone())?;
+            if let Some(range) = &src.shape_range {
+                ctx.set_output_shape_range(o, range.clone())?;
+            }
+        }
+        if set & SET_FORMAT == 0 {
+            if let Some(src) = sources.format.and_then(|s| ctx.first_instance_of(s)) {
+                ctx.set_output_format(o, src.origin_format)?;
+            }
+        }
+    }
+    Ok(())
+}
+
+fn check_output_dtypes(ctx: &OpContext<'_>, schema: &OpSchema) -> Result<(), OpError> {
+    for (o, p) in output_instances(ctx.node_output_counts()) {
+        let port = &schema.outputs[p];
+        let dtype = ctx.output_desc(o).map_or(DataType::Undefined, |d| d.dtype);
+        if dtype == DataType::Undefined {
+            crate::bail!("output '{}' was left without a dtype", port.name);
+        }
+        if !port.dtypes.is_empty() && !port.dtypes.contains(&dtype) {
+            crate::bail!("output '{}' was inferred as {dtype}, but the prototype allows {}", port.name, dtype_names(&port.dtypes));
+        }
+    }
+    Ok(())
+}
+
+/// `x`, `x1`-style names for input instances (dynamic ports get a suffix).
+fn instance_names(ports: &[crate::op::PortDef], counts: &[u32], instances: usize) -> Vec<String> {
+    let mut names = Vec::with_capacity(instances);
+    if counts.len() != ports.len() {
+        return (0..instances).map(|i| format!("input{i}")).collect();
+    }
+    for (port, &count) in ports.iter().zip(counts) {
+        if port.param_type == crate::op::ParamType::Dynamic {
+            names.extend((0..count).map(|k| format!("{}{k}", port.name)));
+        } else {
+            names.extend((0..count).map(|_| port.name.clone()));
+        }
+    }
+    names.resize_with(instances, || "input?".into());
+    names
+}

@@ -1,0 +1,93 @@
+//! Inference failures: which node, which stage, what was violated.
+
+use crate::graph::CycleError;
+use std::fmt;
+
+/// The step of the per-node pipeline that failed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Stage {
+    /// The op type is not registered.
+    UnknownOp,
+    /// Arity, dtype combination, formats or required attributes.
+    Prototype,
+    Verify,
+    InferDtype,
+    InferShape,
+    /// A body of the node failed (the body's own failure is reported too).
+    Subgraph,
+}
+
+impl Stage {
+    fn verb(self) -> &'static str {
+        match self {
+            Stage::UnknownOp => "has an unregistered op type",
+            Stage::Prototype => "does not match its prototype",
+            Stage::Verify => "failed verification",
+            Stage::InferDtype => "failed dtype inference",
+            Stage::InferShape => "failed shape inference",
+            Stage::Subgraph => "has a body that failed inference",
+        }
+    }
+}
+
+/// One node that failed, with enough context to fix it.
+#[derive(Debug)]
+pub struct NodeError {
+    pub node: String,
+    pub op_type: String,
+    pub stage: Stage,
+    pub message: String,
+    /// `x=float32[1, 3, 224, 224]` per input instance.
+    pub inputs: Vec<String>,
+    /// Names of the enclosing caller nodes and bodies, outermost first
+    /// (e.g. `["loop", "body"]`); empty in the root graph.
+    pub path: Vec<String>,
+    pub source: Option<Box<dyn std::error::Error + Send + Sync>>,
+}
+
+impl NodeError {
+    /// The node name qualified by its subgraph path (`loop/body/add`).
+    pub fn qualified_node(&self) -> String {
+        let mut parts = self.path.clone();
+        parts.push(self.node.clone());
+        parts.join("/")
+    }
+}
+
+impl fmt::Display for NodeError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "node '{}' ({}) {}: {}",
+            self.qualified_node(),
+            self.op_type,
+            self.stage.verb(),
+            self.message
+        )?;
+        if !self.inputs.is_empty() {
+            write!(f, " [inputs: {}]", self.inputs.join(", "))?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for NodeError {}
+
+#[derive(Debug)]
+pub enum InferFailure {
+    Node(NodeError),
+    /// A cycle in the root graph (empty path) or in a body.
+    Cycle { path: Vec<String>, error: CycleError },
+}
+
+impl fmt::Display for InferFailure {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            InferFailure::Node(e) => e.fmt(f),
+            InferFailure::Cycle { path, error } if path.is_empty() => error.fmt(f),
+            InferFailure::Cycle { path, error } => write!(f, "in body {}: {error}", path.join("/")),
+        }
+    }
+}
+
+impl std::error::Error for InferFailure {}

@@ -1,0 +1,13 @@
+//! Verify and inference: the per-node context and the graph traversal.
+
+mod check;
+mod context;
+mod engine;
+mod error;
+
+pub use context::OpContext;
+pub use engine::{infer_graph, InferOptions};
+pub use error::{InferFailure, NodeError, Stage};
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,238 @@
+//! Engine tests on small graphs of built-in ops.
+
+use crate::prelude::*;
+use crate::types::NamedAttrs;
+use std::sync::Arc;
+
+fn f32_input(g: &mut Graph, name: &str, dims: &[i64], format: Format) -> OutputRef {
+    g.add_input_node(name, TensorDesc::new(DataType::Float, Shape::from_dims(dims), format))
+        .unwrap()
+}
+
+fn op(g: &mut Graph, r: &OpRegistry, op_type: &str, name: &str, inputs: &[OutputRef], attrs: Attrs) -> OutputRef {
+    let spec = OpSpec {
+        op_type: op_type.into(),
+        name: name.into(),
+        inputs: inputs.iter().map(|&e| PortInput::Single(Some(e))).collect(),
+        attrs,
+        ..OpSpec::default()
+    };
+    OutputRef::new(add_op(g, r, spec).unwrap(), 0)
+}
+
+fn ints(v: &[i64]) -> AttrValue {
+    AttrValue::ListInt(v.to_vec())
+}
+
+fn shape_const(g: &mut Graph, name: &str, dims: &[i64]) -> OutputRef {
+    let t = HostTensor::from_ints(DataType::Int64, Shape::from_dims([dims.len() as i64]), dims).unwrap();
+    g.add_const_node(name, t).unwrap()
+}
+
+fn only_node_error(r: Result<(), Vec<InferFailure>>) -> NodeError {
+    let mut errors = r.unwrap_err();
+    assert_eq!(errors.len(), 1, "{errors:?}");
+    match errors.remove(0) {
+        InferFailure::Node(e) => e,
+        other => panic!("expected a node error, got {other}"),
+    }
+}
+
+#[test]
+fn add_broadcasts_and_follows_format() {
+    let r = OpRegistry::with_builtins();
+    let mut g = Graph::new("g");
+    let a = f32_input(&mut g, "a", &[2, 1, 3], Format::Nchw);
+    let b = f32_input(&mut g, "b", &[4, 1], Format::Nd);
+    let y = op(&mut g, &r, "Add", "y", &[a, b], Attrs::new());
+    infer_graph(&mut g, &r, InferOptions::default()).unwrap();
+    let out = g.tensor(y);
+    assert_eq!(out.shape().dims(), &[2, 4, 3]);
+    assert_eq!(out.dtype, DataType::Float);
+    assert_eq!(out.origin_format, Format::Nchw);
+}
+
+#[test]
+fn dtype_combination_mismatch_is_a_prototype_error() {
+    let r = OpRegistry::with_builtins();
+    let mut g = Graph::new("g");
+    let a = f32_input(&mut g, "a", &[2], Format::Nd);
+    let b = g
+        .add_input_node("b", TensorDesc::new(DataType::Float16, Shape::from_dims([2]), Format::Nd))
+        .unwrap();
+    op(&mut g, &r, "Add", "sum", &[a, b], Attrs::new());
+    let e = only_node_error(infer_graph(&mut g, &r, InferOptions::default()));
+    assert_eq!(e.stage, Stage::Prototype);
+    assert_eq!(e.node, "sum");
+    assert!(e.message.contains("x1=FLOAT, x2=FLOAT16"), "{}", e.message);
+    assert_eq!(e.inputs, ["x1=float[2]", "x2=float16[2]"]);
+}
+
+#[test]
+fn reshape_uses_the_constant_shape_and_infers_minus_one() {
+    let r = OpRegistry::with_builtins();
+    let mut g = Graph::new("g");
+    let x = f32_input(&mut g, "x", &[2, 3, 4], Format::Nd);
+    let s = shape_const(&mut g, "s", &[4, -1]);
+    let y = op(&mut g, &r, "Reshape", "y", &[x, s], Attrs::new());
+    infer_graph(&mut g, &r, InferOptions::default()).unwrap();
+    assert_eq!(g.tensor(y).shape().dims(), &[4, 6]);
+
+    let bad = shape_const(&mut g, "bad", &[5, -1]);
+    op(&mut g, &r, "Reshape", "z", &[x, bad], Attrs::new());
+    let e = only_node_error(infer_graph(&mut g, &r, InferOptions::default()));
+    assert_eq!((e.node.as_str(), e.stage), ("z", Stage::InferShape));
+    assert!(e.message.contains("24 elements"), "{}", e.message);
+}
+
+#[test]
+fn reshape_without_a_value_keeps_the_rank() {
+    let r = OpRegistry::with_builtins();
+    let mut g = Graph::new("g");
+    let x = f32_input(&mut g, "x", &[2, 3], Format::Nd);
+    let s = g
+        .add_input_node("s", TensorDesc::new(DataType::Int32, Shape::from_dims([3]), Format::Nd))
+        .unwrap();
+    let y = op(&mut g, &r, "Reshape", "y", &[x, s], Attrs::new());
+    infer_graph(&mut g, &r, InferOptions::default()).unwrap();
+    assert_eq!(g.tensor(y).shape().dims(), &[-1, -1, -1]);
+}
+
+#[test]
+fn conv2d_nchw_and_nhwc() {
+    let r = OpRegistry::with_builtins();
+    let mut g = Graph::new("g");
+    let x = f32_input(&mut g, "x", &[1, 3, 224, 224], Format::Nchw);
+    let w = f32_input(&mut g, "w", &[64, 3, 7, 7], Format::Nchw);
+    let attrs: Attrs = [
+        ("strides", ints(&[1, 1, 2, 2])),
+        ("pads", ints(&[3, 3, 3, 3])),
+        ("data_format", AttrValue::Str("NCHW".into())),
+    ]
+    .into_iter()
+    .collect();
+    let y = op(&mut g, &r, "Conv2D", "conv", &[x, w], attrs);
+
+    let xh = f32_input(&mut g, "xh", &[1, 224, 224, 3], Format::Nhwc);
+    let wh = f32_input(&mut g, "wh", &[3, 3, 1, 48], Format::Hwcn);
+    let attrs: Attrs = [
+        ("strides", ints(&[1, 2, 2, 1])),
+        ("pads", ints(&[0, 0, 0, 0])),
+        ("dilations", ints(&[1, 2, 2, 1])),
+        ("groups", AttrValue::Int(3)),
+        ("padding", AttrValue::Str("SAME".into())),
+    ]
+    .into_iter()
+    .collect();
+    let yh = op(&mut g, &r, "Conv2D", "conv_nhwc", &[xh, wh], attrs);
+    infer_graph(&mut g, &r, InferOptions::default()).unwrap();
+    assert_eq!(g.tensor(y).shape().dims(), &[1, 64, 112, 112]);
+    assert_eq!(g.tensor(y).origin_format, Format::Nchw);
+    assert_eq!(g.tensor(yh).shape().dims(), &[1, 112, 112, 48]);
+}
+
+#[test]
+fn missing_required_attribute_is_reported() {
+    let r = OpRegistry::with_builtins();
+    let mut g = Graph::new("g");
+    let x = f32_input(&mut g, "x", &[1, 3, 8, 8], Format::Nchw);
+    let w = f32_input(&mut g, "w", &[4, 3, 3, 3], Format::Nchw);
+    op(&mut g, &r, "Conv2D", "conv", &[x, w], Attrs::new());
+    let e = only_node_error(infer_graph(&mut g, &r, InferOptions::default()));
+    assert!(e.message.contains("required attribute 'strides'"), "{}", e.message);
+}
+
+#[test]
+fn collect_errors_reports_each_root_failure_once() {
+    let r = OpRegistry::with_builtins();
+    let mut g = Graph::new("g");
+    let a = f32_input(&mut g, "a", &[2], Format::Nd);
+    let b = f32_input(&mut g, "b", &[3], Format::Nd);
+    let bad1 = op(&mut g, &r, "Add", "bad1", &[a, b], Attrs::new());
+    op(&mut g, &r, "Identity", "downstream", &[bad1], Attrs::new());
+    op(&mut g, &r, "Add", "bad2", &[b, a], Attrs::new());
+    let ok = op(&mut g, &r, "Add", "ok", &[a, a], Attrs::new());
+
+    let errors = infer_graph(&mut g, &r, InferOptions { collect_errors: true }).unwrap_err();
+    let names: Vec<String> = errors
+        .iter()
+        .map(|e| match e {
+            InferFailure::Node(n) => n.node.clone(),
+            other => other.to_string(),
+        })
+        .collect();
+    assert_eq!(names, ["bad1", "bad2"]);
+    assert_eq!(g.tensor(ok).shape().dims(), &[2]);
+
+    let first_only = infer_graph(&mut g, &r, InferOptions::default()).unwrap_err();
+    assert_eq!(first_only.len(), 1);
+}
+
+#[test]
+fn cycles_are_reported_with_their_nodes() {
+    let r = OpRegistry::with_builtins();
+    let mut g = Graph::new("g");
+    let a = f32_input(&mut g, "a", &[2], Format::Nd);
+    let p = op(&mut g, &r, "Add", "p", &[a, a], Attrs::new());
+    let q = op(&mut g, &r, "Identity", "q", &[p], Attrs::new());
+    g.set_input(p.node, 1, Some(q)).unwrap();
+    let errors = infer_graph(&mut g, &r, InferOptions::default()).unwrap_err();
+    match &errors[0] {
+        InferFailure::Cycle { error, .. } => assert_eq!(error.nodes, ["p", "q", "p"]),
+        other => panic!("expected a cycle, got {other}"),
+    }
+}
+
+#[test]
+fn unknown_op_types_fail_in_the_engine() {
+    let r = OpRegistry::with_builtins();
+    let mut g = Graph::new("g");
+    let a = f32_input(&mut g, "a", &[2], Format::Nd);
+    g.add_node(Node::new("mystery", "NoSuchOp", vec![Some(a)], 1)).unwrap();
+    let e = only_node_error(infer_graph(&mut g, &r, InferOptions::default()));
+    assert_eq!(e.stage, Stage::UnknownOp);
+}
+
+#[test]
+fn panicking_functions_become_errors() {
+    let mut r = OpRegistry::with_builtins();
+    let schema = OpSchema::new("Boom")
+        .input(PortDef::new("x", ParamType::Required))
+        .output(PortDef::new("y", ParamType::Required).follow("x", FollowType::All))
+        .verify(Arc::new(|_| panic!("kaboom")));
+    r.register(schema, false).unwrap();
+    let mut g = Graph::new("g");
+    let a = f32_input(&mut g, "a", &[2], Format::Nd);
+    op(&mut g, &r, "Boom", "boom", &[a], Attrs::new());
+    let e = only_node_error(infer_graph(&mut g, &r, InferOptions::default()));
+    assert_eq!(e.stage, Stage::Verify);
+    assert!(e.message.contains("kaboom"));
+}
+
+#[test]
+fn partitioned_call_infers_its_body_with_the_callers_inputs() {
+    let r = OpRegistry::with_builtins();
+    let mut body = Graph::new("f");
+    let bx = body
+        .add_input_node("arg0", TensorDesc::new(DataType::Undefined, Shape::unknown_rank(), Format::Nd))
+        .unwrap();
+    let by = op(&mut body, &r, "Add", "double", &[bx, bx], Attrs::new());
+    body.set_outputs(vec![by]).unwrap();
+
+    let mut g = Graph::new("g");
+    let x = f32_input(&mut g, "x", &[5, 7], Format::Nd);
+    let spec = OpSpec {
+        op_type: "PartitionedCall".into(),
+        name: "call".into(),
+        inputs: vec![PortInput::Many(vec![x])],
+        attrs: [("f", AttrValue::NamedAttrs(NamedAttrs { name: "f".into(), attrs: Attrs::new() }))]
+            .into_iter()
+            .collect(),
+        subgraphs: vec![Subgraph { name: "f".into(), graph: body }],
+        ..OpSpec::default()
+    };
+    let call = add_op(&mut g, &r, spec).unwrap();
+    infer_graph(&mut g, &r, InferOptions::default()).unwrap();
+    assert_eq!(g.node(call).outputs[0].shape().dims(), &[5, 7]);
+    assert_eq!(g.node(call).outputs[0].dtype, DataType::Float);
+}

@@ -1,0 +1,232 @@
+//! Operator prototypes: GE's `OpDef` / `REG_OP` description of an op type.
+
+use super::OpFn;
+use crate::types::{AttrType, AttrValue, DataType, Format};
+
+/// How many instances a prototype port takes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ParamType {
+    Required,
+    Optional,
+    Dynamic,
+}
+
+/// What a `Follow` rule copies from the port it follows (GE's `FollowType`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum FollowType {
+    All,
+    Dtype,
+    Format,
+    Shape,
+}
+
+impl FollowType {
+    pub fn covers(self, aspect: FollowType) -> bool {
+        self == FollowType::All || self == aspect
+    }
+}
+
+/// Whether an input's host value is needed for inference (GE's `ValueDepend`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ValueDepend {
+    Required,
+    Optional,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Follow {
+    /// Name of an input or output of the same op.
+    pub port: String,
+    pub kind: FollowType,
+}
+
+/// One input or output of a prototype.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PortDef {
+    pub name: String,
+    pub param_type: ParamType,
+    /// Allowed dtypes. Unless `dtype_list` is set, these are GE OpDef's
+    /// parallel lists: entry `k` of every port together is combination `k`.
+    /// Empty means any dtype.
+    pub dtypes: Vec<DataType>,
+    /// GE's `DataTypeList`: `dtypes` is an independent set for this port.
+    pub dtype_list: bool,
+    /// Allowed origin formats; empty means any.
+    pub formats: Vec<Format>,
+    pub value_depend: Option<ValueDepend>,
+    pub follow: Option<Follow>,
+}
+
+impl PortDef {
+    pub fn new(name: impl Into<String>, param_type: ParamType) -> PortDef {
+        PortDef {
+            name: name.into(),
+            param_type,
+            dtypes: Vec::new(),
+            dtype_list: false,
+            formats: Vec::new(),
+            value_depend: None,
+            follow: None,
+        }
+    }
+
+    /// Parallel dtype list (one entry per combination).
+    pub fn dtypes(mut self, dtypes: &[DataType]) -> PortDef {
+        self.dtypes = dtypes.to_vec();
+        self.dtype_list = false;
+        self
+    }
+
+    /// Independent dtype set (GE's `DataTypeList`).
+    pub fn dtype_list(mut self, dtypes: &[DataType]) -> PortDef {
+        self.dtypes = dtypes.to_vec();
+        self.dtype_list = true;
+        self
+    }
+
+    pub fn value_depend(mut self, kind: ValueDepend) -> PortDef {
+        self.value_depend = Some(kind);
+        self
+    }
+
+    pub fn follow(mut self, port: impl Into<String>, kind: FollowType) -> PortDef {
+        self.follow = Some(Follow {
+            port: port.into(),
+            kind,
+        });
+        self
+    }
+
+    /// True when this port takes part in the parallel dtype combinations.
+    pub(crate) fn in_combinations(&self) -> bool {
+        !self.dtype_list && !self.dtypes.is_empty()
+    }
+}
+
+/// One attribute of a prototype; no default means required.
+#[derive(Clone, Debug, PartialEq)]
+pub struct AttrDef {
+    pub name: String,
+    pub ty: AttrType,
+    pub default: Option<AttrValue>,
+}
+
+/// Who registered an op type; user callbacks may need the Python runtime.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OpOrigin {
+    Builtin,
+    User,
+}
+
+/// Where an output's dtype, shape or format comes from when no function sets it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct FollowSources {
+    pub dtype: Option<usize>,
+    pub shape: Option<usize>,
+    pub format: Option<usize>,
+}
+
+/// A full op registration: prototype plus functions.
+#[derive(Clone)]
+pub struct OpSchema {
+    pub op_type: String,
+    pub inputs: Vec<PortDef>,
+    pub outputs: Vec<PortDef>,
+    pub attrs: Vec<AttrDef>,
+    pub verify: Option<OpFn>,
+    pub infer_dtype: Option<OpFn>,
+    pub infer_shape: Option<OpFn>,
+    pub origin: OpOrigin,
+    /// Source ops (Data, Const) keep the output descriptors they were built
+    /// with instead of having them reset before inference.
+    pub source: bool,
+    /// Per output: the input index each aspect follows, resolved transitively
+    /// at registration.
+    pub(crate) follow_sources: Vec<FollowSources>,
+}
+
+impl OpSchema {
+    pub fn new(op_type: impl Into<String>) -> OpSchema {
+        OpSchema {
+            op_type: op_type.into(),
+            inputs: Vec::new(),
+            outputs: Vec::new(),
+            attrs: Vec::new(),
+            verify: None,
+            infer_dtype: None,
+            infer_shape: None,
+            origin: OpOrigin::Builtin,
+            source: false,
+            follow_sources: Vec::new(),
+        }
+    }
+
+    pub fn input(mut self, port: PortDef) -> OpSchema {
+        self.inputs.push(port);
+        self
+    }
+
+    pub fn output(mut self, port: PortDef) -> OpSchema {
+        self.outputs.push(port);
+        self
+    }
+
+    pub fn attr(mut self, name: &str, ty: AttrType, default: Option<AttrValue>) -> OpSchema {
+        self.attrs.push(AttrDef {
+            name: name.to_owned(),
+            ty,
+            default,
+        });
+        self
+    }
+
+    pub fn verify(mut self, f: OpFn) -> OpSchema {
+        self.verify = Some(f);
+        self
+    }
+
+    pub fn infer_dtype(mut self, f: OpFn) -> OpSchema {
+        self.infer_dtype = Some(f);
+        self
+    }
+
+    pub fn infer_shape(mut self, f: OpFn) -> OpSchema {
+        self.infer_shape = Some(f);
+        self
+    }
+
+    pub fn input_index(&self, name: &str) -> Option<usize> {
+        self.inputs.iter().position(|p| p.name == name)
+    }
+
+    pub fn output_index(&self, name: &str) -> Option<usize> {
+        self.outputs.iter().position(|p| p.name == name)
+    }
+
+    pub fn attr_def(&self, name: &str) -> Option<&AttrDef> {
+        self.attrs.iter().find(|a| a.name == name)
+    }
+
+    /// Number of parallel dtype combinations (0 when no port uses them).
+    pub fn combination_count(&self) -> usize {
+        self.inputs
+            .iter()
+            .chain(&self.outputs)
+            .find(|p| p.in_combinations())
+            .map_or(0, |p| p.dtypes.len())
+    }
+}
+
+impl std::fmt::Debug for OpSchema {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("OpSchema")
+            .field("op_type", &self.op_type)
+            .field("inputs", &self.inputs)
+            .field("outputs", &self.outputs)
+            .field("attrs", &self.attrs)
+            .field("verify", &self.verify.is_some())
+            .field("infer_dtype", &self.infer_dtype.is_some())
+            .field("infer_shape", &self.infer_shape.is_some())
+            .finish()
+    }
+}

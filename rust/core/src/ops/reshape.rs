@@ -1,0 +1,101 @@
+//! Reshape: new dims from the value of the `shape` input (value-depend).
+//! One `-1` is inferred from the element count, `0` is a literal zero
+//! (TensorFlow / numpy semantics). GE's `axis` / `num_axes` restrict the
+//! reshape to a range of the input dims (Caffe's Reshape layer).
+
+use crate::bail;
+use crate::infer::OpContext;
+use crate::op::{op_fn, FollowType, OpError, OpSchema, ParamType, PortDef, ValueDepend};
+use crate::types::{AttrType, AttrValue, DataType, Shape, UNKNOWN_DIM};
+
+pub(super) fn schemas() -> Vec<OpSchema> {
+    let reshape = OpSchema::new("Reshape")
+        .input(PortDef::new("x", ParamType::Required))
+        .input(
+            PortDef::new("shape", ParamType::Required)
+                .dtype_list(&[DataType::Int32, DataType::Int64])
+                .value_depend(ValueDepend::Required),
+        )
+        .output(PortDef::new("y", ParamType::Required).follow("x", FollowType::Dtype))
+        .attr("axis", AttrType::Int, Some(AttrValue::Int(0)))
+        .attr("num_axes", AttrType::Int, Some(AttrValue::Int(-1)))
+        .infer_shape(op_fn(infer_reshape));
+    vec![reshape]
+}
+
+fn infer_reshape(ctx: &mut OpContext<'_>) -> Result<(), OpError> {
+    let input = ctx.input_shape(0)?.clone();
+    let shape_input = ctx.input_shape(1)?;
+    if let Some(rank) = shape_input.rank() {
+        if rank != 1 {
+            bail!("input 'shape' must be a 1-D vector, got shape {shape_input}");
+        }
+    }
+    let Some(target) = ctx.input_value(1).and_then(|v| v.to_ints()) else {
+        // No value: the rank is known when the shape vector's length is.
+        let out = match shape_input.dims() {
+            [len] if *len >= 0 && is_whole_reshape(ctx)? => Shape::unknown_dims(*len as usize),
+            _ => Shape::unknown_rank(),
+        };
+        return ctx.set_output_shape(0, out);
+    };
+    let dims = splice(ctx, &input, &target)?;
+    let out = resolve_unknown(&input, dims)?;
+    ctx.set_output_shape(0, out)
+}
+
+fn is_whole_reshape(ctx: &OpContext<'_>) -> Result<bool, OpError> {
+    Ok(ctx.attr_int("axis")? == 0 && ctx.attr_int("num_axes")? == -1)
+}
+
+/// The output dims: `target` replaces the input dims `axis .. axis + num_axes`.
+fn splice(ctx: &OpContext<'_>, input: &Shape, target: &[i64]) -> Result<Vec<i64>, OpError> {
+    if let Some((i, bad)) = target.iter().enumerate().find(|(_, &d)| d < UNKNOWN_DIM) {
+        bail!("shape[{i}] is {bad}; dims must be >= 0, or -1 to infer one dim");
+    }
+    if target.iter().filter(|&&d| d == UNKNOWN_DIM).count() > 1 {
+        bail!("the target shape {target:?} has more than one -1");
+    }
+    if is_whole_reshape(ctx)? {
+        return Ok(target.to_vec());
+    }
+    let Some(rank) = input.rank() else {
+        bail!("axis/num_axes need the input rank, which is unknown");
+    };
+    let rank = rank as i64;
+    let axis = ctx.attr_int("axis")?;
+    let start = if axis < 0 { axis + rank + 1 } else { axis };
+    let num_axes = ctx.attr_int("num_axes")?;
+    let end = if num_axes == -1 { rank } else { start.saturating_add(num_axes) };
+    if !(0..=rank).contains(&start) || num_axes < -1 || end > rank {
+        bail!("axis {axis} with num_axes {num_axes} does not fit an input of rank {rank}");
+    }
+    let dims = input.dims();
+    Ok([&dims[..start as usize], target, &dims[end as usize..]].concat())
+}
+
+/// Fills the one `-1` from the element count and checks the count matches.
+fn resolve_unknown(input: &Shape, mut dims: Vec<i64>) -> Result<Shape, OpError> {
+    let total = input
+        .num_elements()
+        .map_err(|_| OpError::new(format!("the element count of input shape {input} overflows int64")))?;
+    let known = dims
+        .iter()
+        .filter(|&&d| d != UNKNOWN_DIM)
+        .try_fold(1i64, |acc, &d| acc.checked_mul(d))
+        .ok_or_else(|| OpError::new(format!("the element count of target shape {dims:?} overflows int64")))?;
+    let unknown_at = dims.iter().position(|&d| d == UNKNOWN_DIM);
+    match (total, unknown_at) {
+        (Some(total), Some(at)) => {
+            if known == 0 || total % known != 0 {
+                bail!("cannot reshape {total} elements (shape {input}) into {dims:?}: the -1 cannot be inferred");
+            }
+            dims[at] = total / known;
+        }
+        (Some(total), None) if total != known => {
+            bail!("cannot reshape {total} elements (shape {input}) into {dims:?}, which holds {known}");
+        }
+        _ => {}
+    }
+    Ok(Shape::from_dims(dims))
+}

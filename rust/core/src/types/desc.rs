@@ -1,0 +1,69 @@
+//! Tensor descriptors: what inference knows about one tensor.
+
+use super::{DataType, Format, HostTensor, Shape};
+
+/// GE's `GeTensorDesc`: the origin view (what inference works on) and the
+/// storage view (what the device holds, set by the format pass).
+#[derive(Clone, Debug, PartialEq)]
+pub struct TensorDesc {
+    pub dtype: DataType,
+    pub origin_format: Format,
+    pub origin_shape: Shape,
+    pub storage_format: Format,
+    pub storage_shape: Shape,
+    /// Inclusive `(min, max)` per dim for dynamic shapes; `max == -1` is unbounded.
+    pub shape_range: Option<Vec<(i64, i64)>>,
+    /// Host value for constants and folded shape tensors.
+    pub value: Option<HostTensor>,
+}
+
+impl Default for TensorDesc {
+    /// Not yet inferred: undefined dtype, unknown rank.
+    fn default() -> Self {
+        TensorDesc::new(DataType::Undefined, Shape::unknown_rank(), Format::Nd)
+    }
+}
+
+impl TensorDesc {
+    /// A descriptor whose storage view equals its origin view.
+    pub fn new(dtype: DataType, shape: Shape, format: Format) -> TensorDesc {
+        TensorDesc {
+            dtype,
+            origin_format: format,
+            storage_format: format,
+            storage_shape: shape.clone(),
+            origin_shape: shape,
+            shape_range: None,
+            value: None,
+        }
+    }
+
+    /// The descriptor of a constant holding `value`.
+    pub fn constant(value: HostTensor, format: Format) -> TensorDesc {
+        let mut desc = TensorDesc::new(value.dtype(), value.shape().clone(), format);
+        desc.value = Some(value);
+        desc
+    }
+
+    /// The shape inference works on.
+    pub fn shape(&self) -> &Shape {
+        &self.origin_shape
+    }
+
+    /// Sets the origin shape and mirrors it into the storage shape; the
+    /// format pass recomputes storage later.
+    pub fn set_shape(&mut self, shape: Shape) {
+        self.storage_shape = shape.clone();
+        self.origin_shape = shape;
+    }
+
+    pub fn set_format(&mut self, format: Format) {
+        self.origin_format = format;
+        self.storage_format = format;
+    }
+
+    /// `float32[1, 3, ?, ?]`-style summary used in error messages.
+    pub fn summary(&self) -> String {
+        format!("{}{}", self.dtype.name().to_ascii_lowercase(), self.origin_shape)
+    }
+}

@@ -1,0 +1,16 @@
+//! Value types of the IR: data types, formats, shapes, host tensors,
+//! tensor descriptors and attribute values.
+
+mod attr;
+mod desc;
+mod dtype;
+mod format;
+mod shape;
+mod tensor;
+
+pub use attr::{AttrType, AttrValue, Attrs, NamedAttrs};
+pub use desc::TensorDesc;
+pub use dtype::DataType;
+pub use format::Format;
+pub use shape::{Dims, Shape, ShapeError, UNKNOWN_DIM, UNKNOWN_RANK};
+pub use tensor::{HostTensor, HostTensorError};

@@ -1,0 +1,114 @@
+//! Host tensors: constant values (weights, shape vectors) held on the host.
+//! The bytes are a `bytes::Bytes`, so a value can borrow a memory-mapped
+//! model file or share a buffer without copying.
+
+use super::{DataType, Shape};
+use bytes::Bytes;
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct HostTensor {
+    dtype: DataType,
+    shape: Shape,
+    data: Bytes,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum HostTensorError {
+    #[error("a host tensor needs a static shape, got {0}")]
+    NotStatic(Shape),
+    #[error("{dtype} tensor of shape {shape} needs {expected} bytes, got {actual}")]
+    SizeMismatch {
+        dtype: DataType,
+        shape: Shape,
+        expected: i64,
+        actual: usize,
+    },
+    #[error("{dtype} tensor of shape {shape} has no computable byte size")]
+    Unsized { dtype: DataType, shape: Shape },
+}
+
+impl HostTensor {
+    /// A tensor over `data` (little-endian, C order), checked for size.
+    pub fn new(dtype: DataType, shape: Shape, data: Bytes) -> Result<HostTensor, HostTensorError> {
+        let count = match shape.num_elements() {
+            Ok(Some(n)) => n,
+            Ok(None) => return Err(HostTensorError::NotStatic(shape)),
+            Err(_) => return Err(HostTensorError::Unsized { dtype, shape }),
+        };
+        let expected = dtype
+            .bytes_for(count)
+            .ok_or_else(|| HostTensorError::Unsized {
+                dtype,
+                shape: shape.clone(),
+            })?;
+        if usize::try_from(expected) != Ok(data.len()) {
+            return Err(HostTensorError::SizeMismatch {
+                dtype,
+                shape,
+                expected,
+                actual: data.len(),
+            });
+        }
+        Ok(HostTensor { dtype, shape, data })
+    }
+
+    /// An INT32 or INT64 tensor holding `values`.
+    pub fn from_ints(dtype: DataType, shape: Shape, values: &[i64]) -> Option<HostTensor> {
+        let mut bytes = Vec::with_capacity(values.len() * 8);
+        for &v in values {
+            match dtype {
+                DataType::Int32 => bytes.extend_from_slice(&i32::try_from(v).ok()?.to_le_bytes()),
+                DataType::Int64 => bytes.extend_from_slice(&v.to_le_bytes()),
+                _ => return None,
+            }
+        }
+        HostTensor::new(dtype, shape, Bytes::from(bytes)).ok()
+    }
+
+    pub fn dtype(&self) -> DataType {
+        self.dtype
+    }
+
+    pub fn shape(&self) -> &Shape {
+        &self.shape
+    }
+
+    pub fn bytes(&self) -> &Bytes {
+        &self.data
+    }
+
+    /// The elements as `i64`, for integer tensors (shape vectors, axes).
+    pub fn to_ints(&self) -> Option<Vec<i64>> {
+        fn read<const N: usize>(data: &[u8], f: impl Fn([u8; N]) -> i64) -> Vec<i64> {
+            data.chunks_exact(N)
+                .map(|c| f(c.try_into().expect("chunks_exact yields N bytes")))
+                .collect()
+        }
+        let data = self.data.as_ref();
+        Some(match self.dtype {
+            DataType::Int8 => read::<1>(data, |b| i64::from(i8::from_le_bytes(b))),
+            DataType::Uint8 => read::<1>(data, |b| i64::from(b[0])),
+            DataType::Int16 => read::<2>(data, |b| i64::from(i16::from_le_bytes(b))),
+            DataType::Uint16 => read::<2>(data, |b| i64::from(u16::from_le_bytes(b))),
+            DataType::Int32 => read::<4>(data, |b| i64::from(i32::from_le_bytes(b))),
+            DataType::Uint32 => read::<4>(data, |b| i64::from(u32::from_le_bytes(b))),
+            DataType::Int64 => read::<8>(data, i64::from_le_bytes),
+            _ => return None,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ints_round_trip_and_size_is_checked() {
+        let t = HostTensor::from_ints(DataType::Int32, Shape::from_dims([3]), &[1, -1, 7]).unwrap();
+        assert_eq!(t.to_ints(), Some(vec![1, -1, 7]));
+        assert_eq!(t.bytes().len(), 12);
+        let bad = HostTensor::new(DataType::Float, Shape::from_dims([2]), Bytes::from_static(&[0; 4]));
+        assert!(matches!(bad, Err(HostTensorError::SizeMismatch { expected: 8, .. })));
+        assert!(HostTensor::from_ints(DataType::Int32, Shape::from_dims([1]), &[1 << 40]).is_none());
+    }
+}

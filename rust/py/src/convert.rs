@@ -1,0 +1,305 @@
+//! Conversions between core values and Python objects: enums as the
+//! `opgraph.DataType` / `opgraph.Format` IntEnums, shapes as tuples,
+//! host tensors as numpy arrays, attribute values as plain Python values.
+
+use numpy::{PyArray1, PyUntypedArray, PyUntypedArrayMethods};
+use opgraph_core::types::{AttrType, AttrValue, Attrs, DataType, Format, HostTensor, Shape};
+use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::sync::PyOnceLock;
+use pyo3::types::{PyBool, PyBytes, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple, PyType};
+
+static DATA_TYPE: PyOnceLock<Py<PyType>> = PyOnceLock::new();
+static FORMAT: PyOnceLock<Py<PyType>> = PyOnceLock::new();
+
+fn data_type_class(py: Python<'_>) -> PyResult<&Bound<'_, PyType>> {
+    DATA_TYPE.import(py, "opgraph.dtype", "DataType")
+}
+
+pub fn dtype_to_py(py: Python<'_>, dtype: DataType) -> PyResult<Bound<'_, PyAny>> {
+    data_type_class(py)?.call1((dtype.ge_value(),))
+}
+
+pub fn format_to_py(py: Python<'_>, format: Format) -> PyResult<Bound<'_, PyAny>> {
+    FORMAT.import(py, "opgraph.format", "Format")?.call1((format.ge_value(),))
+}
+
+pub fn dtype_from_py(obj: &Bound<'_, PyAny>) -> PyResult<DataType> {
+    let value: i64 = obj
+        .extract()
+        .map_err(|_| PyTypeError::new_err(format!("expected an opgraph.DataType, got {}", type_name(obj))))?;
+    DataType::from_ge(value).ok_or_else(|| PyValueError::new_err(format!("{value} is not a GE DataType number")))
+}
+
+pub fn format_from_py(obj: &Bound<'_, PyAny>) -> PyResult<Format> {
+    if let Ok(name) = obj.cast::<PyString>() {
+        let name = name.to_str()?;
+        return Format::from_name(name).ok_or_else(|| PyValueError::new_err(format!("'{name}' is not a GE format name")));
+    }
+    let value: i64 = obj
+        .extract()
+        .map_err(|_| PyTypeError::new_err(format!("expected an opgraph.Format, got {}", type_name(obj))))?;
+    Format::from_ge(value).ok_or_else(|| PyValueError::new_err(format!("{value} is not a GE Format number")))
+}
+
+pub fn type_name(obj: &Bound<'_, PyAny>) -> String {
+    obj.get_type()
+        .name()
+        .map(|n| n.to_string())
+        .unwrap_or_else(|_| "?".into())
+}
+
+pub fn shape_to_py<'py>(py: Python<'py>, shape: &Shape) -> PyResult<Bound<'py, PyTuple>> {
+    PyTuple::new(py, shape.dims())
+}
+
+/// A shape from any sequence of ints, checked against GE's conventions.
+pub fn shape_from_py(obj: &Bound<'_, PyAny>) -> PyResult<Shape> {
+    let dims: Vec<i64> = obj
+        .extract()
+        .map_err(|_| PyTypeError::new_err(format!("a shape is a sequence of ints, got {}", type_name(obj))))?;
+    Shape::new(&dims).map_err(|e| PyValueError::new_err(format!("invalid shape {dims:?}: {e}")))
+}
+
+fn numpy_name(dtype: DataType) -> Option<&'static str> {
+    Some(match dtype {
+        DataType::Float => "float32",
+        DataType::Float16 => "float16",
+        DataType::Double => "float64",
+        DataType::Int8 => "int8",
+        DataType::Int16 => "int16",
+        DataType::Int32 => "int32",
+        DataType::Int64 => "int64",
+        DataType::Uint8 => "uint8",
+        DataType::Uint16 => "uint16",
+        DataType::Uint32 => "uint32",
+        DataType::Uint64 => "uint64",
+        DataType::Bool => "bool",
+        DataType::Complex64 => "complex64",
+        DataType::Complex128 => "complex128",
+        _ => return None,
+    })
+}
+
+fn dtype_from_numpy_name(name: &str) -> Option<DataType> {
+    [
+        DataType::Float,
+        DataType::Float16,
+        DataType::Double,
+        DataType::Int8,
+        DataType::Int16,
+        DataType::Int32,
+        DataType::Int64,
+        DataType::Uint8,
+        DataType::Uint16,
+        DataType::Uint32,
+        DataType::Uint64,
+        DataType::Bool,
+        DataType::Complex64,
+        DataType::Complex128,
+    ]
+    .into_iter()
+    .find(|&d| numpy_name(d) == Some(name))
+}
+
+/// A host tensor as a numpy array (a copy: the array owns its memory).
+pub fn tensor_to_py<'py>(py: Python<'py>, tensor: &HostTensor) -> PyResult<Bound<'py, PyAny>> {
+    let name = numpy_name(tensor.dtype()).ok_or_else(|| {
+        PyValueError::new_err(format!("{} tensors have no numpy equivalent", tensor.dtype()))
+    })?;
+    let bytes = PyArray1::<u8>::from_slice(py, tensor.bytes());
+    let dims: Vec<usize> = tensor.shape().dims().iter().map(|&d| d as usize).collect();
+    bytes
+        .call_method1("view", (name,))?
+        .call_method1("reshape", (PyTuple::new(py, dims)?,))
+}
+
+/// A numpy array (or anything `numpy.asarray` accepts) as a host tensor.
+pub fn tensor_from_py(obj: &Bound<'_, PyAny>) -> PyResult<HostTensor> {
+    let py = obj.py();
+    let numpy = py.import("numpy")?;
+    let mut array = numpy.call_method1("ascontiguousarray", (obj,))?;
+    let descr = array.cast::<PyUntypedArray>()?.dtype();
+    if !descr.getattr("isnative")?.extract::<bool>()? {
+        let native = descr.call_method1("newbyteorder", ("=",))?;
+        array = array.call_method1("astype", (native,))?;
+    }
+    let untyped = array.cast::<PyUntypedArray>()?;
+    let name: String = untyped.dtype().getattr("name")?.extract()?;
+    let dtype = dtype_from_numpy_name(&name)
+        .ok_or_else(|| PyTypeError::new_err(format!("numpy dtype {name} has no opgraph DataType")))?;
+    let dims: Vec<i64> = untyped.shape().iter().map(|&d| d as i64).collect();
+    let raw = array.call_method0("tobytes")?;
+    let bytes = bytes::Bytes::copy_from_slice(raw.cast::<PyBytes>()?.as_bytes());
+    HostTensor::new(dtype, Shape::from_dims(dims), bytes).map_err(|e| PyValueError::new_err(e.to_string()))
+}
+
+/// A function reference or named attribute group (GE's `NamedAttrs`).
+#[pyclass(module = "opgraph._core", name = "NamedAttrs", frozen)]
+pub struct PyNamedAttrs {
+    pub name: String,
+    pub attrs: Attrs,
+}
+
+#[pymethods]
+impl PyNamedAttrs {
+    #[new]
+    #[pyo3(signature = (name, attrs = None))]
+    fn new(name: String, attrs: Option<&Bound<'_, PyDict>>) -> PyResult<Self> {
+        Ok(PyNamedAttrs {
+            name,
+            attrs: attrs.map(attrs_from_py).transpose()?.unwrap_or_default(),
+        })
+    }
+
+    #[getter]
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    #[getter]
+    fn attrs<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        attrs_to_py(py, &self.attrs)
+    }
+
+    fn __repr__(&self) -> String {
+        format!("NamedAttrs({:?}, <{} attrs>)", self.name, self.attrs.len())
+    }
+}
+
+pub fn attrs_from_py(dict: &Bound<'_, PyDict>) -> PyResult<Attrs> {
+    let mut attrs = Attrs::new();
+    for (key, value) in dict.iter() {
+        let name: String = key
+            .extract()
+            .map_err(|_| PyTypeError::new_err("attribute names must be str"))?;
+        let value = attr_from_py(&value)
+            .map_err(|e| PyTypeError::new_err(format!("attribute '{name}': {}", e.value(dict.py()))))?;
+        attrs.set(name, value);
+    }
+    Ok(attrs)
+}
+
+pub fn attrs_to_py<'py>(py: Python<'py>, attrs: &Attrs) -> PyResult<Bound<'py, PyDict>> {
+    let dict = PyDict::new(py);
+    for (name, value) in attrs.iter() {
+        dict.set_item(name, attr_to_py(py, value)?)?;
+    }
+    Ok(dict)
+}
+
+fn is_data_type(obj: &Bound<'_, PyAny>) -> PyResult<bool> {
+    obj.is_instance(data_type_class(obj.py())?)
+}
+
+/// A Python value as an attribute: bool, DataType, int, float, str,
+/// numpy array, NamedAttrs, or a list of one kind (list of int lists too).
+pub fn attr_from_py(obj: &Bound<'_, PyAny>) -> PyResult<AttrValue> {
+    if obj.is_instance_of::<PyBool>() {
+        return Ok(AttrValue::Bool(obj.extract()?));
+    }
+    if is_data_type(obj)? {
+        return Ok(AttrValue::DataType(dtype_from_py(obj)?));
+    }
+    if obj.is_instance_of::<PyInt>() {
+        return Ok(AttrValue::Int(obj.extract()?));
+    }
+    if obj.is_instance_of::<PyFloat>() {
+        return Ok(AttrValue::Float(obj.extract()?));
+    }
+    if obj.is_instance_of::<PyString>() {
+        return Ok(AttrValue::Str(obj.extract()?));
+    }
+    if let Ok(named) = obj.cast::<PyNamedAttrs>() {
+        let named = named.get();
+        return Ok(AttrValue::NamedAttrs(opgraph_core::types::NamedAttrs {
+            name: named.name.clone(),
+            attrs: named.attrs.clone(),
+        }));
+    }
+    if obj.is_instance_of::<PyList>() || obj.is_instance_of::<PyTuple>() {
+        return list_attr_from_py(obj);
+    }
+    if obj.is_instance(&obj.py().import("numpy")?.getattr("ndarray")?)? {
+        return Ok(AttrValue::Tensor(tensor_from_py(obj)?));
+    }
+    Err(PyTypeError::new_err(format!("{} is not a supported attribute type", type_name(obj))))
+}
+
+fn list_attr_from_py(obj: &Bound<'_, PyAny>) -> PyResult<AttrValue> {
+    let items: Vec<Bound<'_, PyAny>> = obj.try_iter()?.collect::<PyResult<_>>()?;
+    let all = |f: &dyn Fn(&Bound<'_, PyAny>) -> PyResult<bool>| -> PyResult<bool> {
+        for item in &items {
+            if !f(item)? {
+                return Ok(false);
+            }
+        }
+        Ok(true)
+    };
+    let kind = |obj: &Bound<'_, PyAny>| type_name(obj);
+    if items.is_empty() {
+        return Ok(AttrValue::ListInt(vec![]));
+    }
+    if all(&|i| Ok(i.is_instance_of::<PyBool>()))? {
+        return Ok(AttrValue::ListBool(obj.extract()?));
+    }
+    if all(&is_data_type)? {
+        return Ok(AttrValue::ListDataType(items.iter().map(dtype_from_py).collect::<PyResult<_>>()?));
+    }
+    if all(&|i| Ok(i.is_instance_of::<PyInt>() && !i.is_instance_of::<PyBool>()))? {
+        return Ok(AttrValue::ListInt(obj.extract()?));
+    }
+    if all(&|i| Ok(i.is_instance_of::<PyFloat>() || i.is_instance_of::<PyInt>()))? {
+        return Ok(AttrValue::ListFloat(obj.extract()?));
+    }
+    if all(&|i| Ok(i.is_instance_of::<PyString>()))? {
+        return Ok(AttrValue::ListStr(obj.extract()?));
+    }
+    if all(&|i| Ok(i.is_instance_of::<PyList>() || i.is_instance_of::<PyTuple>()))? {
+        if let Ok(lists) = obj.extract::<Vec<Vec<i64>>>() {
+            return Ok(AttrValue::ListListInt(lists));
+        }
+    }
+    let kinds: Vec<String> = items.iter().map(kind).collect();
+    Err(PyTypeError::new_err(format!(
+        "a list attribute holds one kind of value (int, float, bool, str, DataType or list of ints), got [{}]",
+        kinds.join(", ")
+    )))
+}
+
+pub fn attr_to_py<'py>(py: Python<'py>, value: &AttrValue) -> PyResult<Bound<'py, PyAny>> {
+    Ok(match value {
+        AttrValue::Int(i) => i.into_pyobject(py)?.into_any(),
+        AttrValue::Float(f) => f.into_pyobject(py)?.into_any(),
+        AttrValue::Str(s) => s.into_pyobject(py)?.into_any(),
+        AttrValue::Bool(b) => PyBool::new(py, *b).to_owned().into_any(),
+        AttrValue::DataType(d) => dtype_to_py(py, *d)?,
+        AttrValue::ListInt(v) => PyList::new(py, v)?.into_any(),
+        AttrValue::ListFloat(v) => PyList::new(py, v)?.into_any(),
+        AttrValue::ListStr(v) => PyList::new(py, v)?.into_any(),
+        AttrValue::ListBool(v) => PyList::new(py, v)?.into_any(),
+        AttrValue::ListDataType(v) => {
+            let items = v.iter().map(|d| dtype_to_py(py, *d)).collect::<PyResult<Vec<_>>>()?;
+            PyList::new(py, items)?.into_any()
+        }
+        AttrValue::ListListInt(v) => PyList::new(py, v)?.into_any(),
+        AttrValue::Tensor(t) => tensor_to_py(py, t)?,
+        AttrValue::NamedAttrs(n) => Bound::new(
+            py,
+            PyNamedAttrs {
+                name: n.name.clone(),
+                attrs: n.attrs.clone(),
+            },
+        )?
+        .into_any(),
+    })
+}
+
+/// Attribute type names as the Python layer spells them.
+pub fn attr_type_from_name(name: &str) -> PyResult<AttrType> {
+    AttrType::ALL
+        .iter()
+        .copied()
+        .find(|t| t.name() == name)
+        .ok_or_else(|| PyValueError::new_err(format!("'{name}' is not an attribute type")))
+}

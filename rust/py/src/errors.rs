@@ -1,0 +1,106 @@
+//! Core errors as the typed exceptions of `opgraph.errors`, with the node's
+//! context as attributes and a user's original exception as `__cause__`.
+
+use opgraph_core::builder::BuildError;
+use opgraph_core::graph::GraphError;
+use opgraph_core::infer::{InferFailure, NodeError, Stage};
+use opgraph_core::op::RegistrationError;
+use pyo3::prelude::*;
+use pyo3::sync::PyOnceLock;
+use pyo3::types::{PyDict, PyType};
+
+/// The exception classes, imported once from `opgraph.errors`.
+macro_rules! error_classes {
+    ($($fn_name:ident => $class:literal),* $(,)?) => {
+        $(
+            pub fn $fn_name(py: Python<'_>) -> PyResult<&Bound<'_, PyType>> {
+                static CLASS: PyOnceLock<Py<PyType>> = PyOnceLock::new();
+                CLASS.import(py, "opgraph.errors", $class)
+            }
+        )*
+    };
+}
+
+error_classes! {
+    graph_error => "GraphError",
+    cycle_error => "CycleError",
+    registration_error => "RegistrationError",
+    verify_error => "VerifyError",
+    unknown_op_type_error => "UnknownOpTypeError",
+    infer_shape_error => "InferShapeError",
+    infer_dtype_error => "InferDataTypeError",
+    context_error => "ContextError",
+}
+
+/// An exception of `class` with message `message` and keyword attributes.
+pub fn new_error(
+    class: &Bound<'_, PyType>,
+    message: impl Into<String>,
+    kwargs: Option<&Bound<'_, PyDict>>,
+) -> PyErr {
+    match class.call((message.into(),), kwargs) {
+        Ok(exc) => PyErr::from_value(exc),
+        Err(e) => e,
+    }
+}
+
+pub fn graph_err(py: Python<'_>, e: &GraphError) -> PyErr {
+    match graph_error(py) {
+        Ok(class) => new_error(class, e.to_string(), None),
+        Err(err) => err,
+    }
+}
+
+pub fn build_err(py: Python<'_>, e: &BuildError) -> PyErr {
+    let class = match e {
+        BuildError::UnknownOp { .. } => unknown_op_type_error(py),
+        _ => graph_error(py),
+    };
+    match class {
+        Ok(class) => new_error(class, e.to_string(), None),
+        Err(err) => err,
+    }
+}
+
+pub fn registration_err(py: Python<'_>, e: &RegistrationError) -> PyErr {
+    match registration_error(py) {
+        Ok(class) => new_error(class, e.to_string(), None),
+        Err(err) => err,
+    }
+}
+
+/// The exception for one inference failure.
+pub fn failure_to_py(py: Python<'_>, failure: InferFailure) -> PyErr {
+    let result = match failure {
+        InferFailure::Node(e) => node_error_to_py(py, e),
+        InferFailure::Cycle { path, error } => (|| {
+            let kwargs = PyDict::new(py);
+            kwargs.set_item("nodes", &error.nodes)?;
+            kwargs.set_item("path", path.join("/"))?;
+            let message = InferFailure::Cycle { path, error }.to_string();
+            Ok(new_error(cycle_error(py)?, message, Some(&kwargs)))
+        })(),
+    };
+    result.unwrap_or_else(|e| e)
+}
+
+fn node_error_to_py(py: Python<'_>, e: NodeError) -> PyResult<PyErr> {
+    let class = match e.stage {
+        Stage::UnknownOp => unknown_op_type_error(py)?,
+        Stage::Prototype | Stage::Verify => verify_error(py)?,
+        Stage::InferDtype => infer_dtype_error(py)?,
+        Stage::InferShape | Stage::Subgraph => infer_shape_error(py)?,
+    };
+    let kwargs = PyDict::new(py);
+    kwargs.set_item("node", e.qualified_node())?;
+    kwargs.set_item("op_type", &e.op_type)?;
+    kwargs.set_item("inputs", &e.inputs)?;
+    let message = e.to_string();
+    let err = new_error(class, message, Some(&kwargs));
+    if let Some(source) = e.source {
+        if let Ok(cause) = source.downcast::<PyErr>() {
+            err.set_cause(py, Some(*cause));
+        }
+    }
+    Ok(err)
+}

@@ -1,0 +1,484 @@
+//! `Graph` with its builder API, tensor handles, and read-only snapshots of
+//! nodes and tensor descriptors.
+
+use crate::convert::{attr_from_py, attrs_from_py, attrs_to_py, dtype_from_py, dtype_to_py, format_from_py, format_to_py, shape_from_py, shape_to_py, tensor_from_py, tensor_to_py, type_name};
+use crate::errors::{build_err, graph_err, graph_error, new_error};
+use opgraph_core::builder::{add_op, OpSpec, PortInput};
+use opgraph_core::graph::{Graph, Node, NodeId, OutputRef, Subgraph};
+use opgraph_core::op::global_registry;
+use opgraph_core::types::{Format, TensorDesc};
+use pyo3::exceptions::PyTypeError;
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyMapping, PyTuple};
+use std::sync::atomic::{AtomicU64, Ordering};
+
+static NEXT_GRAPH_ID: AtomicU64 = AtomicU64::new(1);
+
+/// A computation graph; `add_*` methods build it, `opgraph.infer` infers it.
+#[pyclass(module = "opgraph._core", name = "Graph")]
+pub struct PyGraph {
+    pub graph: Graph,
+    /// Identifies this graph so handles from another graph are rejected.
+    id: u64,
+}
+
+/// A handle to one output of one node of a particular graph.
+#[pyclass(module = "opgraph._core", name = "TensorRef", frozen, eq, hash)]
+#[derive(Clone, PartialEq, Eq, Hash)]
+pub struct TensorRef {
+    graph_id: u64,
+    node: NodeId,
+    index: u32,
+    node_name: String,
+}
+
+/// A tensor descriptor: dtype, origin and storage format and shape, shape
+/// range and host value.
+#[pyclass(module = "opgraph._core", name = "TensorDesc", frozen)]
+pub struct PyTensorDesc {
+    pub desc: TensorDesc,
+}
+
+/// A read-only snapshot of a node, taken when it was requested.
+#[pyclass(module = "opgraph._core", name = "Node", frozen)]
+pub struct PyNode {
+    node: Node,
+    /// Producer name and output index per input instance.
+    sources: Vec<Option<(String, u32)>>,
+    input_descs: Vec<Option<TensorDesc>>,
+    control_names: Vec<String>,
+}
+
+impl PyGraph {
+    pub fn from_graph(graph: Graph) -> PyGraph {
+        PyGraph {
+            graph,
+            id: NEXT_GRAPH_ID.fetch_add(1, Ordering::Relaxed),
+        }
+    }
+
+    fn handle(&self, edge: OutputRef) -> TensorRef {
+        TensorRef {
+            graph_id: self.id,
+            node: edge.node,
+            index: edge.index,
+            node_name: self.graph.node(edge.node).name.clone(),
+        }
+    }
+
+    /// The edge a handle names, checked against this graph.
+    fn edge(&self, py: Python<'_>, handle: &TensorRef) -> PyResult<OutputRef> {
+        if handle.graph_id != self.id {
+            let msg = format!("tensor {}:{} belongs to another graph", handle.node_name, handle.index);
+            return Err(new_error(graph_error(py)?, msg, None));
+        }
+        let outputs = self.graph.node(handle.node).outputs.len();
+        if handle.index as usize >= outputs {
+            let msg = format!("node '{}' has {outputs} outputs; output {} does not exist", handle.node_name, handle.index);
+            return Err(new_error(graph_error(py)?, msg, None));
+        }
+        Ok(OutputRef::new(handle.node, handle.index))
+    }
+
+    fn port_input(&self, obj: &Bound<'_, PyAny>) -> PyResult<PortInput> {
+        let py = obj.py();
+        if obj.is_none() {
+            return Ok(PortInput::Single(None));
+        }
+        if let Ok(handle) = obj.cast::<TensorRef>() {
+            return Ok(PortInput::Single(Some(self.edge(py, handle.get())?)));
+        }
+        let items = obj.try_iter().map_err(|_| {
+            PyTypeError::new_err(format!("an input is a TensorRef, None, or a list of TensorRefs, got {}", type_name(obj)))
+        })?;
+        let mut edges = Vec::new();
+        for item in items {
+            let item = item?;
+            let handle = item.cast::<TensorRef>().map_err(|_| {
+                PyTypeError::new_err(format!("a dynamic input lists TensorRefs, got {}", type_name(&item)))
+            })?;
+            edges.push(self.edge(py, handle.get())?);
+        }
+        Ok(PortInput::Many(edges))
+    }
+
+    /// Inputs given per prototype port: a sequence in port order, or a
+    /// mapping from port name.
+    fn port_inputs(&self, op_type: &str, inputs: &Bound<'_, PyAny>) -> PyResult<Vec<PortInput>> {
+        let py = inputs.py();
+        if let Ok(mapping) = inputs.cast::<PyMapping>() {
+            let registry = global_registry();
+            let Some(schema) = registry.get(op_type) else {
+                return Ok(Vec::new()); // add_op reports the unknown op type
+            };
+            let mut ports = vec![PortInput::Single(None); schema.inputs.len()];
+            for item in mapping.items()?.iter() {
+                let (name, value): (String, Bound<'_, PyAny>) = item.extract()?;
+                let Some(at) = schema.input_index(&name) else {
+                    let msg = format!("{op_type} has no input named '{name}'");
+                    return Err(new_error(graph_error(py)?, msg, None));
+                };
+                ports[at] = self.port_input(&value)?;
+            }
+            return Ok(ports);
+        }
+        inputs.try_iter()?.map(|item| self.port_input(&item?)).collect()
+    }
+}
+
+#[pymethods]
+impl PyGraph {
+    #[new]
+    #[pyo3(signature = (name = "graph"))]
+    fn new(name: &str) -> PyGraph {
+        PyGraph::from_graph(Graph::new(name))
+    }
+
+    #[getter]
+    fn name(&self) -> &str {
+        &self.graph.name
+    }
+
+    /// Adds a graph input (a Data node) and returns its tensor.
+    #[pyo3(signature = (name, dtype, shape, format = None))]
+    fn add_input(
+        &mut self,
+        py: Python<'_>,
+        name: &str,
+        dtype: &Bound<'_, PyAny>,
+        shape: &Bound<'_, PyAny>,
+        format: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<TensorRef> {
+        let format = format.map(format_from_py).transpose()?.unwrap_or(Format::Nd);
+        let desc = TensorDesc::new(dtype_from_py(dtype)?, shape_from_py(shape)?, format);
+        let edge = self.graph.add_input_node(name, desc).map_err(|e| graph_err(py, &e))?;
+        Ok(self.handle(edge))
+    }
+
+    /// Adds a Const node holding a copy of `value` (a numpy array).
+    #[pyo3(signature = (name, value, format = None))]
+    fn add_const(
+        &mut self,
+        py: Python<'_>,
+        name: &str,
+        value: &Bound<'_, PyAny>,
+        format: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<TensorRef> {
+        let tensor = tensor_from_py(value)?;
+        let edge = self.graph.add_const_node(name, tensor).map_err(|e| graph_err(py, &e))?;
+        if let Some(format) = format {
+            let format = format_from_py(format)?;
+            self.graph.node_mut(edge.node).outputs[0].set_format(format);
+        }
+        Ok(self.handle(edge))
+    }
+
+    /// Adds a node of a registered op type; returns its first output.
+    #[pyo3(signature = (op_type, name, inputs = None, attrs = None, *, dynamic_outputs = None, subgraphs = None, control_inputs = None))]
+    #[allow(clippy::too_many_arguments)]
+    fn add_node(
+        &mut self,
+        py: Python<'_>,
+        op_type: &str,
+        name: &str,
+        inputs: Option<&Bound<'_, PyAny>>,
+        attrs: Option<&Bound<'_, PyDict>>,
+        dynamic_outputs: Option<Vec<(String, u32)>>,
+        subgraphs: Option<&Bound<'_, PyDict>>,
+        control_inputs: Option<Vec<PyRef<'_, TensorRef>>>,
+    ) -> PyResult<TensorRef> {
+        let inputs = match inputs {
+            Some(inputs) => self.port_inputs(op_type, inputs)?,
+            None => Vec::new(),
+        };
+        let mut bodies = Vec::new();
+        for (body_name, body) in subgraphs.map(|d| d.iter().collect::<Vec<_>>()).unwrap_or_default() {
+            let body = body.cast::<PyGraph>()?.borrow();
+            bodies.push(Subgraph {
+                name: body_name.extract()?,
+                graph: body.graph.clone(),
+            });
+        }
+        let control = control_inputs
+            .unwrap_or_default()
+            .iter()
+            .map(|h| Ok(self.edge(py, h)?.node))
+            .collect::<PyResult<Vec<_>>>()?;
+        let spec = OpSpec {
+            op_type: op_type.into(),
+            name: name.into(),
+            inputs,
+            attrs: attrs.map(attrs_from_py).transpose()?.unwrap_or_default(),
+            dynamic_outputs: dynamic_outputs.unwrap_or_default(),
+            subgraphs: bodies,
+            control_inputs: control,
+        };
+        let id = add_op(&mut self.graph, &global_registry(), spec).map_err(|e| build_err(py, &e))?;
+        Ok(self.handle(OutputRef::new(id, 0)))
+    }
+
+    /// Sets one attribute of an existing node.
+    fn set_attr(&mut self, py: Python<'_>, node: &str, name: &str, value: &Bound<'_, PyAny>) -> PyResult<()> {
+        let id = self.find(py, node)?;
+        let value = attr_from_py(value)?;
+        self.graph.node_mut(id).attrs.set(name, value);
+        Ok(())
+    }
+
+    /// The graph's outputs, in order.
+    fn set_outputs(&mut self, py: Python<'_>, outputs: Vec<PyRef<'_, TensorRef>>) -> PyResult<()> {
+        let edges = outputs.iter().map(|h| self.edge(py, h)).collect::<PyResult<Vec<_>>>()?;
+        self.graph.set_outputs(edges).map_err(|e| graph_err(py, &e))
+    }
+
+    /// Rewires input instance `index` of `node` (None makes it absent).
+    fn set_input(&mut self, py: Python<'_>, node: &str, index: usize, tensor: Option<PyRef<'_, TensorRef>>) -> PyResult<()> {
+        let id = self.find(py, node)?;
+        let edge = tensor.map(|h| self.edge(py, &h)).transpose()?;
+        self.graph.set_input(id, index, edge).map_err(|e| graph_err(py, &e))
+    }
+
+    /// A snapshot of node `name`.
+    fn node(&self, py: Python<'_>, name: &str) -> PyResult<PyNode> {
+        Ok(self.snapshot(self.find(py, name)?))
+    }
+
+    /// Snapshots of every node, in insertion order.
+    fn nodes(&self) -> Vec<PyNode> {
+        self.graph.node_ids().map(|id| self.snapshot(id)).collect()
+    }
+
+    /// The handle of output `index` of node `name`.
+    #[pyo3(signature = (name, index = 0))]
+    fn tensor(&self, py: Python<'_>, name: &str, index: u32) -> PyResult<TensorRef> {
+        let handle = self.handle(OutputRef::new(self.find(py, name)?, index));
+        self.edge(py, &handle)?;
+        Ok(handle)
+    }
+
+    /// The descriptor of the tensor a handle names.
+    fn desc(&self, py: Python<'_>, tensor: PyRef<'_, TensorRef>) -> PyResult<PyTensorDesc> {
+        let edge = self.edge(py, &tensor)?;
+        Ok(PyTensorDesc {
+            desc: self.graph.tensor(edge).clone(),
+        })
+    }
+
+    /// A copy of body `body` of node `node`.
+    fn subgraph(&self, py: Python<'_>, node: &str, body: &str) -> PyResult<PyGraph> {
+        let id = self.find(py, node)?;
+        match self.graph.node(id).subgraph(body) {
+            Some(graph) => Ok(PyGraph::from_graph(graph.clone())),
+            None => Err(new_error(graph_error(py)?, format!("node '{node}' has no body named '{body}'"), None)),
+        }
+    }
+
+    #[getter]
+    fn inputs(&self) -> Vec<TensorRef> {
+        self.graph.inputs().iter().map(|&id| self.handle(OutputRef::new(id, 0))).collect()
+    }
+
+    #[getter]
+    fn outputs(&self) -> Vec<TensorRef> {
+        self.graph.outputs().iter().map(|&e| self.handle(e)).collect()
+    }
+
+    fn copy(&self) -> PyGraph {
+        PyGraph::from_graph(self.graph.clone())
+    }
+
+    fn __len__(&self) -> usize {
+        self.graph.len()
+    }
+
+    fn __contains__(&self, name: &str) -> bool {
+        self.graph.find(name).is_some()
+    }
+
+    fn __repr__(&self) -> String {
+        format!("Graph({:?}, {} nodes)", self.graph.name, self.graph.len())
+    }
+}
+
+impl PyGraph {
+    fn find(&self, py: Python<'_>, name: &str) -> PyResult<NodeId> {
+        self.graph.find(name).ok_or_else(|| {
+            let e = opgraph_core::graph::GraphError::UnknownName(name.into());
+            graph_err(py, &e)
+        })
+    }
+
+    fn snapshot(&self, id: NodeId) -> PyNode {
+        let node = self.graph.node(id).clone();
+        let sources = node
+            .inputs
+            .iter()
+            .map(|e| e.map(|e| (self.graph.node(e.node).name.clone(), e.index)))
+            .collect();
+        let input_descs = node.inputs.iter().map(|e| e.map(|e| self.graph.tensor(e).clone())).collect();
+        let control_names = node.control_inputs.iter().map(|&c| self.graph.node(c).name.clone()).collect();
+        PyNode {
+            node,
+            sources,
+            input_descs,
+            control_names,
+        }
+    }
+}
+
+#[pymethods]
+impl TensorRef {
+    /// Name of the producing node.
+    #[getter]
+    fn node(&self) -> &str {
+        &self.node_name
+    }
+
+    #[getter]
+    fn index(&self) -> u32 {
+        self.index
+    }
+
+    /// The handle of another output of the same node.
+    fn output(&self, index: u32) -> TensorRef {
+        TensorRef {
+            index,
+            ..self.clone()
+        }
+    }
+
+    fn __repr__(&self) -> String {
+        format!("TensorRef({:?}, {})", self.node_name, self.index)
+    }
+}
+
+#[pymethods]
+impl PyTensorDesc {
+    #[new]
+    #[pyo3(signature = (dtype, shape, format = None, *, value = None, shape_range = None))]
+    fn new(
+        dtype: &Bound<'_, PyAny>,
+        shape: &Bound<'_, PyAny>,
+        format: Option<&Bound<'_, PyAny>>,
+        value: Option<&Bound<'_, PyAny>>,
+        shape_range: Option<Vec<(i64, i64)>>,
+    ) -> PyResult<PyTensorDesc> {
+        let format = format.map(format_from_py).transpose()?.unwrap_or(Format::Nd);
+        let mut desc = TensorDesc::new(dtype_from_py(dtype)?, shape_from_py(shape)?, format);
+        desc.value = value.map(tensor_from_py).transpose()?;
+        desc.shape_range = shape_range;
+        Ok(PyTensorDesc { desc })
+    }
+
+    #[getter]
+    fn dtype<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        dtype_to_py(py, self.desc.dtype)
+    }
+
+    /// The origin shape (what inference works on).
+    #[getter]
+    fn shape<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
+        shape_to_py(py, &self.desc.origin_shape)
+    }
+
+    /// The origin format.
+    #[getter]
+    fn format<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        format_to_py(py, self.desc.origin_format)
+    }
+
+    #[getter]
+    fn storage_format<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        format_to_py(py, self.desc.storage_format)
+    }
+
+    #[getter]
+    fn storage_shape<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
+        shape_to_py(py, &self.desc.storage_shape)
+    }
+
+    #[getter]
+    fn shape_range(&self) -> Option<Vec<(i64, i64)>> {
+        self.desc.shape_range.clone()
+    }
+
+    /// The host value as a numpy array, when known.
+    #[getter]
+    fn value<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyAny>>> {
+        self.desc.value.as_ref().map(|v| tensor_to_py(py, v)).transpose()
+    }
+
+    fn __eq__(&self, other: &Bound<'_, PyAny>) -> bool {
+        other
+            .cast::<PyTensorDesc>()
+            .is_ok_and(|o| o.get().desc == self.desc)
+    }
+
+    fn __repr__(&self) -> String {
+        let mut s = format!("TensorDesc({}, {}", self.desc.summary(), self.desc.origin_format);
+        if self.desc.storage_format != self.desc.origin_format || self.desc.storage_shape != self.desc.origin_shape {
+            s += &format!(", storage {}{}", self.desc.storage_format, self.desc.storage_shape);
+        }
+        if self.desc.value.is_some() {
+            s += ", value";
+        }
+        s + ")"
+    }
+}
+
+#[pymethods]
+impl PyNode {
+    #[getter]
+    fn name(&self) -> &str {
+        &self.node.name
+    }
+
+    #[getter]
+    fn op_type(&self) -> &str {
+        &self.node.op_type
+    }
+
+    #[getter]
+    fn attrs<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        attrs_to_py(py, &self.node.attrs)
+    }
+
+    /// Descriptors of the input instances (None for absent optional inputs).
+    #[getter]
+    fn inputs(&self) -> Vec<Option<PyTensorDesc>> {
+        self.input_descs
+            .iter()
+            .map(|d| d.clone().map(|desc| PyTensorDesc { desc }))
+            .collect()
+    }
+
+    /// (producer node name, output index) per input instance.
+    #[getter]
+    fn input_sources(&self) -> Vec<Option<(String, u32)>> {
+        self.sources.clone()
+    }
+
+    #[getter]
+    fn outputs(&self) -> Vec<PyTensorDesc> {
+        self.node
+            .outputs
+            .iter()
+            .map(|d| PyTensorDesc { desc: d.clone() })
+            .collect()
+    }
+
+    #[getter]
+    fn control_inputs(&self) -> Vec<String> {
+        self.control_names.clone()
+    }
+
+    #[getter]
+    fn subgraph_names(&self) -> Vec<String> {
+        self.node.subgraphs.iter().map(|s| s.name.clone()).collect()
+    }
+
+    fn __repr__(&self) -> String {
+        let outs: Vec<String> = self.node.outputs.iter().map(|d| d.summary()).collect();
+        format!("Node({:?}, {}, outputs=[{}])", self.node.name, self.node.op_type, outs.join(", "))
+    }
+}

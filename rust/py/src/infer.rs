@@ -1,0 +1,60 @@
+//! `infer(graph)` and the enumeration tables the Python enums are checked against.
+
+use crate::errors::failure_to_py;
+use crate::graph::PyGraph;
+use opgraph_core::graph::Graph;
+use opgraph_core::infer::{infer_graph, InferOptions};
+use opgraph_core::op::{global_registry, OpOrigin, OpRegistry};
+use opgraph_core::types::{DataType, Format};
+use pyo3::prelude::*;
+
+/// True when some node (bodies included) uses an op registered from Python.
+fn uses_user_ops(graph: &Graph, registry: &OpRegistry) -> bool {
+    graph.nodes().iter().any(|n| {
+        registry.get(&n.op_type).is_some_and(|s| s.origin == OpOrigin::User)
+            || n.subgraphs.iter().any(|s| uses_user_ops(&s.graph, registry))
+    })
+}
+
+/// Verifies and infers every node. Raises the first failure; with
+/// `collect_errors=True` returns every failure instead (empty when all passed).
+#[pyfunction]
+#[pyo3(signature = (graph, collect_errors = false))]
+pub fn infer(py: Python<'_>, graph: &mut PyGraph, collect_errors: bool) -> PyResult<Vec<Py<PyAny>>> {
+    let registry = global_registry();
+    let options = InferOptions { collect_errors };
+    let result = if uses_user_ops(&graph.graph, &registry) {
+        // Python callbacks need the GIL; holding it avoids re-acquiring per node.
+        infer_graph(&mut graph.graph, &registry, options)
+    } else {
+        let g = &mut graph.graph;
+        py.detach(|| infer_graph(g, &registry, options))
+    };
+    match result {
+        Ok(()) => Ok(Vec::new()),
+        Err(failures) if collect_errors => Ok(failures
+            .into_iter()
+            .map(|f| failure_to_py(py, f).into_value(py).into_any())
+            .collect()),
+        Err(failures) => Err(failures
+            .into_iter()
+            .next()
+            .map(|f| failure_to_py(py, f))
+            .unwrap_or_else(|| pyo3::exceptions::PyRuntimeError::new_err("inference failed without an error"))),
+    }
+}
+
+/// `(name, GE number, bits or None)` for every DataType.
+#[pyfunction]
+pub fn data_type_table() -> Vec<(String, i64, Option<u32>)> {
+    DataType::ALL
+        .iter()
+        .map(|d| (d.name().to_owned(), d.ge_value(), d.bits()))
+        .collect()
+}
+
+/// `(name, GE number)` for every Format.
+#[pyfunction]
+pub fn format_table() -> Vec<(String, i64)> {
+    Format::ALL.iter().map(|f| (f.name().to_owned(), f.ge_value())).collect()
+}

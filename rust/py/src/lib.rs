@@ -1,0 +1,32 @@
+//! `opgraph._core`: the PyO3 bindings of opgraph-core. Conversions, error
+//! mapping and callbacks only; the logic lives in the core crate.
+
+mod context;
+mod convert;
+mod errors;
+mod graph;
+mod infer;
+mod registry;
+
+use pyo3::prelude::*;
+
+#[pymodule]
+fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<graph::PyGraph>()?;
+    m.add_class::<graph::TensorRef>()?;
+    m.add_class::<graph::PyTensorDesc>()?;
+    m.add_class::<graph::PyNode>()?;
+    m.add_class::<convert::PyNamedAttrs>()?;
+    m.add_class::<context::PyOpContext>()?;
+    m.add_class::<context::PyVerifyContext>()?;
+    m.add_class::<context::PyInferDataTypeContext>()?;
+    m.add_class::<context::PyInferShapeContext>()?;
+    m.add_function(wrap_pyfunction!(infer::infer, m)?)?;
+    m.add_function(wrap_pyfunction!(infer::data_type_table, m)?)?;
+    m.add_function(wrap_pyfunction!(infer::format_table, m)?)?;
+    m.add_function(wrap_pyfunction!(registry::register_op, m)?)?;
+    m.add_function(wrap_pyfunction!(registry::registered_op_types, m)?)?;
+    m.add_function(wrap_pyfunction!(registry::op_schema, m)?)?;
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    Ok(())
+}

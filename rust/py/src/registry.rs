@@ -1,0 +1,182 @@
+//! Registering op types from Python: prototypes from plain data, Python
+//! functions as core callbacks, and prototypes read back for inspection.
+
+use crate::context::{borrowed_context, expire, ContextKind};
+use crate::convert::{attr_from_py, attr_to_py, attr_type_from_name, dtype_from_py, dtype_to_py, format_from_py, format_to_py};
+use crate::errors::registration_err;
+use opgraph_core::infer::OpContext;
+use opgraph_core::op::{global_registry, register_global, FollowType, OpError, OpFn, OpOrigin, OpSchema, ParamType, PortDef, ValueDepend};
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyList};
+use std::sync::Arc;
+
+/// A Python callable as a core op function. The context handed to it is
+/// expired when it returns; an exception becomes the error's source.
+fn py_op_fn(func: Py<PyAny>, kind: ContextKind) -> OpFn {
+    Arc::new(move |ctx: &mut OpContext<'_>| Python::attach(|py| call(py, &func, kind, ctx)))
+}
+
+fn call(py: Python<'_>, func: &Py<PyAny>, kind: ContextKind, ctx: &mut OpContext<'_>) -> Result<(), OpError> {
+    let ptr = (ctx as *mut OpContext<'_>).cast::<OpContext<'static>>();
+    // SAFETY: `ctx` outlives this call and is used only through the context
+    // object until `expire` below, which runs before `ctx` is touched again.
+    let obj = unsafe { borrowed_context(py, kind, ptr) }.map_err(|e| failure(py, func, e))?;
+    let result = func.bind(py).call1((&obj,));
+    expire(&obj);
+    match result {
+        Ok(v) if kind == ContextKind::Verify && v.is(pyo3::types::PyBool::new(py, false)) => {
+            Err(OpError::new(format!("{} returned False", describe(py, func))))
+        }
+        Ok(_) => Ok(()),
+        Err(e) => Err(failure(py, func, e)),
+    }
+}
+
+fn describe(py: Python<'_>, func: &Py<PyAny>) -> String {
+    func.bind(py)
+        .getattr("__qualname__")
+        .and_then(|n| n.extract::<String>())
+        .unwrap_or_else(|_| "the Python function".into())
+}
+
+fn failure(py: Python<'_>, func: &Py<PyAny>, e: PyErr) -> OpError {
+    let kind = e
+        .get_type(py)
+        .name()
+        .map(|n| n.to_string())
+        .unwrap_or_else(|_| "an exception".into());
+    let message = format!("{} raised {kind}: {}", describe(py, func), e.value(py));
+    OpError::with_source(message, Box::new(e))
+}
+
+fn param_type(value: u8) -> PyResult<ParamType> {
+    Ok(match value {
+        0 => ParamType::Required,
+        1 => ParamType::Optional,
+        2 => ParamType::Dynamic,
+        _ => return Err(PyValueError::new_err(format!("{value} is not a ParamType"))),
+    })
+}
+
+fn follow_type(value: u8) -> PyResult<FollowType> {
+    Ok(match value {
+        0 => FollowType::All,
+        1 => FollowType::Dtype,
+        2 => FollowType::Format,
+        3 => FollowType::Shape,
+        _ => return Err(PyValueError::new_err(format!("{value} is not a FollowType"))),
+    })
+}
+
+fn value_depend(value: u8) -> PyResult<ValueDepend> {
+    Ok(match value {
+        0 => ValueDepend::Required,
+        1 => ValueDepend::Optional,
+        _ => return Err(PyValueError::new_err(format!("{value} is not a ValueDepend"))),
+    })
+}
+
+/// One port from `(name, param_type, dtypes, dtype_list, formats, value_depend, follow)`.
+type PortSpec<'py> = (String, u8, Vec<Bound<'py, PyAny>>, bool, Vec<Bound<'py, PyAny>>, Option<u8>, Option<(String, u8)>);
+
+fn port_from_spec(spec: PortSpec<'_>) -> PyResult<PortDef> {
+    let (name, param, dtypes, dtype_list, formats, depend, follow) = spec;
+    let mut port = PortDef::new(name, param_type(param)?);
+    port.dtypes = dtypes.iter().map(dtype_from_py).collect::<PyResult<_>>()?;
+    port.dtype_list = dtype_list;
+    port.formats = formats.iter().map(format_from_py).collect::<PyResult<_>>()?;
+    port.value_depend = depend.map(value_depend).transpose()?;
+    if let Some((target, kind)) = follow {
+        port = port.follow(target, follow_type(kind)?);
+    }
+    Ok(port)
+}
+
+/// Registers an op type described by plain data (the typed `opgraph.OpDef`
+/// builds these arguments). `attrs` holds `(name, type_name, default)`
+/// where a missing default is passed as `has_default=False`.
+#[pyfunction]
+#[pyo3(signature = (op_type, inputs, outputs, attrs, verify = None, infer_dtype = None, infer_shape = None, allow_override = false))]
+#[allow(clippy::too_many_arguments)]
+pub fn register_op(
+    py: Python<'_>,
+    op_type: String,
+    inputs: Vec<PortSpec<'_>>,
+    outputs: Vec<PortSpec<'_>>,
+    attrs: Vec<(String, String, bool, Bound<'_, PyAny>)>,
+    verify: Option<Py<PyAny>>,
+    infer_dtype: Option<Py<PyAny>>,
+    infer_shape: Option<Py<PyAny>>,
+    allow_override: bool,
+) -> PyResult<()> {
+    let mut schema = OpSchema::new(op_type);
+    schema.origin = OpOrigin::User;
+    for port in inputs {
+        schema = schema.input(port_from_spec(port)?);
+    }
+    for port in outputs {
+        schema = schema.output(port_from_spec(port)?);
+    }
+    for (name, ty, has_default, default) in attrs {
+        let default = if has_default { Some(attr_from_py(&default)?) } else { None };
+        schema = schema.attr(&name, attr_type_from_name(&ty)?, default);
+    }
+    schema.verify = verify.map(|f| py_op_fn(f, ContextKind::Verify));
+    schema.infer_dtype = infer_dtype.map(|f| py_op_fn(f, ContextKind::InferDtype));
+    schema.infer_shape = infer_shape.map(|f| py_op_fn(f, ContextKind::InferShape));
+    register_global(schema, allow_override).map_err(|e| registration_err(py, &e))
+}
+
+/// Registered op types, sorted.
+#[pyfunction]
+pub fn registered_op_types() -> Vec<String> {
+    global_registry().op_types().into_iter().map(String::from).collect()
+}
+
+/// The prototype of `op_type` as plain data, or None when not registered.
+#[pyfunction]
+pub fn op_schema<'py>(py: Python<'py>, op_type: &str) -> PyResult<Option<Bound<'py, PyDict>>> {
+    let registry = global_registry();
+    let Some(schema) = registry.get(op_type) else {
+        return Ok(None);
+    };
+    let out = PyDict::new(py);
+    out.set_item("op_type", &schema.op_type)?;
+    out.set_item("inputs", ports_to_py(py, &schema.inputs)?)?;
+    out.set_item("outputs", ports_to_py(py, &schema.outputs)?)?;
+    let attrs = PyList::empty(py);
+    for def in &schema.attrs {
+        let attr = PyDict::new(py);
+        attr.set_item("name", &def.name)?;
+        attr.set_item("type", def.ty.name())?;
+        if let Some(default) = &def.default {
+            attr.set_item("default", attr_to_py(py, default)?)?;
+        }
+        attrs.append(attr)?;
+    }
+    out.set_item("attrs", attrs)?;
+    out.set_item("has_verify", schema.verify.is_some())?;
+    out.set_item("has_infer_dtype", schema.infer_dtype.is_some())?;
+    out.set_item("has_infer_shape", schema.infer_shape.is_some())?;
+    out.set_item("builtin", schema.origin == OpOrigin::Builtin)?;
+    Ok(Some(out))
+}
+
+fn ports_to_py<'py>(py: Python<'py>, ports: &[PortDef]) -> PyResult<Bound<'py, PyList>> {
+    let list = PyList::empty(py);
+    for port in ports {
+        let d = PyDict::new(py);
+        d.set_item("name", &port.name)?;
+        d.set_item("param_type", port.param_type as u8)?;
+        let dtypes = port.dtypes.iter().map(|&t| dtype_to_py(py, t)).collect::<PyResult<Vec<_>>>()?;
+        d.set_item("dtypes", dtypes)?;
+        d.set_item("dtype_list", port.dtype_list)?;
+        let formats = port.formats.iter().map(|&f| format_to_py(py, f)).collect::<PyResult<Vec<_>>>()?;
+        d.set_item("formats", formats)?;
+        d.set_item("value_depend", port.value_depend.map(|v| v as u8))?;
+        d.set_item("follow", port.follow.as_ref().map(|f| (f.port.clone(), f.kind as u8)))?;
+        list.append(d)?;
+    }
+    Ok(list)
+}
