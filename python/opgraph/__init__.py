@@ -102,7 +102,10 @@ def infer(graph: Graph, *, collect_errors: bool = False) -> list[OpgraphError]:
     :class:`CycleError`). With ``collect_errors=True`` it keeps going and
     returns every failure instead; nodes fed by a failed node are skipped."""
     errors = _core.infer(graph, collect_errors)
-    return [e for e in errors if isinstance(e, OpgraphError)]
+    for error in errors:
+        if not isinstance(error, OpgraphError):
+            raise error  # opgraph itself is broken (e.g. errors module missing)
+    return errors
 
 
 _BITS.update({DataType(value): bits for _name, value, bits in _core.data_type_table()})

@@ -6,6 +6,7 @@ from typing import Any, final
 
 import numpy as np
 import numpy.typing as npt
+from typing_extensions import disjoint_base
 
 from opgraph.dtype import DataType
 from opgraph.errors import OpgraphError
@@ -13,8 +14,24 @@ from opgraph.format import Format
 
 __version__: str
 
-_Input = TensorRef | Sequence[TensorRef] | None
-_DescInput = TensorDesc | Sequence[TensorDesc] | None
+__all__ = [
+    "Graph",
+    "InferDataTypeContext",
+    "InferShapeContext",
+    "NamedAttrs",
+    "Node",
+    "OpContext",
+    "TensorDesc",
+    "TensorRef",
+    "VerifyContext",
+    "__version__",
+    "data_type_table",
+    "format_table",
+    "infer",
+    "op_schema",
+    "register_op",
+    "registered_op_types",
+]
 
 @final
 class NamedAttrs:
@@ -31,7 +48,7 @@ class TensorRef:
     @property
     def index(self) -> int: ...
     def output(self, index: int) -> TensorRef: ...
-    def __eq__(self, other: object) -> bool: ...
+    def __eq__(self, other: object, /) -> bool: ...
     def __hash__(self) -> int: ...
 
 @final
@@ -59,7 +76,7 @@ class TensorDesc:
     def shape_range(self) -> list[tuple[int, int]] | None: ...
     @property
     def value(self) -> np.ndarray[Any, Any] | None: ...
-    def __eq__(self, other: object) -> bool: ...
+    def __eq__(self, other: object, /) -> bool: ...
     __hash__: None  # type: ignore[assignment]
 
 @final
@@ -93,9 +110,7 @@ class Graph:
     def add_input(
         self, name: str, dtype: DataType, shape: Sequence[int], format: Format | str | None = None
     ) -> TensorRef: ...
-    def add_const(
-        self, name: str, value: npt.ArrayLike, format: Format | str | None = None
-    ) -> TensorRef: ...
+    def add_const(self, name: str, value: npt.ArrayLike, format: Format | str | None = None) -> TensorRef: ...
     def add_node(
         self,
         op_type: str,
@@ -117,8 +132,9 @@ class Graph:
     def subgraph(self, node: str, body: str) -> Graph: ...
     def copy(self) -> Graph: ...
     def __len__(self) -> int: ...
-    def __contains__(self, name: str) -> bool: ...
+    def __contains__(self, name: str, /) -> bool: ...
 
+@disjoint_base
 class OpContext:
     @property
     def node_name(self) -> str: ...
@@ -201,3 +217,7 @@ def register_op(
 ) -> None: ...
 def registered_op_types() -> list[str]: ...
 def op_schema(op_type: str) -> dict[str, Any] | None: ...
+
+# Inputs given per prototype port: one tensor, absent, or a dynamic port's list.
+_Input = TensorRef | Sequence[TensorRef] | None
+_DescInput = TensorDesc | Sequence[TensorDesc] | None

@@ -25,12 +25,15 @@ fn build(nodes: usize, registry: &OpRegistry) -> Graph {
     ]
     .into_iter()
     .collect();
-    let mut add = |g: &mut Graph, op_type: &str, inputs: Vec<OutputRef>, attrs: &Attrs| {
+    let add = |g: &mut Graph, op_type: &str, inputs: Vec<OutputRef>, attrs: &Attrs| {
         let name = format!("n{}", g.len());
         let spec = OpSpec {
             op_type: op_type.into(),
             name,
-            inputs: inputs.into_iter().map(|e| PortInput::Single(Some(e))).collect(),
+            inputs: inputs
+                .into_iter()
+                .map(|e| PortInput::Single(Some(e)))
+                .collect(),
             attrs: attrs.clone(),
             ..OpSpec::default()
         };
@@ -50,12 +53,17 @@ fn main() {
     let registry = OpRegistry::with_builtins();
     let t = Instant::now();
     let mut graph = build(NODES, &registry);
-    println!("built {} nodes in {:.2} s", graph.len(), t.elapsed().as_secs_f64());
+    println!(
+        "built {} nodes in {:.2} s",
+        graph.len(),
+        t.elapsed().as_secs_f64()
+    );
 
     let mut best = f64::INFINITY;
     for _ in 0..3 {
         let t = Instant::now();
-        infer_graph(&mut graph, &registry, InferOptions::default()).expect("synthetic graph infers");
+        infer_graph(&mut graph, &registry, InferOptions::default())
+            .expect("synthetic graph infers");
         best = best.min(t.elapsed().as_secs_f64());
     }
     let rate = graph.len() as f64 / best;

@@ -44,7 +44,11 @@ pub enum BuildError {
 }
 
 /// Adds the node `spec` describes, laid out by its registered prototype.
-pub fn add_op(graph: &mut Graph, registry: &OpRegistry, spec: OpSpec) -> Result<NodeId, BuildError> {
+pub fn add_op(
+    graph: &mut Graph,
+    registry: &OpRegistry,
+    spec: OpSpec,
+) -> Result<NodeId, BuildError> {
     let Some(schema) = registry.get(&spec.op_type) else {
         return Err(BuildError::UnknownOp {
             node: spec.name,
@@ -60,14 +64,23 @@ pub fn add_op(graph: &mut Graph, registry: &OpRegistry, spec: OpSpec) -> Result<
         return Err(bad(format!(
             "it takes {} inputs ({}), got {}",
             schema.inputs.len(),
-            schema.inputs.iter().map(|p| p.name.as_str()).collect::<Vec<_>>().join(", "),
+            schema
+                .inputs
+                .iter()
+                .map(|p| p.name.as_str())
+                .collect::<Vec<_>>()
+                .join(", "),
             spec.inputs.len()
         )));
     }
     let mut inputs = Vec::new();
     let mut input_counts = SmallVec::new();
     for (i, port) in schema.inputs.iter().enumerate() {
-        let given = spec.inputs.get(i).cloned().unwrap_or(PortInput::Single(None));
+        let given = spec
+            .inputs
+            .get(i)
+            .cloned()
+            .unwrap_or(PortInput::Single(None));
         match (port.param_type, given) {
             (ParamType::Dynamic, PortInput::Many(v)) => {
                 input_counts.push(v.len() as u32);
@@ -85,7 +98,10 @@ pub fn add_op(graph: &mut Graph, registry: &OpRegistry, spec: OpSpec) -> Result<
                 inputs.push(e);
             }
             (_, PortInput::Many(_)) => {
-                return Err(bad(format!("input '{}' is not dynamic; give one tensor", port.name)))
+                return Err(bad(format!(
+                    "input '{}' is not dynamic; give one tensor",
+                    port.name
+                )))
             }
         }
     }
@@ -114,7 +130,12 @@ pub fn add_op(graph: &mut Graph, registry: &OpRegistry, spec: OpSpec) -> Result<
             attrs.set(def.name.clone(), value);
         }
     }
-    let mut node = Node::new(spec.name, spec.op_type, inputs, output_counts.iter().sum::<u32>() as usize);
+    let mut node = Node::new(
+        spec.name,
+        spec.op_type,
+        inputs,
+        output_counts.iter().sum::<u32>() as usize,
+    );
     node.input_counts = input_counts;
     node.output_counts = output_counts;
     node.attrs = attrs;

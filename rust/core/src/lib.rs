@@ -31,7 +31,10 @@ pub mod prelude {
     pub use crate::graph::{Graph, GraphError, Node, NodeId, OutputRef, Subgraph};
     pub use crate::infer::{infer_graph, InferFailure, InferOptions, NodeError, OpContext, Stage};
     pub use crate::op::{
-        FollowType, OpError, OpRegistry, OpSchema, ParamType, PortDef, RegistrationError, ValueDepend,
+        FollowType, OpError, OpRegistry, OpSchema, ParamType, PortDef, RegistrationError,
+        ValueDepend,
     };
-    pub use crate::types::{AttrType, AttrValue, Attrs, DataType, Format, HostTensor, Shape, TensorDesc};
+    pub use crate::types::{
+        AttrType, AttrValue, Attrs, DataType, Format, HostTensor, Shape, TensorDesc,
+    };
 }

@@ -3,7 +3,10 @@
 //! expired), or owns a one-node graph when built with `standalone(...)` so
 //! authors can unit-test their functions.
 
-use crate::convert::{attr_to_py, dtype_from_py, dtype_to_py, format_from_py, format_to_py, shape_from_py, shape_to_py, tensor_to_py};
+use crate::convert::{
+    attr_to_py, dtype_from_py, dtype_to_py, format_from_py, format_to_py, shape_from_py,
+    shape_to_py, tensor_to_py,
+};
 use crate::errors::{context_error, new_error};
 use crate::graph::PyTensorDesc;
 use opgraph_core::builder::{add_op, OpSpec, PortInput};
@@ -68,14 +71,22 @@ pub unsafe fn borrowed_context<'py>(
     make(py, kind, Access::Borrowed(ctx))
 }
 
-fn make<'py>(py: Python<'py>, kind: ContextKind, access: Access) -> PyResult<Bound<'py, PyOpContext>> {
+fn make<'py>(
+    py: Python<'py>,
+    kind: ContextKind,
+    access: Access,
+) -> PyResult<Bound<'py, PyOpContext>> {
     let base = PyClassInitializer::from(PyOpContext {
         access: RefCell::new(access),
     });
     let obj = match kind {
         ContextKind::Verify => Bound::new(py, base.add_subclass(PyVerifyContext))?.into_any(),
-        ContextKind::InferDtype => Bound::new(py, base.add_subclass(PyInferDataTypeContext))?.into_any(),
-        ContextKind::InferShape => Bound::new(py, base.add_subclass(PyInferShapeContext))?.into_any(),
+        ContextKind::InferDtype => {
+            Bound::new(py, base.add_subclass(PyInferDataTypeContext))?.into_any()
+        }
+        ContextKind::InferShape => {
+            Bound::new(py, base.add_subclass(PyInferShapeContext))?.into_any()
+        }
     };
     Ok(obj.cast_into::<PyOpContext>()?)
 }
@@ -103,7 +114,11 @@ fn op_err(py: Python<'_>, e: OpError) -> PyErr {
 impl PyOpContext {
     /// Runs `f` on the live context. Values returned by `f` cannot borrow
     /// from the context (the closure is generic over its lifetime).
-    fn with<R>(&self, py: Python<'_>, f: impl FnOnce(&mut OpContext<'_>) -> Result<R, OpError>) -> PyResult<R> {
+    fn with<R>(
+        &self,
+        py: Python<'_>,
+        f: impl FnOnce(&mut OpContext<'_>) -> Result<R, OpError>,
+    ) -> PyResult<R> {
         let mut access = self
             .access
             .try_borrow_mut()
@@ -121,12 +136,18 @@ impl PyOpContext {
 }
 
 impl Standalone {
-    fn with<R>(&mut self, f: impl FnOnce(&mut OpContext<'_>) -> Result<R, OpError>) -> Result<R, OpError> {
+    fn with<R>(
+        &mut self,
+        f: impl FnOnce(&mut OpContext<'_>) -> Result<R, OpError>,
+    ) -> Result<R, OpError> {
         let mut outputs = std::mem::take(&mut self.graph.node_mut(self.node).outputs);
         let result = {
             let node = self.graph.node(self.node);
-            let inputs: SmallVec<[Option<&TensorDesc>; 6]> =
-                node.inputs.iter().map(|e| e.map(|e| self.graph.tensor(e))).collect();
+            let inputs: SmallVec<[Option<&TensorDesc>; 6]> = node
+                .inputs
+                .iter()
+                .map(|e| e.map(|e| self.graph.tensor(e)))
+                .collect();
             let mut ctx = OpContext::new(node, &self.schema, &inputs, &mut outputs);
             f(&mut ctx)
         };
@@ -136,7 +157,8 @@ impl Standalone {
 }
 
 fn desc_obj(py: Python<'_>, desc: Option<TensorDesc>) -> PyResult<Option<Py<PyTensorDesc>>> {
-    desc.map(|desc| Py::new(py, PyTensorDesc { desc })).transpose()
+    desc.map(|desc| Py::new(py, PyTensorDesc { desc }))
+        .transpose()
 }
 
 #[pymethods]
@@ -178,12 +200,22 @@ impl PyOpContext {
     }
 
     /// Shape of optional prototype input `ir_index`, or None when absent.
-    fn optional_input_shape<'py>(&self, py: Python<'py>, ir_index: usize) -> PyResult<Option<Bound<'py, PyTuple>>> {
-        let shape = self.with(py, |c| Ok(c.optional_input_desc(ir_index)?.map(|d| d.shape().clone())))?;
+    fn optional_input_shape<'py>(
+        &self,
+        py: Python<'py>,
+        ir_index: usize,
+    ) -> PyResult<Option<Bound<'py, PyTuple>>> {
+        let shape = self.with(py, |c| {
+            Ok(c.optional_input_desc(ir_index)?.map(|d| d.shape().clone()))
+        })?;
         shape.map(|s| shape_to_py(py, &s)).transpose()
     }
 
-    fn optional_input_desc(&self, py: Python<'_>, ir_index: usize) -> PyResult<Option<Py<PyTensorDesc>>> {
+    fn optional_input_desc(
+        &self,
+        py: Python<'_>,
+        ir_index: usize,
+    ) -> PyResult<Option<Py<PyTensorDesc>>> {
         let desc = self.with(py, |c| Ok(c.optional_input_desc(ir_index)?.cloned()))?;
         desc_obj(py, desc)
     }
@@ -192,18 +224,41 @@ impl PyOpContext {
         self.with(py, |c| c.dynamic_input_count(ir_index))
     }
 
-    fn dynamic_input_shape<'py>(&self, py: Python<'py>, ir_index: usize, relative_index: usize) -> PyResult<Bound<'py, PyTuple>> {
-        let shape = self.with(py, |c| Ok(c.dynamic_input_desc(ir_index, relative_index)?.shape().clone()))?;
+    fn dynamic_input_shape<'py>(
+        &self,
+        py: Python<'py>,
+        ir_index: usize,
+        relative_index: usize,
+    ) -> PyResult<Bound<'py, PyTuple>> {
+        let shape = self.with(py, |c| {
+            Ok(c.dynamic_input_desc(ir_index, relative_index)?
+                .shape()
+                .clone())
+        })?;
         shape_to_py(py, &shape)
     }
 
-    fn dynamic_input_dtype<'py>(&self, py: Python<'py>, ir_index: usize, relative_index: usize) -> PyResult<Bound<'py, PyAny>> {
-        let dtype = self.with(py, |c| Ok(c.dynamic_input_desc(ir_index, relative_index)?.dtype))?;
+    fn dynamic_input_dtype<'py>(
+        &self,
+        py: Python<'py>,
+        ir_index: usize,
+        relative_index: usize,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let dtype = self.with(py, |c| {
+            Ok(c.dynamic_input_desc(ir_index, relative_index)?.dtype)
+        })?;
         dtype_to_py(py, dtype)
     }
 
-    fn dynamic_input_desc(&self, py: Python<'_>, ir_index: usize, relative_index: usize) -> PyResult<Py<PyTensorDesc>> {
-        let desc = self.with(py, |c| Ok(c.dynamic_input_desc(ir_index, relative_index)?.clone()))?;
+    fn dynamic_input_desc(
+        &self,
+        py: Python<'_>,
+        ir_index: usize,
+        relative_index: usize,
+    ) -> PyResult<Py<PyTensorDesc>> {
+        let desc = self.with(py, |c| {
+            Ok(c.dynamic_input_desc(ir_index, relative_index)?.clone())
+        })?;
         Py::new(py, PyTensorDesc { desc })
     }
 
@@ -220,16 +275,16 @@ impl PyOpContext {
         let value = if key.is_instance_of::<PyInt>() {
             let index: usize = key.extract()?;
             self.with(py, |c| {
-                c.attr_at(index)
-                    .map(|(_, v)| v.clone())
-                    .ok_or_else(|| OpError::new(format!("the prototype has no attribute at index {index}")))
+                c.attr_at(index).map(|(_, v)| v.clone()).ok_or_else(|| {
+                    OpError::new(format!("the prototype has no attribute at index {index}"))
+                })
             })?
         } else {
             let name: String = key.extract()?;
             self.with(py, |c| {
-                c.attr(&name)
-                    .cloned()
-                    .ok_or_else(|| OpError::new(format!("attribute '{name}' is not set and has no default")))
+                c.attr(&name).cloned().ok_or_else(|| {
+                    OpError::new(format!("attribute '{name}' is not set and has no default"))
+                })
             })?
         };
         attr_to_py(py, &value)
@@ -268,7 +323,10 @@ impl PyOpContext {
         self.with(py, |c| match c.attr(name) {
             Some(AttrValue::ListFloat(v)) => Ok(v.clone()),
             Some(AttrValue::ListInt(v)) => Ok(v.iter().map(|&i| i as f64).collect()),
-            Some(other) => Err(OpError::new(format!("attribute '{name}' is a {}, expected list[float]", other.attr_type()))),
+            Some(other) => Err(OpError::new(format!(
+                "attribute '{name}' is a {}, expected list[float]",
+                other.attr_type()
+            ))),
             None => Err(OpError::new(format!("attribute '{name}' is missing"))),
         })
     }
@@ -276,7 +334,10 @@ impl PyOpContext {
     fn attr_list_str(&self, py: Python<'_>, name: &str) -> PyResult<Vec<String>> {
         self.with(py, |c| match c.attr(name) {
             Some(AttrValue::ListStr(v)) => Ok(v.clone()),
-            Some(other) => Err(OpError::new(format!("attribute '{name}' is a {}, expected list[str]", other.attr_type()))),
+            Some(other) => Err(OpError::new(format!(
+                "attribute '{name}' is a {}, expected list[str]",
+                other.attr_type()
+            ))),
             None => Err(OpError::new(format!("attribute '{name}' is missing"))),
         })
     }
@@ -302,17 +363,28 @@ impl PyInferShapeContext {
     /// dim, (-2,) unknown rank).
     fn set_output_shape(slf: PyRef<'_, Self>, i: usize, shape: &Bound<'_, PyAny>) -> PyResult<()> {
         let shape: Shape = shape_from_py(shape)?;
-        slf.as_super().with(slf.py(), |c| c.set_output_shape(i, shape))
+        slf.as_super()
+            .with(slf.py(), |c| c.set_output_shape(i, shape))
     }
 
     /// Sets inclusive (min, max) ranges per dim; max -1 is unbounded.
-    fn set_output_shape_range(slf: PyRef<'_, Self>, i: usize, ranges: Vec<(i64, i64)>) -> PyResult<()> {
-        slf.as_super().with(slf.py(), |c| c.set_output_shape_range(i, ranges))
+    fn set_output_shape_range(
+        slf: PyRef<'_, Self>,
+        i: usize,
+        ranges: Vec<(i64, i64)>,
+    ) -> PyResult<()> {
+        slf.as_super()
+            .with(slf.py(), |c| c.set_output_shape_range(i, ranges))
     }
 
-    fn set_output_format(slf: PyRef<'_, Self>, i: usize, format: &Bound<'_, PyAny>) -> PyResult<()> {
+    fn set_output_format(
+        slf: PyRef<'_, Self>,
+        i: usize,
+        format: &Bound<'_, PyAny>,
+    ) -> PyResult<()> {
         let format = format_from_py(format)?;
-        slf.as_super().with(slf.py(), |c| c.set_output_format(i, format))
+        slf.as_super()
+            .with(slf.py(), |c| c.set_output_format(i, format))
     }
 
     #[staticmethod]
@@ -332,7 +404,8 @@ impl PyInferShapeContext {
 impl PyInferDataTypeContext {
     fn set_output_dtype(slf: PyRef<'_, Self>, i: usize, dtype: &Bound<'_, PyAny>) -> PyResult<()> {
         let dtype = dtype_from_py(dtype)?;
-        slf.as_super().with(slf.py(), |c| c.set_output_dtype(i, dtype))
+        slf.as_super()
+            .with(slf.py(), |c| c.set_output_dtype(i, dtype))
     }
 
     #[staticmethod]
@@ -375,16 +448,23 @@ fn standalone<'py>(
     name: &str,
 ) -> PyResult<Bound<'py, PyOpContext>> {
     let registry = global_registry();
-    let schema = registry
-        .get(op_type)
-        .cloned()
-        .ok_or_else(|| crate::errors::build_err(py, &opgraph_core::builder::BuildError::UnknownOp { node: name.into(), op_type: op_type.into() }))?;
+    let schema = registry.get(op_type).cloned().ok_or_else(|| {
+        crate::errors::build_err(
+            py,
+            &opgraph_core::builder::BuildError::UnknownOp {
+                node: name.into(),
+                op_type: op_type.into(),
+            },
+        )
+    })?;
     let mut graph = Graph::new("standalone");
     let mut ports = Vec::new();
     let feed = |graph: &mut Graph, obj: &Bound<'py, PyAny>| -> PyResult<OutputRef> {
         let desc = obj.cast::<PyTensorDesc>()?.get().desc.clone();
         let input_name = format!("input{}", graph.len());
-        graph.add_input_node(&input_name, desc).map_err(|e| crate::errors::graph_err(py, &e))
+        graph
+            .add_input_node(&input_name, desc)
+            .map_err(|e| crate::errors::graph_err(py, &e))
     };
     for item in inputs.try_iter()? {
         let item = item?;
@@ -393,7 +473,10 @@ fn standalone<'py>(
         } else if item.cast::<PyTensorDesc>().is_ok() {
             PortInput::Single(Some(feed(&mut graph, &item)?))
         } else {
-            let many = item.try_iter()?.map(|i| feed(&mut graph, &i?)).collect::<PyResult<Vec<_>>>()?;
+            let many = item
+                .try_iter()?
+                .map(|i| feed(&mut graph, &i?))
+                .collect::<PyResult<Vec<_>>>()?;
             PortInput::Many(many)
         });
     }
@@ -401,9 +484,20 @@ fn standalone<'py>(
         op_type: op_type.into(),
         name: name.into(),
         inputs: ports,
-        attrs: attrs.map(crate::convert::attrs_from_py).transpose()?.unwrap_or_default(),
+        attrs: attrs
+            .map(crate::convert::attrs_from_py)
+            .transpose()?
+            .unwrap_or_default(),
         ..OpSpec::default()
     };
     let node = add_op(&mut graph, &registry, spec).map_err(|e| crate::errors::build_err(py, &e))?;
-    make(py, kind, Access::Owned(Box::new(Standalone { graph, node, schema })))
+    make(
+        py,
+        kind,
+        Access::Owned(Box::new(Standalone {
+            graph,
+            node,
+            schema,
+        })),
+    )
 }

@@ -21,25 +21,36 @@ pub fn dtype_to_py(py: Python<'_>, dtype: DataType) -> PyResult<Bound<'_, PyAny>
 }
 
 pub fn format_to_py(py: Python<'_>, format: Format) -> PyResult<Bound<'_, PyAny>> {
-    FORMAT.import(py, "opgraph.format", "Format")?.call1((format.ge_value(),))
+    FORMAT
+        .import(py, "opgraph.format", "Format")?
+        .call1((format.ge_value(),))
 }
 
 pub fn dtype_from_py(obj: &Bound<'_, PyAny>) -> PyResult<DataType> {
-    let value: i64 = obj
-        .extract()
-        .map_err(|_| PyTypeError::new_err(format!("expected an opgraph.DataType, got {}", type_name(obj))))?;
-    DataType::from_ge(value).ok_or_else(|| PyValueError::new_err(format!("{value} is not a GE DataType number")))
+    let value: i64 = obj.extract().map_err(|_| {
+        PyTypeError::new_err(format!(
+            "expected an opgraph.DataType, got {}",
+            type_name(obj)
+        ))
+    })?;
+    DataType::from_ge(value)
+        .ok_or_else(|| PyValueError::new_err(format!("{value} is not a GE DataType number")))
 }
 
 pub fn format_from_py(obj: &Bound<'_, PyAny>) -> PyResult<Format> {
     if let Ok(name) = obj.cast::<PyString>() {
         let name = name.to_str()?;
-        return Format::from_name(name).ok_or_else(|| PyValueError::new_err(format!("'{name}' is not a GE format name")));
+        return Format::from_name(name)
+            .ok_or_else(|| PyValueError::new_err(format!("'{name}' is not a GE format name")));
     }
-    let value: i64 = obj
-        .extract()
-        .map_err(|_| PyTypeError::new_err(format!("expected an opgraph.Format, got {}", type_name(obj))))?;
-    Format::from_ge(value).ok_or_else(|| PyValueError::new_err(format!("{value} is not a GE Format number")))
+    let value: i64 = obj.extract().map_err(|_| {
+        PyTypeError::new_err(format!(
+            "expected an opgraph.Format, got {}",
+            type_name(obj)
+        ))
+    })?;
+    Format::from_ge(value)
+        .ok_or_else(|| PyValueError::new_err(format!("{value} is not a GE Format number")))
 }
 
 pub fn type_name(obj: &Bound<'_, PyAny>) -> String {
@@ -55,9 +66,12 @@ pub fn shape_to_py<'py>(py: Python<'py>, shape: &Shape) -> PyResult<Bound<'py, P
 
 /// A shape from any sequence of ints, checked against GE's conventions.
 pub fn shape_from_py(obj: &Bound<'_, PyAny>) -> PyResult<Shape> {
-    let dims: Vec<i64> = obj
-        .extract()
-        .map_err(|_| PyTypeError::new_err(format!("a shape is a sequence of ints, got {}", type_name(obj))))?;
+    let dims: Vec<i64> = obj.extract().map_err(|_| {
+        PyTypeError::new_err(format!(
+            "a shape is a sequence of ints, got {}",
+            type_name(obj)
+        ))
+    })?;
     Shape::new(&dims).map_err(|e| PyValueError::new_err(format!("invalid shape {dims:?}: {e}")))
 }
 
@@ -105,7 +119,10 @@ fn dtype_from_numpy_name(name: &str) -> Option<DataType> {
 /// A host tensor as a numpy array (a copy: the array owns its memory).
 pub fn tensor_to_py<'py>(py: Python<'py>, tensor: &HostTensor) -> PyResult<Bound<'py, PyAny>> {
     let name = numpy_name(tensor.dtype()).ok_or_else(|| {
-        PyValueError::new_err(format!("{} tensors have no numpy equivalent", tensor.dtype()))
+        PyValueError::new_err(format!(
+            "{} tensors have no numpy equivalent",
+            tensor.dtype()
+        ))
     })?;
     let bytes = PyArray1::<u8>::from_slice(py, tensor.bytes());
     let dims: Vec<usize> = tensor.shape().dims().iter().map(|&d| d as usize).collect();
@@ -118,7 +135,10 @@ pub fn tensor_to_py<'py>(py: Python<'py>, tensor: &HostTensor) -> PyResult<Bound
 pub fn tensor_from_py(obj: &Bound<'_, PyAny>) -> PyResult<HostTensor> {
     let py = obj.py();
     let numpy = py.import("numpy")?;
-    let mut array = numpy.call_method1("ascontiguousarray", (obj,))?;
+    // asarray(order="C") keeps 0-d arrays 0-d (ascontiguousarray would not).
+    let kwargs = PyDict::new(py);
+    kwargs.set_item("order", "C")?;
+    let mut array = numpy.call_method("asarray", (obj,), Some(&kwargs))?;
     let descr = array.cast::<PyUntypedArray>()?.dtype();
     if !descr.getattr("isnative")?.extract::<bool>()? {
         let native = descr.call_method1("newbyteorder", ("=",))?;
@@ -126,12 +146,14 @@ pub fn tensor_from_py(obj: &Bound<'_, PyAny>) -> PyResult<HostTensor> {
     }
     let untyped = array.cast::<PyUntypedArray>()?;
     let name: String = untyped.dtype().getattr("name")?.extract()?;
-    let dtype = dtype_from_numpy_name(&name)
-        .ok_or_else(|| PyTypeError::new_err(format!("numpy dtype {name} has no opgraph DataType")))?;
+    let dtype = dtype_from_numpy_name(&name).ok_or_else(|| {
+        PyTypeError::new_err(format!("numpy dtype {name} has no opgraph DataType"))
+    })?;
     let dims: Vec<i64> = untyped.shape().iter().map(|&d| d as i64).collect();
     let raw = array.call_method0("tobytes")?;
     let bytes = bytes::Bytes::copy_from_slice(raw.cast::<PyBytes>()?.as_bytes());
-    HostTensor::new(dtype, Shape::from_dims(dims), bytes).map_err(|e| PyValueError::new_err(e.to_string()))
+    HostTensor::new(dtype, Shape::from_dims(dims), bytes)
+        .map_err(|e| PyValueError::new_err(e.to_string()))
 }
 
 /// A function reference or named attribute group (GE's `NamedAttrs`).
@@ -173,8 +195,9 @@ pub fn attrs_from_py(dict: &Bound<'_, PyDict>) -> PyResult<Attrs> {
         let name: String = key
             .extract()
             .map_err(|_| PyTypeError::new_err("attribute names must be str"))?;
-        let value = attr_from_py(&value)
-            .map_err(|e| PyTypeError::new_err(format!("attribute '{name}': {}", e.value(dict.py()))))?;
+        let value = attr_from_py(&value).map_err(|e| {
+            PyTypeError::new_err(format!("attribute '{name}': {}", e.value(dict.py())))
+        })?;
         attrs.set(name, value);
     }
     Ok(attrs)
@@ -223,7 +246,10 @@ pub fn attr_from_py(obj: &Bound<'_, PyAny>) -> PyResult<AttrValue> {
     if obj.is_instance(&obj.py().import("numpy")?.getattr("ndarray")?)? {
         return Ok(AttrValue::Tensor(tensor_from_py(obj)?));
     }
-    Err(PyTypeError::new_err(format!("{} is not a supported attribute type", type_name(obj))))
+    Err(PyTypeError::new_err(format!(
+        "{} is not a supported attribute type",
+        type_name(obj)
+    )))
 }
 
 fn list_attr_from_py(obj: &Bound<'_, PyAny>) -> PyResult<AttrValue> {
@@ -244,7 +270,9 @@ fn list_attr_from_py(obj: &Bound<'_, PyAny>) -> PyResult<AttrValue> {
         return Ok(AttrValue::ListBool(obj.extract()?));
     }
     if all(&is_data_type)? {
-        return Ok(AttrValue::ListDataType(items.iter().map(dtype_from_py).collect::<PyResult<_>>()?));
+        return Ok(AttrValue::ListDataType(
+            items.iter().map(dtype_from_py).collect::<PyResult<_>>()?,
+        ));
     }
     if all(&|i| Ok(i.is_instance_of::<PyInt>() && !i.is_instance_of::<PyBool>()))? {
         return Ok(AttrValue::ListInt(obj.extract()?));
@@ -279,7 +307,10 @@ pub fn attr_to_py<'py>(py: Python<'py>, value: &AttrValue) -> PyResult<Bound<'py
         AttrValue::ListStr(v) => PyList::new(py, v)?.into_any(),
         AttrValue::ListBool(v) => PyList::new(py, v)?.into_any(),
         AttrValue::ListDataType(v) => {
-            let items = v.iter().map(|d| dtype_to_py(py, *d)).collect::<PyResult<Vec<_>>>()?;
+            let items = v
+                .iter()
+                .map(|d| dtype_to_py(py, *d))
+                .collect::<PyResult<Vec<_>>>()?;
             PyList::new(py, items)?.into_any()
         }
         AttrValue::ListListInt(v) => PyList::new(py, v)?.into_any(),

@@ -1,13 +1,16 @@
 //! `Graph` with its builder API, tensor handles, and read-only snapshots of
 //! nodes and tensor descriptors.
 
-use crate::convert::{attr_from_py, attrs_from_py, attrs_to_py, dtype_from_py, dtype_to_py, format_from_py, format_to_py, shape_from_py, shape_to_py, tensor_from_py, tensor_to_py, type_name};
+use crate::convert::{
+    attr_from_py, attrs_from_py, attrs_to_py, dtype_from_py, dtype_to_py, format_from_py,
+    format_to_py, shape_from_py, shape_to_py, tensor_from_py, tensor_to_py, type_name,
+};
 use crate::errors::{build_err, graph_err, graph_error, new_error};
 use opgraph_core::builder::{add_op, OpSpec, PortInput};
 use opgraph_core::graph::{Graph, Node, NodeId, OutputRef, Subgraph};
 use opgraph_core::op::global_registry;
 use opgraph_core::types::{Format, TensorDesc};
-use pyo3::exceptions::PyTypeError;
+use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyMapping, PyTuple};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -69,12 +72,18 @@ impl PyGraph {
     /// The edge a handle names, checked against this graph.
     fn edge(&self, py: Python<'_>, handle: &TensorRef) -> PyResult<OutputRef> {
         if handle.graph_id != self.id {
-            let msg = format!("tensor {}:{} belongs to another graph", handle.node_name, handle.index);
+            let msg = format!(
+                "tensor {}:{} belongs to another graph",
+                handle.node_name, handle.index
+            );
             return Err(new_error(graph_error(py)?, msg, None));
         }
         let outputs = self.graph.node(handle.node).outputs.len();
         if handle.index as usize >= outputs {
-            let msg = format!("node '{}' has {outputs} outputs; output {} does not exist", handle.node_name, handle.index);
+            let msg = format!(
+                "node '{}' has {outputs} outputs; output {} does not exist",
+                handle.node_name, handle.index
+            );
             return Err(new_error(graph_error(py)?, msg, None));
         }
         Ok(OutputRef::new(handle.node, handle.index))
@@ -89,13 +98,19 @@ impl PyGraph {
             return Ok(PortInput::Single(Some(self.edge(py, handle.get())?)));
         }
         let items = obj.try_iter().map_err(|_| {
-            PyTypeError::new_err(format!("an input is a TensorRef, None, or a list of TensorRefs, got {}", type_name(obj)))
+            PyTypeError::new_err(format!(
+                "an input is a TensorRef, None, or a list of TensorRefs, got {}",
+                type_name(obj)
+            ))
         })?;
         let mut edges = Vec::new();
         for item in items {
             let item = item?;
             let handle = item.cast::<TensorRef>().map_err(|_| {
-                PyTypeError::new_err(format!("a dynamic input lists TensorRefs, got {}", type_name(&item)))
+                PyTypeError::new_err(format!(
+                    "a dynamic input lists TensorRefs, got {}",
+                    type_name(&item)
+                ))
             })?;
             edges.push(self.edge(py, handle.get())?);
         }
@@ -122,7 +137,10 @@ impl PyGraph {
             }
             return Ok(ports);
         }
-        inputs.try_iter()?.map(|item| self.port_input(&item?)).collect()
+        inputs
+            .try_iter()?
+            .map(|item| self.port_input(&item?))
+            .collect()
     }
 }
 
@@ -149,9 +167,15 @@ impl PyGraph {
         shape: &Bound<'_, PyAny>,
         format: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<TensorRef> {
-        let format = format.map(format_from_py).transpose()?.unwrap_or(Format::Nd);
+        let format = format
+            .map(format_from_py)
+            .transpose()?
+            .unwrap_or(Format::Nd);
         let desc = TensorDesc::new(dtype_from_py(dtype)?, shape_from_py(shape)?, format);
-        let edge = self.graph.add_input_node(name, desc).map_err(|e| graph_err(py, &e))?;
+        let edge = self
+            .graph
+            .add_input_node(name, desc)
+            .map_err(|e| graph_err(py, &e))?;
         Ok(self.handle(edge))
     }
 
@@ -165,7 +189,10 @@ impl PyGraph {
         format: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<TensorRef> {
         let tensor = tensor_from_py(value)?;
-        let edge = self.graph.add_const_node(name, tensor).map_err(|e| graph_err(py, &e))?;
+        let edge = self
+            .graph
+            .add_const_node(name, tensor)
+            .map_err(|e| graph_err(py, &e))?;
         if let Some(format) = format {
             let format = format_from_py(format)?;
             self.graph.node_mut(edge.node).outputs[0].set_format(format);
@@ -192,7 +219,10 @@ impl PyGraph {
             None => Vec::new(),
         };
         let mut bodies = Vec::new();
-        for (body_name, body) in subgraphs.map(|d| d.iter().collect::<Vec<_>>()).unwrap_or_default() {
+        for (body_name, body) in subgraphs
+            .map(|d| d.iter().collect::<Vec<_>>())
+            .unwrap_or_default()
+        {
             let body = body.cast::<PyGraph>()?.borrow();
             bodies.push(Subgraph {
                 name: body_name.extract()?,
@@ -213,12 +243,19 @@ impl PyGraph {
             subgraphs: bodies,
             control_inputs: control,
         };
-        let id = add_op(&mut self.graph, &global_registry(), spec).map_err(|e| build_err(py, &e))?;
+        let id =
+            add_op(&mut self.graph, &global_registry(), spec).map_err(|e| build_err(py, &e))?;
         Ok(self.handle(OutputRef::new(id, 0)))
     }
 
     /// Sets one attribute of an existing node.
-    fn set_attr(&mut self, py: Python<'_>, node: &str, name: &str, value: &Bound<'_, PyAny>) -> PyResult<()> {
+    fn set_attr(
+        &mut self,
+        py: Python<'_>,
+        node: &str,
+        name: &str,
+        value: &Bound<'_, PyAny>,
+    ) -> PyResult<()> {
         let id = self.find(py, node)?;
         let value = attr_from_py(value)?;
         self.graph.node_mut(id).attrs.set(name, value);
@@ -227,15 +264,26 @@ impl PyGraph {
 
     /// The graph's outputs, in order.
     fn set_outputs(&mut self, py: Python<'_>, outputs: Vec<PyRef<'_, TensorRef>>) -> PyResult<()> {
-        let edges = outputs.iter().map(|h| self.edge(py, h)).collect::<PyResult<Vec<_>>>()?;
+        let edges = outputs
+            .iter()
+            .map(|h| self.edge(py, h))
+            .collect::<PyResult<Vec<_>>>()?;
         self.graph.set_outputs(edges).map_err(|e| graph_err(py, &e))
     }
 
     /// Rewires input instance `index` of `node` (None makes it absent).
-    fn set_input(&mut self, py: Python<'_>, node: &str, index: usize, tensor: Option<PyRef<'_, TensorRef>>) -> PyResult<()> {
+    fn set_input(
+        &mut self,
+        py: Python<'_>,
+        node: &str,
+        index: usize,
+        tensor: Option<PyRef<'_, TensorRef>>,
+    ) -> PyResult<()> {
         let id = self.find(py, node)?;
         let edge = tensor.map(|h| self.edge(py, &h)).transpose()?;
-        self.graph.set_input(id, index, edge).map_err(|e| graph_err(py, &e))
+        self.graph
+            .set_input(id, index, edge)
+            .map_err(|e| graph_err(py, &e))
     }
 
     /// A snapshot of node `name`.
@@ -269,18 +317,30 @@ impl PyGraph {
         let id = self.find(py, node)?;
         match self.graph.node(id).subgraph(body) {
             Some(graph) => Ok(PyGraph::from_graph(graph.clone())),
-            None => Err(new_error(graph_error(py)?, format!("node '{node}' has no body named '{body}'"), None)),
+            None => Err(new_error(
+                graph_error(py)?,
+                format!("node '{node}' has no body named '{body}'"),
+                None,
+            )),
         }
     }
 
     #[getter]
     fn inputs(&self) -> Vec<TensorRef> {
-        self.graph.inputs().iter().map(|&id| self.handle(OutputRef::new(id, 0))).collect()
+        self.graph
+            .inputs()
+            .iter()
+            .map(|&id| self.handle(OutputRef::new(id, 0)))
+            .collect()
     }
 
     #[getter]
     fn outputs(&self) -> Vec<TensorRef> {
-        self.graph.outputs().iter().map(|&e| self.handle(e)).collect()
+        self.graph
+            .outputs()
+            .iter()
+            .map(|&e| self.handle(e))
+            .collect()
     }
 
     fn copy(&self) -> PyGraph {
@@ -315,8 +375,16 @@ impl PyGraph {
             .iter()
             .map(|e| e.map(|e| (self.graph.node(e.node).name.clone(), e.index)))
             .collect();
-        let input_descs = node.inputs.iter().map(|e| e.map(|e| self.graph.tensor(e).clone())).collect();
-        let control_names = node.control_inputs.iter().map(|&c| self.graph.node(c).name.clone()).collect();
+        let input_descs = node
+            .inputs
+            .iter()
+            .map(|e| e.map(|e| self.graph.tensor(e).clone()))
+            .collect();
+        let control_names = node
+            .control_inputs
+            .iter()
+            .map(|&c| self.graph.node(c).name.clone())
+            .collect();
         PyNode {
             node,
             sources,
@@ -363,9 +431,23 @@ impl PyTensorDesc {
         value: Option<&Bound<'_, PyAny>>,
         shape_range: Option<Vec<(i64, i64)>>,
     ) -> PyResult<PyTensorDesc> {
-        let format = format.map(format_from_py).transpose()?.unwrap_or(Format::Nd);
+        let format = format
+            .map(format_from_py)
+            .transpose()?
+            .unwrap_or(Format::Nd);
         let mut desc = TensorDesc::new(dtype_from_py(dtype)?, shape_from_py(shape)?, format);
-        desc.value = value.map(tensor_from_py).transpose()?;
+        if let Some(value) = value.map(tensor_from_py).transpose()? {
+            if value.dtype() != desc.dtype || value.shape() != desc.shape() {
+                return Err(PyValueError::new_err(format!(
+                    "the value is {} {} but the descriptor says {} {}",
+                    value.dtype(),
+                    value.shape(),
+                    desc.dtype,
+                    desc.shape()
+                )));
+            }
+            desc.value = Some(value);
+        }
         desc.shape_range = shape_range;
         Ok(PyTensorDesc { desc })
     }
@@ -405,7 +487,11 @@ impl PyTensorDesc {
     /// The host value as a numpy array, when known.
     #[getter]
     fn value<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyAny>>> {
-        self.desc.value.as_ref().map(|v| tensor_to_py(py, v)).transpose()
+        self.desc
+            .value
+            .as_ref()
+            .map(|v| tensor_to_py(py, v))
+            .transpose()
     }
 
     fn __eq__(&self, other: &Bound<'_, PyAny>) -> bool {
@@ -415,9 +501,18 @@ impl PyTensorDesc {
     }
 
     fn __repr__(&self) -> String {
-        let mut s = format!("TensorDesc({}, {}", self.desc.summary(), self.desc.origin_format);
-        if self.desc.storage_format != self.desc.origin_format || self.desc.storage_shape != self.desc.origin_shape {
-            s += &format!(", storage {}{}", self.desc.storage_format, self.desc.storage_shape);
+        let mut s = format!(
+            "TensorDesc({}, {}",
+            self.desc.summary(),
+            self.desc.origin_format
+        );
+        if self.desc.storage_format != self.desc.origin_format
+            || self.desc.storage_shape != self.desc.origin_shape
+        {
+            s += &format!(
+                ", storage {}{}",
+                self.desc.storage_format, self.desc.storage_shape
+            );
         }
         if self.desc.value.is_some() {
             s += ", value";
@@ -479,6 +574,11 @@ impl PyNode {
 
     fn __repr__(&self) -> String {
         let outs: Vec<String> = self.node.outputs.iter().map(|d| d.summary()).collect();
-        format!("Node({:?}, {}, outputs=[{}])", self.node.name, self.node.op_type, outs.join(", "))
+        format!(
+            "Node({:?}, {}, outputs=[{}])",
+            self.node.name,
+            self.node.op_type,
+            outs.join(", ")
+        )
     }
 }

@@ -6,13 +6,19 @@ use opgraph_core::graph::Graph;
 use opgraph_core::infer::{infer_graph, InferOptions};
 use opgraph_core::op::{global_registry, OpOrigin, OpRegistry};
 use opgraph_core::types::{DataType, Format};
+use pyo3::exceptions::PyRuntimeError;
 use pyo3::prelude::*;
+use std::panic::{catch_unwind, AssertUnwindSafe};
 
 /// True when some node (bodies included) uses an op registered from Python.
 fn uses_user_ops(graph: &Graph, registry: &OpRegistry) -> bool {
     graph.nodes().iter().any(|n| {
-        registry.get(&n.op_type).is_some_and(|s| s.origin == OpOrigin::User)
-            || n.subgraphs.iter().any(|s| uses_user_ops(&s.graph, registry))
+        registry
+            .get(&n.op_type)
+            .is_some_and(|s| s.origin == OpOrigin::User)
+            || n.subgraphs
+                .iter()
+                .any(|s| uses_user_ops(&s.graph, registry))
     })
 }
 
@@ -20,16 +26,26 @@ fn uses_user_ops(graph: &Graph, registry: &OpRegistry) -> bool {
 /// `collect_errors=True` returns every failure instead (empty when all passed).
 #[pyfunction]
 #[pyo3(signature = (graph, collect_errors = false))]
-pub fn infer(py: Python<'_>, graph: &mut PyGraph, collect_errors: bool) -> PyResult<Vec<Py<PyAny>>> {
+pub fn infer(
+    py: Python<'_>,
+    graph: &mut PyGraph,
+    collect_errors: bool,
+) -> PyResult<Vec<Py<PyAny>>> {
     let registry = global_registry();
     let options = InferOptions { collect_errors };
-    let result = if uses_user_ops(&graph.graph, &registry) {
+    let g = &mut graph.graph;
+    // Op functions' panics are caught per node by the engine; this guard keeps
+    // any other internal panic from crossing into Python as well.
+    let run = |g: &mut Graph| catch_unwind(AssertUnwindSafe(|| infer_graph(g, &registry, options)));
+    let result = if uses_user_ops(g, &registry) {
         // Python callbacks need the GIL; holding it avoids re-acquiring per node.
-        infer_graph(&mut graph.graph, &registry, options)
+        run(g)
     } else {
-        let g = &mut graph.graph;
-        py.detach(|| infer_graph(g, &registry, options))
+        py.detach(|| run(g))
     };
+    let result = result.map_err(|_| {
+        PyRuntimeError::new_err("internal error in the opgraph engine (please report it); the graph may be partially inferred")
+    })?;
     match result {
         Ok(()) => Ok(Vec::new()),
         Err(failures) if collect_errors => Ok(failures
@@ -40,7 +56,7 @@ pub fn infer(py: Python<'_>, graph: &mut PyGraph, collect_errors: bool) -> PyRes
             .into_iter()
             .next()
             .map(|f| failure_to_py(py, f))
-            .unwrap_or_else(|| pyo3::exceptions::PyRuntimeError::new_err("inference failed without an error"))),
+            .unwrap_or_else(|| PyRuntimeError::new_err("inference failed without an error"))),
     }
 }
 
@@ -56,5 +72,8 @@ pub fn data_type_table() -> Vec<(String, i64, Option<u32>)> {
 /// `(name, GE number)` for every Format.
 #[pyfunction]
 pub fn format_table() -> Vec<(String, i64)> {
-    Format::ALL.iter().map(|f| (f.name().to_owned(), f.ge_value())).collect()
+    Format::ALL
+        .iter()
+        .map(|f| (f.name().to_owned(), f.ge_value()))
+        .collect()
 }

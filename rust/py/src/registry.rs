@@ -2,10 +2,16 @@
 //! functions as core callbacks, and prototypes read back for inspection.
 
 use crate::context::{borrowed_context, expire, ContextKind};
-use crate::convert::{attr_from_py, attr_to_py, attr_type_from_name, dtype_from_py, dtype_to_py, format_from_py, format_to_py};
+use crate::convert::{
+    attr_from_py, attr_to_py, attr_type_from_name, dtype_from_py, dtype_to_py, format_from_py,
+    format_to_py,
+};
 use crate::errors::registration_err;
 use opgraph_core::infer::OpContext;
-use opgraph_core::op::{global_registry, register_global, FollowType, OpError, OpFn, OpOrigin, OpSchema, ParamType, PortDef, ValueDepend};
+use opgraph_core::op::{
+    global_registry, register_global, FollowType, OpError, OpFn, OpOrigin, OpSchema, ParamType,
+    PortDef, ValueDepend,
+};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
@@ -17,7 +23,12 @@ fn py_op_fn(func: Py<PyAny>, kind: ContextKind) -> OpFn {
     Arc::new(move |ctx: &mut OpContext<'_>| Python::attach(|py| call(py, &func, kind, ctx)))
 }
 
-fn call(py: Python<'_>, func: &Py<PyAny>, kind: ContextKind, ctx: &mut OpContext<'_>) -> Result<(), OpError> {
+fn call(
+    py: Python<'_>,
+    func: &Py<PyAny>,
+    kind: ContextKind,
+    ctx: &mut OpContext<'_>,
+) -> Result<(), OpError> {
     let ptr = (ctx as *mut OpContext<'_>).cast::<OpContext<'static>>();
     // SAFETY: `ctx` outlives this call and is used only through the context
     // object until `expire` below, which runs before `ctx` is touched again.
@@ -25,9 +36,9 @@ fn call(py: Python<'_>, func: &Py<PyAny>, kind: ContextKind, ctx: &mut OpContext
     let result = func.bind(py).call1((&obj,));
     expire(&obj);
     match result {
-        Ok(v) if kind == ContextKind::Verify && v.is(pyo3::types::PyBool::new(py, false)) => {
-            Err(OpError::new(format!("{} returned False", describe(py, func))))
-        }
+        Ok(v) if kind == ContextKind::Verify && v.is(pyo3::types::PyBool::new(py, false)) => Err(
+            OpError::new(format!("{} returned False", describe(py, func))),
+        ),
         Ok(_) => Ok(()),
         Err(e) => Err(failure(py, func, e)),
     }
@@ -65,7 +76,11 @@ fn follow_type(value: u8) -> PyResult<FollowType> {
         1 => FollowType::Dtype,
         2 => FollowType::Format,
         3 => FollowType::Shape,
-        _ => return Err(PyValueError::new_err(format!("{value} is not a FollowType"))),
+        _ => {
+            return Err(PyValueError::new_err(format!(
+                "{value} is not a FollowType"
+            )))
+        }
     })
 }
 
@@ -73,19 +88,34 @@ fn value_depend(value: u8) -> PyResult<ValueDepend> {
     Ok(match value {
         0 => ValueDepend::Required,
         1 => ValueDepend::Optional,
-        _ => return Err(PyValueError::new_err(format!("{value} is not a ValueDepend"))),
+        _ => {
+            return Err(PyValueError::new_err(format!(
+                "{value} is not a ValueDepend"
+            )))
+        }
     })
 }
 
 /// One port from `(name, param_type, dtypes, dtype_list, formats, value_depend, follow)`.
-type PortSpec<'py> = (String, u8, Vec<Bound<'py, PyAny>>, bool, Vec<Bound<'py, PyAny>>, Option<u8>, Option<(String, u8)>);
+type PortSpec<'py> = (
+    String,
+    u8,
+    Vec<Bound<'py, PyAny>>,
+    bool,
+    Vec<Bound<'py, PyAny>>,
+    Option<u8>,
+    Option<(String, u8)>,
+);
 
 fn port_from_spec(spec: PortSpec<'_>) -> PyResult<PortDef> {
     let (name, param, dtypes, dtype_list, formats, depend, follow) = spec;
     let mut port = PortDef::new(name, param_type(param)?);
     port.dtypes = dtypes.iter().map(dtype_from_py).collect::<PyResult<_>>()?;
     port.dtype_list = dtype_list;
-    port.formats = formats.iter().map(format_from_py).collect::<PyResult<_>>()?;
+    port.formats = formats
+        .iter()
+        .map(format_from_py)
+        .collect::<PyResult<_>>()?;
     port.value_depend = depend.map(value_depend).transpose()?;
     if let Some((target, kind)) = follow {
         port = port.follow(target, follow_type(kind)?);
@@ -119,7 +149,11 @@ pub fn register_op(
         schema = schema.output(port_from_spec(port)?);
     }
     for (name, ty, has_default, default) in attrs {
-        let default = if has_default { Some(attr_from_py(&default)?) } else { None };
+        let default = if has_default {
+            Some(attr_from_py(&default)?)
+        } else {
+            None
+        };
         schema = schema.attr(&name, attr_type_from_name(&ty)?, default);
     }
     schema.verify = verify.map(|f| py_op_fn(f, ContextKind::Verify));
@@ -131,7 +165,11 @@ pub fn register_op(
 /// Registered op types, sorted.
 #[pyfunction]
 pub fn registered_op_types() -> Vec<String> {
-    global_registry().op_types().into_iter().map(String::from).collect()
+    global_registry()
+        .op_types()
+        .into_iter()
+        .map(String::from)
+        .collect()
 }
 
 /// The prototype of `op_type` as plain data, or None when not registered.
@@ -169,13 +207,24 @@ fn ports_to_py<'py>(py: Python<'py>, ports: &[PortDef]) -> PyResult<Bound<'py, P
         let d = PyDict::new(py);
         d.set_item("name", &port.name)?;
         d.set_item("param_type", port.param_type as u8)?;
-        let dtypes = port.dtypes.iter().map(|&t| dtype_to_py(py, t)).collect::<PyResult<Vec<_>>>()?;
+        let dtypes = port
+            .dtypes
+            .iter()
+            .map(|&t| dtype_to_py(py, t))
+            .collect::<PyResult<Vec<_>>>()?;
         d.set_item("dtypes", dtypes)?;
         d.set_item("dtype_list", port.dtype_list)?;
-        let formats = port.formats.iter().map(|&f| format_to_py(py, f)).collect::<PyResult<Vec<_>>>()?;
+        let formats = port
+            .formats
+            .iter()
+            .map(|&f| format_to_py(py, f))
+            .collect::<PyResult<Vec<_>>>()?;
         d.set_item("formats", formats)?;
         d.set_item("value_depend", port.value_depend.map(|v| v as u8))?;
-        d.set_item("follow", port.follow.as_ref().map(|f| (f.port.clone(), f.kind as u8)))?;
+        d.set_item(
+            "follow",
+            port.follow.as_ref().map(|f| (f.port.clone(), f.kind as u8)),
+        )?;
         list.append(d)?;
     }
     Ok(list)

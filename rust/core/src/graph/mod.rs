@@ -101,14 +101,15 @@ impl Graph {
             self.check_edge(&name, input, edge)?;
         }
         let count = self.node(node).inputs.len();
-        let slot = self.nodes[node.index()]
-            .inputs
-            .get_mut(input)
-            .ok_or(GraphError::NoSuchInput {
-                node: name,
-                index: input,
-                count,
-            })?;
+        let slot =
+            self.nodes[node.index()]
+                .inputs
+                .get_mut(input)
+                .ok_or(GraphError::NoSuchInput {
+                    node: name,
+                    index: input,
+                    count,
+                })?;
         *slot = edge;
         Ok(())
     }
@@ -184,8 +185,42 @@ impl Graph {
     pub fn total_nodes(&self) -> usize {
         self.nodes
             .iter()
-            .map(|n| 1 + n.subgraphs.iter().map(|s| s.graph.total_nodes()).sum::<usize>())
+            .map(|n| {
+                1 + n
+                    .subgraphs
+                    .iter()
+                    .map(|s| s.graph.total_nodes())
+                    .sum::<usize>()
+            })
             .sum()
+    }
+}
+
+impl Graph {
+    /// Adds a Data node carrying `desc` as graph input `index` (its input order).
+    pub fn add_input_node(
+        &mut self,
+        name: &str,
+        desc: TensorDesc,
+    ) -> Result<OutputRef, GraphError> {
+        let index = self.inputs.len() as i64;
+        let mut node = Node::new(name, "Data", Vec::new(), 1);
+        node.outputs[0] = desc;
+        node.attrs.set("index", crate::types::AttrValue::Int(index));
+        let id = self.add_node(node)?;
+        self.inputs.push(id);
+        Ok(OutputRef::new(id, 0))
+    }
+
+    /// Adds a Const node holding `value`.
+    pub fn add_const_node(
+        &mut self,
+        name: &str,
+        value: crate::types::HostTensor,
+    ) -> Result<OutputRef, GraphError> {
+        let mut node = Node::new(name, "Const", Vec::new(), 1);
+        node.outputs[0] = TensorDesc::constant(value, crate::types::Format::Nd);
+        Ok(OutputRef::new(self.add_node(node)?, 0))
     }
 }
 
@@ -206,33 +241,18 @@ mod tests {
             Err(GraphError::DuplicateName("a".into()))
         );
         let bad = g.add_node(node("b", vec![Some(OutputRef::new(a, 1))], 1));
-        assert!(matches!(bad, Err(GraphError::NoSuchOutput { index: 1, available: 1, .. })));
-        let b = g.add_node(node("b", vec![Some(OutputRef::new(a, 0))], 1)).unwrap();
+        assert!(matches!(
+            bad,
+            Err(GraphError::NoSuchOutput {
+                index: 1,
+                available: 1,
+                ..
+            })
+        ));
+        let b = g
+            .add_node(node("b", vec![Some(OutputRef::new(a, 0))], 1))
+            .unwrap();
         assert_eq!(g.find("b"), Some(b));
         assert!(g.set_input(b, 3, None).is_err());
-    }
-}
-
-impl Graph {
-    /// Adds a Data node carrying `desc` as graph input `index` (its input order).
-    pub fn add_input_node(&mut self, name: &str, desc: TensorDesc) -> Result<OutputRef, GraphError> {
-        let index = self.inputs.len() as i64;
-        let mut node = Node::new(name, "Data", Vec::new(), 1);
-        node.outputs[0] = desc;
-        node.attrs.set("index", crate::types::AttrValue::Int(index));
-        let id = self.add_node(node)?;
-        self.inputs.push(id);
-        Ok(OutputRef::new(id, 0))
-    }
-
-    /// Adds a Const node holding `value`.
-    pub fn add_const_node(
-        &mut self,
-        name: &str,
-        value: crate::types::HostTensor,
-    ) -> Result<OutputRef, GraphError> {
-        let mut node = Node::new(name, "Const", Vec::new(), 1);
-        node.outputs[0] = TensorDesc::constant(value, crate::types::Format::Nd);
-        Ok(OutputRef::new(self.add_node(node)?, 0))
     }
 }

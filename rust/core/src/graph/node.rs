@@ -75,6 +75,9 @@ impl Node {
     }
 
     pub fn subgraph(&self, name: &str) -> Option<&Graph> {
-        self.subgraphs.iter().find(|s| s.name == name).map(|s| &s.graph)
+        self.subgraphs
+            .iter()
+            .find(|s| s.name == name)
+            .map(|s| &s.graph)
     }
 }

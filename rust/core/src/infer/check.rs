@@ -1,6 +1,7 @@
 //! The prototype check GE runs before a node's own functions: port
 //! arity, dtype combinations, formats, input Follow constraints and attributes.
 
+use super::context::filled;
 use crate::graph::Node;
 use crate::op::{OpError, OpSchema, ParamType, PortDef};
 use crate::types::{DataType, Format, TensorDesc};
@@ -55,7 +56,10 @@ fn check_arity(node: &Node, schema: &OpSchema) -> Result<(), OpError> {
                 crate::bail!("required input '{}' is not connected", port.name)
             }
             ParamType::Optional if count > 1 => {
-                crate::bail!("optional input '{}' has {count} instances; it takes at most one", port.name)
+                crate::bail!(
+                    "optional input '{}' has {count} instances; it takes at most one",
+                    port.name
+                )
             }
             ParamType::Dynamic if instances.iter().any(Option::is_none) => {
                 crate::bail!("dynamic input '{}' has an unconnected instance", port.name)
@@ -74,7 +78,10 @@ fn check_arity(node: &Node, schema: &OpSchema) -> Result<(), OpError> {
     }
     for (port, &count) in schema.outputs.iter().zip(&node.output_counts) {
         if port.param_type == ParamType::Required && count != 1 {
-            crate::bail!("required output '{}' has {count} instances; it takes one", port.name);
+            crate::bail!(
+                "required output '{}' has {count} instances; it takes one",
+                port.name
+            );
         }
     }
     Ok(())
@@ -94,13 +101,16 @@ fn check_input_dtypes(
     schema: &OpSchema,
     inputs: &[Option<&TensorDesc>],
 ) -> Result<LiveCombinations, OpError> {
-    let mut live: LiveCombinations = SmallVec::from_elem(true, schema.combination_count());
+    let mut live: LiveCombinations = filled(true, schema.combination_count());
     let mut at = 0;
     for (p, (port, &count)) in schema.inputs.iter().zip(&node.input_counts).enumerate() {
         for desc in inputs[at..at + count as usize].iter().flatten() {
             let dtype = desc.dtype;
             if dtype == DataType::Undefined {
-                crate::bail!("input '{}' has no dtype (its producer did not infer one)", port.name);
+                crate::bail!(
+                    "input '{}' has no dtype (its producer did not infer one)",
+                    port.name
+                );
             }
             if port.dtype_list && !port.dtypes.is_empty() && !port.dtypes.contains(&dtype) {
                 crate::bail!(
@@ -110,8 +120,9 @@ fn check_input_dtypes(
                 );
             }
             if port.in_combinations() {
-                for (k, alive) in live.iter_mut().enumerate() {
-                    *alive &= port.dtypes[k] == dtype;
+                // Registration gives every combination port the same length.
+                for (alive, &allowed) in live.iter_mut().zip(&port.dtypes) {
+                    *alive &= allowed == dtype;
                 }
             }
             check_format(port, desc.origin_format)?;
@@ -143,7 +154,11 @@ fn check_format(port: &PortDef, format: Format) -> Result<(), OpError> {
         || port.formats.contains(&Format::Nd);
     if !allowed {
         let names: Vec<&str> = port.formats.iter().map(|f| f.name()).collect();
-        crate::bail!("input '{}' is in format {format}, but it takes {}", port.name, names.join(" or "));
+        crate::bail!(
+            "input '{}' is in format {format}, but it takes {}",
+            port.name,
+            names.join(" or ")
+        );
     }
     Ok(())
 }
@@ -168,10 +183,20 @@ fn check_input_follow(
     };
     let name = &schema.inputs[port].name;
     if follow.kind.covers(crate::op::FollowType::Dtype) && desc.dtype != other.dtype {
-        crate::bail!("input '{name}' is {} but must have the dtype of '{}' ({})", desc.dtype, follow.port, other.dtype);
+        crate::bail!(
+            "input '{name}' is {} but must have the dtype of '{}' ({})",
+            desc.dtype,
+            follow.port,
+            other.dtype
+        );
     }
     if follow.kind.covers(crate::op::FollowType::Shape) && desc.shape() != other.shape() {
-        crate::bail!("input '{name}' is {} but must have the shape of '{}' ({})", desc.shape(), follow.port, other.shape());
+        crate::bail!(
+            "input '{name}' is {} but must have the shape of '{}' ({})",
+            desc.shape(),
+            follow.port,
+            other.shape()
+        );
     }
     Ok(())
 }
@@ -201,7 +226,11 @@ pub(crate) fn dtype_names(dtypes: &[DataType]) -> String {
 
 /// `(FLOAT, FLOAT), (FLOAT16, FLOAT16)` over the combination inputs.
 fn combinations(schema: &OpSchema) -> String {
-    let ports: Vec<&PortDef> = schema.inputs.iter().filter(|p| p.in_combinations()).collect();
+    let ports: Vec<&PortDef> = schema
+        .inputs
+        .iter()
+        .filter(|p| p.in_combinations())
+        .collect();
     let combos: Vec<String> = (0..schema.combination_count())
         .map(|k| {
             let dts: Vec<&str> = ports.iter().map(|p| p.dtypes[k].name()).collect();

@@ -7,14 +7,13 @@ use crate::graph::{Graph, Node};
 use crate::op::{OpError, OpSchema, ValueDepend};
 use crate::types::{AttrValue, DataType, Format, HostTensor, Shape, TensorDesc};
 use smallvec::SmallVec;
+use std::ops::Range;
 
 pub struct OpContext<'a> {
     node: &'a Node,
     schema: &'a OpSchema,
     /// Input instances in order; `None` for an absent optional input.
     inputs: &'a [Option<&'a TensorDesc>],
-    /// First instance of each prototype input, plus a final end marker.
-    input_starts: SmallVec<[usize; 6]>,
     outputs: &'a mut [TensorDesc],
     /// Per output, which aspects a function set (`SET_*` bits).
     pub(crate) set_by_fn: SmallVec<[u8; 4]>,
@@ -24,21 +23,15 @@ pub(crate) const SET_DTYPE: u8 = 1;
 pub(crate) const SET_SHAPE: u8 = 2;
 pub(crate) const SET_FORMAT: u8 = 4;
 
-/// Instance start offsets from per-port counts (empty counts: one each).
-pub(crate) fn port_starts(counts: &[u32], ports: usize, instances: usize) -> SmallVec<[usize; 6]> {
-    let mut starts = SmallVec::with_capacity(ports + 1);
-    if counts.is_empty() {
-        starts.extend(0..=ports.min(instances));
-        starts.resize(ports + 1, instances);
+/// `n` copies of `value`. For the small sizes nodes have, this writes one
+/// constant array instead of calling `memset` (what `SmallVec::from_elem`
+/// compiles to), which showed up at a few percent of inference time.
+pub(crate) fn filled<T: Copy, const N: usize>(value: T, n: usize) -> SmallVec<[T; N]> {
+    if n <= N {
+        SmallVec::from_buf_and_len([value; N], n)
     } else {
-        let mut at = 0;
-        for &c in counts {
-            starts.push(at);
-            at += c as usize;
-        }
-        starts.push(at);
+        SmallVec::from_elem(value, n)
     }
-    starts
 }
 
 impl<'a> OpContext<'a> {
@@ -48,13 +41,11 @@ impl<'a> OpContext<'a> {
         inputs: &'a [Option<&'a TensorDesc>],
         outputs: &'a mut [TensorDesc],
     ) -> OpContext<'a> {
-        let input_starts = port_starts(&node.input_counts, schema.inputs.len(), inputs.len());
-        let set_by_fn = SmallVec::from_elem(0, outputs.len());
+        let set_by_fn = filled(0, outputs.len());
         OpContext {
             node,
             schema,
             inputs,
-            input_starts,
             outputs,
             set_by_fn,
         }
@@ -89,7 +80,11 @@ impl<'a> OpContext<'a> {
         self.input_desc(i).ok_or_else(|| {
             OpError::new(format!(
                 "input {i} is {} (the node has {} input instances)",
-                if i < self.inputs.len() { "absent" } else { "out of range" },
+                if i < self.inputs.len() {
+                    "absent"
+                } else {
+                    "out of range"
+                },
                 self.inputs.len()
             ))
         })
@@ -103,16 +98,31 @@ impl<'a> OpContext<'a> {
         Ok(self.input(i)?.dtype)
     }
 
+    /// Instance range of prototype input `port`: the node's per-port counts
+    /// laid end to end, or one instance per port when the node has none.
+    /// `None` past the last port. Worked out on demand rather than up front,
+    /// since most infer functions never ask.
+    fn instance_range(&self, port: usize) -> Option<Range<usize>> {
+        let counts = &self.node.input_counts;
+        if counts.is_empty() {
+            let instances = self.inputs.len();
+            return (port < self.schema.inputs.len())
+                .then(|| port.min(instances)..(port + 1).min(instances));
+        }
+        let count = *counts.get(port)? as usize;
+        let start: usize = counts[..port].iter().map(|&c| c as usize).sum();
+        Some(start..start + count)
+    }
+
     /// Instance range of prototype input `ir_index`.
-    fn port_range(&self, ir_index: usize) -> Result<std::ops::Range<usize>, OpError> {
-        if ir_index + 1 >= self.input_starts.len() {
-            crate::bail!(
+    fn port_range(&self, ir_index: usize) -> Result<Range<usize>, OpError> {
+        self.instance_range(ir_index).ok_or_else(|| {
+            OpError::new(format!(
                 "{} has {} prototype inputs; index {ir_index} is out of range",
                 self.schema.op_type,
                 self.schema.inputs.len()
-            );
-        }
-        Ok(self.input_starts[ir_index]..self.input_starts[ir_index + 1])
+            ))
+        })
     }
 
     /// Prototype input `ir_index` when present (GE's `GetOptionalInputDesc`).
@@ -127,7 +137,11 @@ impl<'a> OpContext<'a> {
     }
 
     /// Instance `relative` of dynamic prototype input `ir_index`.
-    pub fn dynamic_input_desc(&self, ir_index: usize, relative: usize) -> Result<&'a TensorDesc, OpError> {
+    pub fn dynamic_input_desc(
+        &self,
+        ir_index: usize,
+        relative: usize,
+    ) -> Result<&'a TensorDesc, OpError> {
         let range = self.port_range(ir_index)?;
         if relative >= range.len() {
             crate::bail!(
@@ -141,7 +155,18 @@ impl<'a> OpContext<'a> {
 
     /// The prototype input an instance belongs to.
     pub fn prototype_input_of(&self, instance: usize) -> Option<usize> {
-        self.input_starts.windows(2).position(|w| (w[0]..w[1]).contains(&instance))
+        let counts = &self.node.input_counts;
+        if counts.is_empty() {
+            // One instance per port (while both last).
+            let ports = self.schema.inputs.len();
+            return (instance < ports.min(self.inputs.len())).then_some(instance);
+        }
+        let mut end = 0;
+        counts.iter().position(|&count| {
+            let start = end;
+            end += count as usize;
+            (start..end).contains(&instance)
+        })
     }
 
     /// Host value of input instance `i`: only for inputs the prototype marks
@@ -175,7 +200,12 @@ impl<'a> OpContext<'a> {
         Some((def.name.as_str(), self.attr(&def.name)?))
     }
 
-    fn typed<T>(&self, name: &str, want: &str, pick: impl FnOnce(&'a AttrValue) -> Option<T>) -> Result<T, OpError> {
+    fn typed<T>(
+        &self,
+        name: &str,
+        want: &str,
+        pick: impl FnOnce(&'a AttrValue) -> Option<T>,
+    ) -> Result<T, OpError> {
         let value = self
             .attr(name)
             .ok_or_else(|| OpError::new(format!("attribute '{name}' is missing")))?;
@@ -238,10 +268,11 @@ impl<'a> OpContext<'a> {
 
     fn output_mut(&mut self, i: usize, aspect: u8) -> Result<&mut TensorDesc, OpError> {
         let count = self.outputs.len();
-        let desc = self
-            .outputs
-            .get_mut(i)
-            .ok_or_else(|| OpError::new(format!("output {i} is out of range (the node has {count} outputs)")))?;
+        let desc = self.outputs.get_mut(i).ok_or_else(|| {
+            OpError::new(format!(
+                "output {i} is out of range (the node has {count} outputs)"
+            ))
+        })?;
         self.set_by_fn[i] |= aspect;
         Ok(desc)
     }
@@ -266,7 +297,11 @@ impl<'a> OpContext<'a> {
         Ok(())
     }
 
-    pub fn set_output_shape_range(&mut self, i: usize, range: Vec<(i64, i64)>) -> Result<(), OpError> {
+    pub fn set_output_shape_range(
+        &mut self,
+        i: usize,
+        range: Vec<(i64, i64)>,
+    ) -> Result<(), OpError> {
         self.output_mut(i, 0)?.shape_range = Some(range);
         Ok(())
     }
@@ -291,7 +326,6 @@ impl<'a> OpContext<'a> {
     }
 }
 
-
 impl<'a> OpContext<'a> {
     /// Instances per prototype output. Borrowed from the node, not from the
     /// context, so callers can keep iterating while they set outputs.
@@ -303,13 +337,126 @@ impl<'a> OpContext<'a> {
     /// The first instance of prototype input `port`, when it has one and it
     /// is present (what a `Follow` rule reads).
     pub(crate) fn first_instance_of(&self, port: usize) -> Option<&'a TensorDesc> {
-        // Instance `start` belongs to `port` exactly when the port's
-        // instance range is non-empty (the starts never decrease).
-        let (&start, &end) = (self.input_starts.get(port)?, self.input_starts.get(port + 1)?);
-        if start < end {
-            self.input_desc(start)
+        self.instance_range(port)?
+            .next()
+            .and_then(|i| self.input_desc(i))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::op::{ParamType, PortDef};
+    use crate::types::AttrType;
+
+    /// The instance layout `OpContext` used to precompute: the first instance
+    /// of each prototype input plus an end marker.
+    fn reference_starts(counts: &[u32], ports: usize, instances: usize) -> Vec<usize> {
+        let mut starts = Vec::new();
+        if counts.is_empty() {
+            starts.extend(0..=ports.min(instances));
+            starts.resize(ports + 1, instances);
         } else {
-            None
+            let mut at = 0;
+            for &c in counts {
+                starts.push(at);
+                at += c as usize;
+            }
+            starts.push(at);
         }
+        starts
+    }
+
+    #[test]
+    fn instance_layout_matches_the_precomputed_starts() {
+        let schema = OpSchema::new("T")
+            .input(PortDef::new("a", ParamType::Required))
+            .input(PortDef::new("b", ParamType::Dynamic))
+            .input(PortDef::new("c", ParamType::Optional))
+            .output(PortDef::new("y", ParamType::Required));
+        let descs: Vec<TensorDesc> = (0..6)
+            .map(|i| TensorDesc::new(DataType::Float, Shape::from_dims([i]), Format::Nd))
+            .collect();
+        // Consistent, empty, zero-instance and inconsistent counts alike.
+        let layouts: [&[u32]; 8] = [
+            &[],
+            &[1, 0, 1],
+            &[1, 3, 0],
+            &[1, 2, 1],
+            &[2],
+            &[1, 1],
+            &[0, 0, 0, 0],
+            &[1, 4, 1],
+        ];
+        for counts in layouts {
+            for instances in 0..=5 {
+                // Instance 2 is an absent optional input wherever it exists.
+                let inputs: Vec<Option<&TensorDesc>> = (0..instances)
+                    .map(|i| (i != 2).then(|| &descs[i]))
+                    .collect();
+                let mut node = Node::new("n", "T", vec![None; instances], 1);
+                node.input_counts = counts.iter().copied().collect();
+                let mut outputs = vec![TensorDesc::default()];
+                let ctx = OpContext::new(&node, &schema, &inputs, &mut outputs);
+
+                let starts = reference_starts(counts, schema.inputs.len(), instances);
+                let port_of = |i: usize| starts.windows(2).position(|w| (w[0]..w[1]).contains(&i));
+                let case = format!("counts {counts:?}, {instances} instances");
+                for instance in 0..instances + 2 {
+                    assert_eq!(
+                        ctx.prototype_input_of(instance),
+                        port_of(instance),
+                        "{case}, instance {instance}"
+                    );
+                }
+                for port in 0..5 {
+                    let range = (port + 1 < starts.len()).then(|| starts[port]..starts[port + 1]);
+                    let first = |r: &Range<usize>| {
+                        r.clone()
+                            .next()
+                            .and_then(|i| inputs.get(i).copied().flatten())
+                    };
+                    assert_eq!(
+                        ctx.optional_input_desc(port).ok(),
+                        range.as_ref().map(first),
+                        "{case}, port {port}"
+                    );
+                    assert_eq!(
+                        ctx.dynamic_input_count(port).ok(),
+                        range.as_ref().map(|r| r.len()),
+                        "{case}, port {port}"
+                    );
+                    let follow = (0..instances)
+                        .find(|&i| port_of(i) == Some(port))
+                        .and_then(|i| ctx.input_desc(i));
+                    assert_eq!(ctx.first_instance_of(port), follow, "{case}, port {port}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn attributes_come_from_the_node_then_the_prototype_default() {
+        let schema = OpSchema::new("T")
+            .output(PortDef::new("y", ParamType::Required))
+            .attr("k", AttrType::Int, Some(AttrValue::Int(1)))
+            .attr("s", AttrType::Str, None);
+        let mut node = Node::new("n", "T", vec![], 1);
+        node.attrs.set("extra", AttrValue::Bool(true));
+        node.attrs.set("s", AttrValue::Str("x".into()));
+        let mut outputs = vec![TensorDesc::default()];
+        {
+            let ctx = OpContext::new(&node, &schema, &[], &mut outputs);
+            assert_eq!(ctx.attr("k"), Some(&AttrValue::Int(1)));
+            assert_eq!(ctx.attr("s"), Some(&AttrValue::Str("x".into())));
+            assert_eq!(ctx.attr("extra"), Some(&AttrValue::Bool(true)));
+            assert_eq!(ctx.attr("missing"), None);
+            assert_eq!(ctx.attr_at(1), Some(("s", &AttrValue::Str("x".into()))));
+            assert_eq!(ctx.attr_at(2), None);
+        }
+        node.attrs.set("k", AttrValue::Int(5));
+        let ctx = OpContext::new(&node, &schema, &[], &mut outputs);
+        assert_eq!(ctx.attr_int("k").unwrap(), 5);
+        assert_eq!(ctx.attr_at(0), Some(("k", &AttrValue::Int(5))));
     }
 }

@@ -6,9 +6,10 @@ use super::context::{OpContext, SET_DTYPE, SET_FORMAT, SET_SHAPE};
 use super::error::{InferFailure, NodeError, Stage};
 use crate::graph::{topological_order, Graph, Node, NodeId};
 use crate::op::{OpError, OpFn, OpRegistry, OpSchema};
-use crate::types::{AttrValue, DataType, TensorDesc};
+use crate::types::{same_name, AttrValue, DataType, TensorDesc};
 use smallvec::SmallVec;
 use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::Arc;
 
 #[derive(Clone, Copy, Debug, Default)]
 pub struct InferOptions {
@@ -26,6 +27,7 @@ pub fn infer_graph(
 ) -> Result<(), Vec<InferFailure>> {
     let mut engine = Engine {
         registry,
+        schemas: SchemaCache::new(registry),
         options,
         path: Vec::new(),
         failures: Vec::new(),
@@ -40,6 +42,7 @@ pub fn infer_graph(
 
 struct Engine<'r> {
     registry: &'r OpRegistry,
+    schemas: SchemaCache<'r>,
     options: InferOptions,
     path: Vec<String>,
     failures: Vec<InferFailure>,
@@ -82,8 +85,7 @@ impl Engine<'_> {
     /// Errors are boxed: they are rare, and a small `Result` keeps the
     /// per-node path lean.
     fn infer_node(&mut self, graph: &mut Graph, id: NodeId) -> Result<(), Box<NodeError>> {
-        let registry = self.registry;
-        let Some(schema) = registry.get(&graph.node(id).op_type) else {
+        let Some(schema) = self.schemas.get(&graph.node(id).op_type) else {
             let msg = format!(
                 "no op type '{}' is registered; register a prototype for it with opgraph.register",
                 graph.node(id).op_type
@@ -97,14 +99,18 @@ impl Engine<'_> {
 
         let mut outputs = std::mem::take(&mut graph.node_mut(id).outputs);
         if !schema.source {
-            outputs.iter_mut().for_each(|o| *o = TensorDesc::default());
+            outputs.iter_mut().for_each(TensorDesc::reset);
         }
         let result = {
             let node = graph.node(id);
-            let inputs: SmallVec<[Option<&TensorDesc>; 6]> =
-                node.inputs.iter().map(|e| e.map(|e| graph.tensor(e))).collect();
-            catch_unwind(AssertUnwindSafe(|| run_node(node, schema, &inputs, &mut outputs)))
-                .unwrap_or_else(|panic| Err((Stage::InferShape, internal_error(panic))))
+            // Filled in place rather than collected: moving a just-written
+            // SmallVec stalls on store forwarding.
+            let mut inputs: SmallVec<[Option<&TensorDesc>; 6]> = SmallVec::new();
+            inputs.extend(node.inputs.iter().map(|e| e.map(|e| graph.tensor(e))));
+            catch_unwind(AssertUnwindSafe(|| {
+                run_node(node, schema, &inputs, &mut outputs)
+            }))
+            .unwrap_or_else(|panic| Err((Stage::InferShape, internal_error(panic))))
         };
         graph.node_mut(id).outputs = outputs;
         result.map_err(|(stage, e)| self.error(graph, id, stage, e))
@@ -131,7 +137,10 @@ impl Engine<'_> {
             let ok = self.run(&mut body.graph);
             self.path.truncate(self.path.len() - 2);
             if !ok {
-                outcome = Err(OpError::new(format!("body '{}' failed inference (see its errors)", body.name)));
+                outcome = Err(OpError::new(format!(
+                    "body '{}' failed inference (see its errors)",
+                    body.name
+                )));
                 break;
             }
         }
@@ -145,7 +154,11 @@ impl Engine<'_> {
             .registry
             .get(&node.op_type)
             .map(|s| instance_names(&s.inputs, &node.input_counts, node.inputs.len()))
-            .unwrap_or_else(|| (0..node.inputs.len()).map(|i| format!("input{i}")).collect());
+            .unwrap_or_else(|| {
+                (0..node.inputs.len())
+                    .map(|i| format!("input{i}"))
+                    .collect()
+            });
         let inputs = node
             .inputs
             .iter()
@@ -164,6 +177,38 @@ impl Engine<'_> {
             path: self.path.clone(),
             source: e.source,
         })
+    }
+}
+
+/// Registry lookups for the engine. A graph uses a few op types over and
+/// over, so the schema last found for each op-type length is tried first:
+/// most nodes then cost one string comparison instead of a hash lookup.
+struct SchemaCache<'r> {
+    registry: &'r OpRegistry,
+    by_len: [Option<&'r Arc<OpSchema>>; 32],
+}
+
+impl<'r> SchemaCache<'r> {
+    fn new(registry: &'r OpRegistry) -> Self {
+        SchemaCache {
+            registry,
+            by_len: [None; 32],
+        }
+    }
+
+    fn get(&mut self, op_type: &str) -> Option<&'r Arc<OpSchema>> {
+        let slot = self.by_len.get_mut(op_type.len());
+        if let Some(Some(schema)) = slot.as_deref() {
+            // The registry keys each schema by its own op type.
+            if same_name(&schema.op_type, op_type) {
+                return Some(schema);
+            }
+        }
+        let schema = self.registry.get(op_type)?;
+        if let Some(slot) = slot {
+            *slot = Some(schema);
+        }
+        Some(schema)
     }
 }
 
@@ -256,7 +301,9 @@ fn internal_error(panic: Box<dyn std::any::Any + Send>) -> OpError {
         .map(|s| s.to_string())
         .or_else(|| panic.downcast_ref::<String>().cloned())
         .unwrap_or_else(|| "unknown panic".into());
-    OpError::new(format!("internal error in opgraph (please report it): {what}"))
+    OpError::new(format!(
+        "internal error in opgraph (please report it): {what}"
+    ))
 }
 
 /// `(instance, prototype port)` of every output instance, from the node's
@@ -269,7 +316,11 @@ fn output_instances(counts: &[u32]) -> impl Iterator<Item = (usize, usize)> + '_
         .enumerate()
 }
 
-fn default_dtypes(ctx: &mut OpContext<'_>, schema: &OpSchema, live: &LiveCombinations) -> Result<(), OpError> {
+fn default_dtypes(
+    ctx: &mut OpContext<'_>,
+    schema: &OpSchema,
+    live: &LiveCombinations,
+) -> Result<(), OpError> {
     for (o, p) in output_instances(ctx.node_output_counts()) {
         if ctx.set_by_fn[o] & SET_DTYPE != 0 {
             continue;
@@ -278,10 +329,18 @@ fn default_dtypes(ctx: &mut OpContext<'_>, schema: &OpSchema, live: &LiveCombina
         let dtype = if let Some(src) = schema.follow_sources[p].dtype {
             match ctx.first_instance_of(src) {
                 Some(d) => d.dtype,
-                None => crate::bail!("output '{}' follows input '{}', which is absent", port.name, schema.inputs[src].name),
+                None => crate::bail!(
+                    "output '{}' follows input '{}', which is absent",
+                    port.name,
+                    schema.inputs[src].name
+                ),
             }
         } else if port.in_combinations() {
-            let mut candidates = live.iter().zip(&port.dtypes).filter(|(l, _)| **l).map(|(_, d)| *d);
+            let mut candidates = live
+                .iter()
+                .zip(&port.dtypes)
+                .filter(|(l, _)| **l)
+                .map(|(_, d)| *d);
             let first = candidates.next();
             match first {
                 Some(d) if candidates.all(|c| c == d) => d,
@@ -290,7 +349,10 @@ fn default_dtypes(ctx: &mut OpContext<'_>, schema: &OpSchema, live: &LiveCombina
         } else if port.dtype_list && port.dtypes.len() == 1 {
             port.dtypes[0]
         } else {
-            crate::bail!("the infer_dtype function did not set the dtype of output '{}'", port.name)
+            crate::bail!(
+                "the infer_dtype function did not set the dtype of output '{}'",
+                port.name
+            )
         };
         ctx.set_output_dtype(o, dtype)?;
     }
@@ -303,7 +365,10 @@ fn default_shapes_and_formats(ctx: &mut OpContext<'_>, schema: &OpSchema) -> Res
         let set = ctx.set_by_fn[o];
         if set & SET_SHAPE == 0 {
             let Some(src) = sources.shape.and_then(|s| ctx.first_instance_of(s)) else {
-                crate::bail!("the infer_shape function did not set the shape of output '{}'", schema.outputs[p].name);
+                crate::bail!(
+                    "the infer_shape function did not set the shape of output '{}'",
+                    schema.outputs[p].name
+                );
             };
             ctx.set_output_shape(o, src.shape().clone())?;
             if let Some(range) = &src.shape_range {
@@ -327,7 +392,11 @@ fn check_output_dtypes(ctx: &OpContext<'_>, schema: &OpSchema) -> Result<(), OpE
             crate::bail!("output '{}' was left without a dtype", port.name);
         }
         if !port.dtypes.is_empty() && !port.dtypes.contains(&dtype) {
-            crate::bail!("output '{}' was inferred as {dtype}, but the prototype allows {}", port.name, dtype_names(&port.dtypes));
+            crate::bail!(
+                "output '{}' was inferred as {dtype}, but the prototype allows {}",
+                port.name,
+                dtype_names(&port.dtypes)
+            );
         }
     }
     Ok(())

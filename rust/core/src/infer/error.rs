@@ -77,7 +77,10 @@ impl std::error::Error for NodeError {}
 pub enum InferFailure {
     Node(NodeError),
     /// A cycle in the root graph (empty path) or in a body.
-    Cycle { path: Vec<String>, error: CycleError },
+    Cycle {
+        path: Vec<String>,
+        error: CycleError,
+    },
 }
 
 impl fmt::Display for InferFailure {

@@ -5,11 +5,21 @@ use crate::types::NamedAttrs;
 use std::sync::Arc;
 
 fn f32_input(g: &mut Graph, name: &str, dims: &[i64], format: Format) -> OutputRef {
-    g.add_input_node(name, TensorDesc::new(DataType::Float, Shape::from_dims(dims), format))
-        .unwrap()
+    g.add_input_node(
+        name,
+        TensorDesc::new(DataType::Float, Shape::from_dims(dims), format),
+    )
+    .unwrap()
 }
 
-fn op(g: &mut Graph, r: &OpRegistry, op_type: &str, name: &str, inputs: &[OutputRef], attrs: Attrs) -> OutputRef {
+fn op(
+    g: &mut Graph,
+    r: &OpRegistry,
+    op_type: &str,
+    name: &str,
+    inputs: &[OutputRef],
+    attrs: Attrs,
+) -> OutputRef {
     let spec = OpSpec {
         op_type: op_type.into(),
         name: name.into(),
@@ -25,7 +35,8 @@ fn ints(v: &[i64]) -> AttrValue {
 }
 
 fn shape_const(g: &mut Graph, name: &str, dims: &[i64]) -> OutputRef {
-    let t = HostTensor::from_ints(DataType::Int64, Shape::from_dims([dims.len() as i64]), dims).unwrap();
+    let t = HostTensor::from_ints(DataType::Int64, Shape::from_dims([dims.len() as i64]), dims)
+        .unwrap();
     g.add_const_node(name, t).unwrap()
 }
 
@@ -58,7 +69,10 @@ fn dtype_combination_mismatch_is_a_prototype_error() {
     let mut g = Graph::new("g");
     let a = f32_input(&mut g, "a", &[2], Format::Nd);
     let b = g
-        .add_input_node("b", TensorDesc::new(DataType::Float16, Shape::from_dims([2]), Format::Nd))
+        .add_input_node(
+            "b",
+            TensorDesc::new(DataType::Float16, Shape::from_dims([2]), Format::Nd),
+        )
         .unwrap();
     op(&mut g, &r, "Add", "sum", &[a, b], Attrs::new());
     let e = only_node_error(infer_graph(&mut g, &r, InferOptions::default()));
@@ -91,7 +105,10 @@ fn reshape_without_a_value_keeps_the_rank() {
     let mut g = Graph::new("g");
     let x = f32_input(&mut g, "x", &[2, 3], Format::Nd);
     let s = g
-        .add_input_node("s", TensorDesc::new(DataType::Int32, Shape::from_dims([3]), Format::Nd))
+        .add_input_node(
+            "s",
+            TensorDesc::new(DataType::Int32, Shape::from_dims([3]), Format::Nd),
+        )
         .unwrap();
     let y = op(&mut g, &r, "Reshape", "y", &[x, s], Attrs::new());
     infer_graph(&mut g, &r, InferOptions::default()).unwrap();
@@ -139,7 +156,11 @@ fn missing_required_attribute_is_reported() {
     let w = f32_input(&mut g, "w", &[4, 3, 3, 3], Format::Nchw);
     op(&mut g, &r, "Conv2D", "conv", &[x, w], Attrs::new());
     let e = only_node_error(infer_graph(&mut g, &r, InferOptions::default()));
-    assert!(e.message.contains("required attribute 'strides'"), "{}", e.message);
+    assert!(
+        e.message.contains("required attribute 'strides'"),
+        "{}",
+        e.message
+    );
 }
 
 #[test]
@@ -153,7 +174,14 @@ fn collect_errors_reports_each_root_failure_once() {
     op(&mut g, &r, "Add", "bad2", &[b, a], Attrs::new());
     let ok = op(&mut g, &r, "Add", "ok", &[a, a], Attrs::new());
 
-    let errors = infer_graph(&mut g, &r, InferOptions { collect_errors: true }).unwrap_err();
+    let errors = infer_graph(
+        &mut g,
+        &r,
+        InferOptions {
+            collect_errors: true,
+        },
+    )
+    .unwrap_err();
     let names: Vec<String> = errors
         .iter()
         .map(|e| match e {
@@ -188,7 +216,8 @@ fn unknown_op_types_fail_in_the_engine() {
     let r = OpRegistry::with_builtins();
     let mut g = Graph::new("g");
     let a = f32_input(&mut g, "a", &[2], Format::Nd);
-    g.add_node(Node::new("mystery", "NoSuchOp", vec![Some(a)], 1)).unwrap();
+    g.add_node(Node::new("mystery", "NoSuchOp", vec![Some(a)], 1))
+        .unwrap();
     let e = only_node_error(infer_graph(&mut g, &r, InferOptions::default()));
     assert_eq!(e.stage, Stage::UnknownOp);
 }
@@ -214,7 +243,10 @@ fn partitioned_call_infers_its_body_with_the_callers_inputs() {
     let r = OpRegistry::with_builtins();
     let mut body = Graph::new("f");
     let bx = body
-        .add_input_node("arg0", TensorDesc::new(DataType::Undefined, Shape::unknown_rank(), Format::Nd))
+        .add_input_node(
+            "arg0",
+            TensorDesc::new(DataType::Undefined, Shape::unknown_rank(), Format::Nd),
+        )
         .unwrap();
     let by = op(&mut body, &r, "Add", "double", &[bx, bx], Attrs::new());
     body.set_outputs(vec![by]).unwrap();
@@ -225,14 +257,117 @@ fn partitioned_call_infers_its_body_with_the_callers_inputs() {
         op_type: "PartitionedCall".into(),
         name: "call".into(),
         inputs: vec![PortInput::Many(vec![x])],
-        attrs: [("f", AttrValue::NamedAttrs(NamedAttrs { name: "f".into(), attrs: Attrs::new() }))]
-            .into_iter()
-            .collect(),
-        subgraphs: vec![Subgraph { name: "f".into(), graph: body }],
+        attrs: [(
+            "f",
+            AttrValue::NamedAttrs(NamedAttrs {
+                name: "f".into(),
+                attrs: Attrs::new(),
+            }),
+        )]
+        .into_iter()
+        .collect(),
+        subgraphs: vec![Subgraph {
+            name: "f".into(),
+            graph: body,
+        }],
         ..OpSpec::default()
     };
     let call = add_op(&mut g, &r, spec).unwrap();
     infer_graph(&mut g, &r, InferOptions::default()).unwrap();
     assert_eq!(g.node(call).outputs[0].shape().dims(), &[5, 7]);
     assert_eq!(g.node(call).outputs[0].dtype, DataType::Float);
+}
+
+#[test]
+fn op_types_sharing_a_length_and_long_op_types_resolve() {
+    // The engine remembers the last schema per op-type length; "Neg" shares
+    // "Add"'s length and the long name is past what it remembers.
+    let long = "AnOperatorTypeWithAVeryLongNameIndeed";
+    let mut r = OpRegistry::with_builtins();
+    for name in ["Neg", long] {
+        let schema = OpSchema::new(name)
+            .input(PortDef::new("x", ParamType::Required))
+            .output(PortDef::new("y", ParamType::Required).follow("x", FollowType::Shape))
+            .infer_dtype(crate::op::op_fn(|ctx| {
+                ctx.set_output_dtype(0, DataType::Int32)
+            }));
+        r.register(schema, false).unwrap();
+    }
+    let mut g = Graph::new("g");
+    let a = f32_input(&mut g, "a", &[2], Format::Nd);
+    let add1 = op(&mut g, &r, "Add", "add1", &[a, a], Attrs::new());
+    let neg1 = op(&mut g, &r, "Neg", "neg1", &[add1], Attrs::new());
+    let add2 = op(&mut g, &r, "Add", "add2", &[a, a], Attrs::new());
+    let neg2 = op(&mut g, &r, "Neg", "neg2", &[add2], Attrs::new());
+    let tail = op(&mut g, &r, long, "tail", &[neg2], Attrs::new());
+    infer_graph(&mut g, &r, InferOptions::default()).unwrap();
+    for (edge, dtype) in [
+        (add1, DataType::Float),
+        (neg1, DataType::Int32),
+        (add2, DataType::Float),
+        (tail, DataType::Int32),
+    ] {
+        assert_eq!(g.tensor(edge).dtype, dtype);
+        assert_eq!(g.tensor(edge).shape().dims(), &[2]);
+    }
+
+    // An unregistered type of a remembered length is still unknown.
+    g.add_node(Node::new("mul", "Mul", vec![Some(a), Some(a)], 1))
+        .unwrap();
+    let e = only_node_error(infer_graph(&mut g, &r, InferOptions::default()));
+    assert_eq!((e.node.as_str(), e.stage), ("mul", Stage::UnknownOp));
+}
+
+#[test]
+fn reshape_can_replace_a_range_of_dims() {
+    let r = OpRegistry::with_builtins();
+    let mut g = Graph::new("g");
+    let x = f32_input(&mut g, "x", &[2, 3, 4], Format::Nd);
+    let s = shape_const(&mut g, "s", &[-1, 1]);
+    let attrs: Attrs = [("axis", AttrValue::Int(1)), ("num_axes", AttrValue::Int(1))]
+        .into_iter()
+        .collect();
+    let y = op(&mut g, &r, "Reshape", "y", &[x, s], attrs);
+    infer_graph(&mut g, &r, InferOptions::default()).unwrap();
+    assert_eq!(g.tensor(y).shape().dims(), &[2, 3, 1, 4]);
+}
+
+#[test]
+fn reshape_to_an_empty_shape_vector_checks_the_element_count() {
+    // Found by the fuzzer: a value-less shape input of length 0 means a
+    // scalar target, which must still match the input's element count.
+    let r = OpRegistry::with_builtins();
+    let mut g = Graph::new("g");
+    let x = f32_input(&mut g, "x", &[2, 3], Format::Nd);
+    let s = g
+        .add_input_node(
+            "s",
+            TensorDesc::new(DataType::Int32, Shape::from_dims([0]), Format::Nd),
+        )
+        .unwrap();
+    op(&mut g, &r, "Reshape", "y", &[x, s], Attrs::new());
+    let e = only_node_error(infer_graph(&mut g, &r, InferOptions::default()));
+    assert!(
+        e.message.contains("cannot reshape 6 elements"),
+        "{}",
+        e.message
+    );
+}
+
+#[test]
+fn reshape_rejects_shape_vectors_longer_than_the_maximum_rank() {
+    // Found by the fuzzer: a value-less shape vector of length near i64::MAX
+    // used to allocate an unknown-dims shape of that rank.
+    let r = OpRegistry::with_builtins();
+    let mut g = Graph::new("g");
+    let x = f32_input(&mut g, "x", &[2, 3], Format::Nd);
+    let s = g
+        .add_input_node(
+            "s",
+            TensorDesc::new(DataType::Int32, Shape::from_dims([i64::MAX]), Format::Nd),
+        )
+        .unwrap();
+    op(&mut g, &r, "Reshape", "y", &[x, s], Attrs::new());
+    let e = only_node_error(infer_graph(&mut g, &r, InferOptions::default()));
+    assert!(e.message.contains("maximum rank"), "{}", e.message);
 }

@@ -5,7 +5,9 @@ mod registry;
 mod schema;
 
 pub use registry::{global_registry, register_global, OpRegistry, RegistrationError};
-pub use schema::{AttrDef, Follow, FollowType, OpOrigin, OpSchema, ParamType, PortDef, ValueDepend};
+pub use schema::{
+    AttrDef, Follow, FollowType, OpOrigin, OpSchema, ParamType, PortDef, ValueDepend,
+};
 
 use crate::infer::OpContext;
 use std::sync::Arc;

@@ -79,10 +79,16 @@ fn validate(schema: &mut OpSchema) -> Result<(), String> {
     }
     for port in &schema.outputs {
         if port.param_type == ParamType::Optional {
-            return Err(format!("output '{}' is OPTIONAL; outputs are REQUIRED or DYNAMIC", port.name));
+            return Err(format!(
+                "output '{}' is OPTIONAL; outputs are REQUIRED or DYNAMIC",
+                port.name
+            ));
         }
         if port.value_depend.is_some() {
-            return Err(format!("output '{}' is marked value-depend; only inputs can be", port.name));
+            return Err(format!(
+                "output '{}' is marked value-depend; only inputs can be",
+                port.name
+            ));
         }
     }
     let combos: FxHashSet<usize> = schema
@@ -118,7 +124,10 @@ fn validate(schema: &mut OpSchema) -> Result<(), String> {
     for port in schema.inputs.iter().chain(&schema.outputs) {
         if let Some(follow) = &port.follow {
             if !names.contains(follow.port.as_str()) {
-                return Err(format!("port '{}' follows '{}', which is not a port of this op", port.name, follow.port));
+                return Err(format!(
+                    "port '{}' follows '{}', which is not a port of this op",
+                    port.name, follow.port
+                ));
             }
         }
     }
@@ -157,7 +166,9 @@ fn resolve(schema: &OpSchema, start: usize, aspect: FollowType) -> Result<Option
         if let Some(input) = schema.input_index(&follow.port) {
             return Ok(Some(input));
         }
-        at = schema.output_index(&follow.port).expect("follow target checked above");
+        at = schema
+            .output_index(&follow.port)
+            .expect("follow target checked above");
     }
 }
 
@@ -241,16 +252,36 @@ mod tests {
     fn prototypes_are_checked() {
         let mut r = OpRegistry::new();
         let uneven = OpSchema::new("U")
-            .input(PortDef::new("x", ParamType::Required).dtypes(&[DataType::Float, DataType::Float16]))
-            .output(PortDef::new("y", ParamType::Required).dtypes(&[DataType::Float]).follow("x", FollowType::Shape));
-        assert!(r.register(uneven, false).unwrap_err().reason.contains("different lengths"));
+            .input(
+                PortDef::new("x", ParamType::Required)
+                    .dtypes(&[DataType::Float, DataType::Float16]),
+            )
+            .output(
+                PortDef::new("y", ParamType::Required)
+                    .dtypes(&[DataType::Float])
+                    .follow("x", FollowType::Shape),
+            );
+        assert!(r
+            .register(uneven, false)
+            .unwrap_err()
+            .reason
+            .contains("different lengths"));
 
         let no_shape = OpSchema::new("N")
             .input(PortDef::new("x", ParamType::Required))
             .output(PortDef::new("y", ParamType::Required).dtype_list(&[DataType::Float]));
-        assert!(r.register(no_shape, false).unwrap_err().reason.contains("infer_shape"));
+        assert!(r
+            .register(no_shape, false)
+            .unwrap_err()
+            .reason
+            .contains("infer_shape"));
 
-        let bad_default = identity_like("D").attr("k", AttrType::Int, Some(AttrValue::Str("x".into())));
-        assert!(r.register(bad_default, false).unwrap_err().reason.contains("declared int"));
+        let bad_default =
+            identity_like("D").attr("k", AttrType::Int, Some(AttrValue::Str("x".into())));
+        assert!(r
+            .register(bad_default, false)
+            .unwrap_err()
+            .reason
+            .contains("declared int"));
     }
 }

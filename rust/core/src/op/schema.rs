@@ -1,7 +1,7 @@
 //! Operator prototypes: GE's `OpDef` / `REG_OP` description of an op type.
 
 use super::OpFn;
-use crate::types::{AttrType, AttrValue, DataType, Format};
+use crate::types::{same_name, AttrType, AttrValue, DataType, Format};
 
 /// How many instances a prototype port takes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -196,15 +196,15 @@ impl OpSchema {
     }
 
     pub fn input_index(&self, name: &str) -> Option<usize> {
-        self.inputs.iter().position(|p| p.name == name)
+        self.inputs.iter().position(|p| same_name(&p.name, name))
     }
 
     pub fn output_index(&self, name: &str) -> Option<usize> {
-        self.outputs.iter().position(|p| p.name == name)
+        self.outputs.iter().position(|p| same_name(&p.name, name))
     }
 
     pub fn attr_def(&self, name: &str) -> Option<&AttrDef> {
-        self.attrs.iter().find(|a| a.name == name)
+        self.attrs.iter().find(|a| same_name(&a.name, name))
     }
 
     /// Number of parallel dtype combinations (0 when no port uses them).

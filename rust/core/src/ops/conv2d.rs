@@ -16,11 +16,23 @@ pub(super) fn schemas() -> Vec<OpSchema> {
         .output(PortDef::new("y", ParamType::Required).dtypes(&[Float16, Float, Int32, Bf16]))
         .attr("strides", AttrType::ListInt, None)
         .attr("pads", AttrType::ListInt, None)
-        .attr("dilations", AttrType::ListInt, Some(AttrValue::ListInt(vec![1, 1, 1, 1])))
+        .attr(
+            "dilations",
+            AttrType::ListInt,
+            Some(AttrValue::ListInt(vec![1, 1, 1, 1])),
+        )
         .attr("groups", AttrType::Int, Some(AttrValue::Int(1)))
-        .attr("data_format", AttrType::Str, Some(AttrValue::Str("NHWC".into())))
+        .attr(
+            "data_format",
+            AttrType::Str,
+            Some(AttrValue::Str("NHWC".into())),
+        )
         .attr("offset_x", AttrType::Int, Some(AttrValue::Int(0)))
-        .attr("padding", AttrType::Str, Some(AttrValue::Str(std::string::String::new())))
+        .attr(
+            "padding",
+            AttrType::Str,
+            Some(AttrValue::Str(std::string::String::new())),
+        )
         .infer_shape(op_fn(infer_conv2d));
     vec![conv]
 }
@@ -34,15 +46,30 @@ struct Layout {
     w: usize,
 }
 
-const NCHW: Layout = Layout { n: 0, c: 1, h: 2, w: 3 };
-const NHWC: Layout = Layout { n: 0, c: 3, h: 1, w: 2 };
+const NCHW: Layout = Layout {
+    n: 0,
+    c: 1,
+    h: 2,
+    w: 3,
+};
+const NHWC: Layout = Layout {
+    n: 0,
+    c: 3,
+    h: 1,
+    w: 2,
+};
 
 /// Positions of Cout, Cin, kh, kw in a filter layout.
 fn filter_layout(format: Format, data: Format) -> Result<Layout, OpError> {
     Ok(match (format, data) {
         (Format::Nchw, _) | (Format::Nd, Format::Nchw) => NCHW,
         (Format::Nhwc, _) => NHWC,
-        (Format::Hwcn, _) | (Format::Nd, _) => Layout { n: 3, c: 2, h: 0, w: 1 },
+        (Format::Hwcn, _) | (Format::Nd, _) => Layout {
+            n: 3,
+            c: 2,
+            h: 0,
+            w: 1,
+        },
         (other, _) => bail!("filter format {other} is not supported; use NCHW, NHWC or HWCN"),
     })
 }
@@ -60,7 +87,11 @@ fn infer_conv2d(ctx: &mut OpContext<'_>) -> Result<(), OpError> {
         "NHWC" => Format::Nhwc,
         other => bail!("data_format is '{other}', expected NCHW or NHWC"),
     };
-    let layout = if data_format == Format::Nchw { NCHW } else { NHWC };
+    let layout = if data_format == Format::Nchw {
+        NCHW
+    } else {
+        NHWC
+    };
     let x = rank4(ctx.input_shape(0)?, "x")?;
     let filter_desc = ctx.input(1)?;
     let f_layout = filter_layout(filter_desc.origin_format, data_format)?;
@@ -87,8 +118,10 @@ fn infer_conv2d(ctx: &mut OpContext<'_>) -> Result<(), OpError> {
 
     let (cin, cout) = (x[layout.c], filter[f_layout.n]);
     let cin_per_group = filter[f_layout.c];
-    if cin >= 0 && cin_per_group >= 0 && cin != cin_per_group.saturating_mul(groups) {
-        bail!("x has {cin} channels but filter expects {cin_per_group} per group x {groups} groups");
+    if cin >= 0 && cin_per_group >= 0 && cin_per_group.checked_mul(groups) != Some(cin) {
+        bail!(
+            "x has {cin} channels but filter expects {cin_per_group} per group x {groups} groups"
+        );
     }
     if cout >= 0 && cout % groups != 0 {
         bail!("the filter's {cout} output channels do not divide into {groups} groups");
@@ -97,7 +130,10 @@ fn infer_conv2d(ctx: &mut OpContext<'_>) -> Result<(), OpError> {
         match bias.shape().dims() {
             [n] if *n == cout || *n == UNKNOWN_DIM || cout == UNKNOWN_DIM => {}
             _ if bias.shape().is_unknown_rank() => {}
-            _ => bail!("bias has shape {} but the filter has {cout} output channels", bias.shape()),
+            _ => bail!(
+                "bias has shape {} but the filter has {cout} output channels",
+                bias.shape()
+            ),
         }
     }
 
@@ -148,7 +184,9 @@ fn output_dim(input: i64, kernel: i64, w: &Window, padding: &str) -> Result<i64,
         "SAME" => (input + stride - 1) / stride,
         "VALID" => {
             if input < effective {
-                bail!("VALID padding needs input size {input} >= effective kernel size {effective}");
+                bail!(
+                    "VALID padding needs input size {input} >= effective kernel size {effective}"
+                );
             }
             (input - effective) / stride + 1
         }

@@ -32,7 +32,11 @@ fn binary(op_type: &str) -> OpSchema {
     OpSchema::new(op_type)
         .input(PortDef::new("x1", ParamType::Required).dtypes(ARITHMETIC))
         .input(PortDef::new("x2", ParamType::Required).dtypes(ARITHMETIC))
-        .output(PortDef::new("y", ParamType::Required).dtypes(ARITHMETIC).follow("x1", FollowType::Format))
+        .output(
+            PortDef::new("y", ParamType::Required)
+                .dtypes(ARITHMETIC)
+                .follow("x1", FollowType::Format),
+        )
         .infer_shape(op_fn(infer_broadcast))
 }
 

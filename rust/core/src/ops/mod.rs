@@ -22,4 +22,3 @@ pub fn builtin_schemas() -> Vec<OpSchema> {
     all.extend(partitioned_call::schemas());
     all
 }
-

@@ -9,7 +9,11 @@ pub(super) fn schemas() -> Vec<OpSchema> {
     let call = OpSchema::new("PartitionedCall")
         .input(PortDef::new("args", ParamType::Dynamic))
         .output(PortDef::new("output", ParamType::Dynamic))
-        .attr("f", AttrType::NamedAttrs, Some(AttrValue::NamedAttrs(NamedAttrs::default())))
+        .attr(
+            "f",
+            AttrType::NamedAttrs,
+            Some(AttrValue::NamedAttrs(NamedAttrs::default())),
+        )
         .infer_dtype(op_fn(copy_body_outputs))
         .infer_shape(op_fn(copy_body_outputs));
     vec![call]

@@ -6,7 +6,7 @@
 use crate::bail;
 use crate::infer::OpContext;
 use crate::op::{op_fn, FollowType, OpError, OpSchema, ParamType, PortDef, ValueDepend};
-use crate::types::{AttrType, AttrValue, DataType, Shape, UNKNOWN_DIM};
+use crate::types::{AttrType, AttrValue, DataType, Dims, Shape, MAX_RANK, UNKNOWN_DIM};
 
 pub(super) fn schemas() -> Vec<OpSchema> {
     let reshape = OpSchema::new("Reshape")
@@ -24,23 +24,31 @@ pub(super) fn schemas() -> Vec<OpSchema> {
 }
 
 fn infer_reshape(ctx: &mut OpContext<'_>) -> Result<(), OpError> {
-    let input = ctx.input_shape(0)?.clone();
+    let input = ctx.input_shape(0)?;
     let shape_input = ctx.input_shape(1)?;
     if let Some(rank) = shape_input.rank() {
         if rank != 1 {
             bail!("input 'shape' must be a 1-D vector, got shape {shape_input}");
         }
     }
-    let Some(target) = ctx.input_value(1).and_then(|v| v.to_ints()) else {
-        // No value: the rank is known when the shape vector's length is.
-        let out = match shape_input.dims() {
-            [len] if *len >= 0 && is_whole_reshape(ctx)? => Shape::unknown_dims(*len as usize),
-            _ => Shape::unknown_rank(),
-        };
-        return ctx.set_output_shape(0, out);
+    if let [len] = shape_input.dims() {
+        if *len > MAX_RANK as i64 {
+            bail!("input 'shape' has {len} elements, more than the maximum rank {MAX_RANK}");
+        }
+    }
+    let value = ctx.input_value(1).and_then(|v| v.to_dims());
+    let target = match (value, shape_input.dims()) {
+        (Some(target), _) => target,
+        // An empty shape vector needs no value: the target is a scalar.
+        (None, [0]) => Dims::new(),
+        // Otherwise the rank is known when the shape vector's length is.
+        (None, [len]) if *len > 0 && is_whole_reshape(ctx)? => {
+            return ctx.set_output_shape(0, Shape::unknown_dims(*len as usize))
+        }
+        (None, _) => return ctx.set_output_shape(0, Shape::unknown_rank()),
     };
-    let dims = splice(ctx, &input, &target)?;
-    let out = resolve_unknown(&input, dims)?;
+    let dims = splice(ctx, input, target)?;
+    let out = resolve_unknown(input, dims)?;
     ctx.set_output_shape(0, out)
 }
 
@@ -49,7 +57,7 @@ fn is_whole_reshape(ctx: &OpContext<'_>) -> Result<bool, OpError> {
 }
 
 /// The output dims: `target` replaces the input dims `axis .. axis + num_axes`.
-fn splice(ctx: &OpContext<'_>, input: &Shape, target: &[i64]) -> Result<Vec<i64>, OpError> {
+fn splice(ctx: &OpContext<'_>, input: &Shape, target: Dims) -> Result<Dims, OpError> {
     if let Some((i, bad)) = target.iter().enumerate().find(|(_, &d)| d < UNKNOWN_DIM) {
         bail!("shape[{i}] is {bad}; dims must be >= 0, or -1 to infer one dim");
     }
@@ -57,7 +65,7 @@ fn splice(ctx: &OpContext<'_>, input: &Shape, target: &[i64]) -> Result<Vec<i64>
         bail!("the target shape {target:?} has more than one -1");
     }
     if is_whole_reshape(ctx)? {
-        return Ok(target.to_vec());
+        return Ok(target);
     }
     let Some(rank) = input.rank() else {
         bail!("axis/num_axes need the input rank, which is unknown");
@@ -66,24 +74,35 @@ fn splice(ctx: &OpContext<'_>, input: &Shape, target: &[i64]) -> Result<Vec<i64>
     let axis = ctx.attr_int("axis")?;
     let start = if axis < 0 { axis + rank + 1 } else { axis };
     let num_axes = ctx.attr_int("num_axes")?;
-    let end = if num_axes == -1 { rank } else { start.saturating_add(num_axes) };
+    let end = if num_axes == -1 {
+        rank
+    } else {
+        start.saturating_add(num_axes)
+    };
     if !(0..=rank).contains(&start) || num_axes < -1 || end > rank {
         bail!("axis {axis} with num_axes {num_axes} does not fit an input of rank {rank}");
     }
     let dims = input.dims();
-    Ok([&dims[..start as usize], target, &dims[end as usize..]].concat())
+    let (head, tail) = (&dims[..start as usize], &dims[end as usize..]);
+    Ok(head.iter().chain(&target).chain(tail).copied().collect())
 }
 
 /// Fills the one `-1` from the element count and checks the count matches.
-fn resolve_unknown(input: &Shape, mut dims: Vec<i64>) -> Result<Shape, OpError> {
-    let total = input
-        .num_elements()
-        .map_err(|_| OpError::new(format!("the element count of input shape {input} overflows int64")))?;
+fn resolve_unknown(input: &Shape, mut dims: Dims) -> Result<Shape, OpError> {
+    let total = input.num_elements().map_err(|_| {
+        OpError::new(format!(
+            "the element count of input shape {input} overflows int64"
+        ))
+    })?;
     let known = dims
         .iter()
         .filter(|&&d| d != UNKNOWN_DIM)
         .try_fold(1i64, |acc, &d| acc.checked_mul(d))
-        .ok_or_else(|| OpError::new(format!("the element count of target shape {dims:?} overflows int64")))?;
+        .ok_or_else(|| {
+            OpError::new(format!(
+                "the element count of target shape {dims:?} overflows int64"
+            ))
+        })?;
     let unknown_at = dims.iter().position(|&d| d == UNKNOWN_DIM);
     match (total, unknown_at) {
         (Some(total), Some(at)) => {

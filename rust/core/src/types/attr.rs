@@ -117,11 +117,12 @@ impl AttrValue {
         }
         match (self, ty) {
             (AttrValue::Int(i), AttrType::Float) => Ok(AttrValue::Float(i as f64)),
-            (AttrValue::ListInt(v), AttrType::ListFloat) => {
-                Ok(AttrValue::ListFloat(v.into_iter().map(|i| i as f64).collect()))
+            (AttrValue::ListInt(v), AttrType::ListFloat) => Ok(AttrValue::ListFloat(
+                v.into_iter().map(|i| i as f64).collect(),
+            )),
+            (AttrValue::ListInt(v), ty) if v.is_empty() => {
+                Ok(AttrValue::empty_list(ty).ok_or(AttrValue::ListInt(v))?)
             }
-            (AttrValue::ListInt(v), ty) if v.is_empty() => Ok(AttrValue::empty_list(ty)
-                .ok_or(AttrValue::ListInt(v))?),
             (other, _) => Err(other),
         }
     }
@@ -152,7 +153,10 @@ impl Attrs {
     }
 
     pub fn get(&self, name: &str) -> Option<&AttrValue> {
-        self.entries.iter().find(|(n, _)| n == name).map(|(_, v)| v)
+        self.entries
+            .iter()
+            .find(|(n, _)| super::same_name(n, name))
+            .map(|(_, v)| v)
     }
 
     /// Sets `name`, replacing an earlier value in place.
@@ -209,12 +213,17 @@ mod tests {
 
     #[test]
     fn coercion_is_lossless_only() {
-        assert_eq!(AttrValue::Int(2).coerce(AttrType::Float), Ok(AttrValue::Float(2.0)));
+        assert_eq!(
+            AttrValue::Int(2).coerce(AttrType::Float),
+            Ok(AttrValue::Float(2.0))
+        );
         assert_eq!(
             AttrValue::ListInt(vec![]).coerce(AttrType::ListStr),
             Ok(AttrValue::ListStr(vec![]))
         );
         assert!(AttrValue::Float(1.5).coerce(AttrType::Int).is_err());
-        assert!(AttrValue::ListInt(vec![1]).coerce(AttrType::ListStr).is_err());
+        assert!(AttrValue::ListInt(vec![1])
+            .coerce(AttrType::ListStr)
+            .is_err());
     }
 }

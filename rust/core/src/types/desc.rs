@@ -45,6 +45,20 @@ impl TensorDesc {
         desc
     }
 
+    /// Back to the not-yet-inferred state of [`TensorDesc::default`], in
+    /// place: the engine does this to every output of every node, and
+    /// building a whole default descriptor to move over the old one costs
+    /// a call and a 200-byte copy each time.
+    pub(crate) fn reset(&mut self) {
+        self.dtype = DataType::Undefined;
+        self.origin_format = Format::Nd;
+        self.storage_format = Format::Nd;
+        self.origin_shape = Shape::unknown_rank();
+        self.storage_shape = Shape::unknown_rank();
+        self.shape_range = None;
+        self.value = None;
+    }
+
     /// The shape inference works on.
     pub fn shape(&self) -> &Shape {
         &self.origin_shape
@@ -64,6 +78,24 @@ impl TensorDesc {
 
     /// `float32[1, 3, ?, ?]`-style summary used in error messages.
     pub fn summary(&self) -> String {
-        format!("{}{}", self.dtype.name().to_ascii_lowercase(), self.origin_shape)
+        format!(
+            "{}{}",
+            self.dtype.name().to_ascii_lowercase(),
+            self.origin_shape
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reset_is_default() {
+        let value = HostTensor::from_ints(DataType::Int32, Shape::from_dims([2]), &[1, 2]).unwrap();
+        let mut desc = TensorDesc::constant(value, Format::Nchw);
+        desc.shape_range = Some(vec![(2, 2)]);
+        desc.reset();
+        assert_eq!(desc, TensorDesc::default());
     }
 }

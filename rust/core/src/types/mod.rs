@@ -5,6 +5,7 @@ mod attr;
 mod desc;
 mod dtype;
 mod format;
+mod name;
 mod shape;
 mod tensor;
 
@@ -12,5 +13,6 @@ pub use attr::{AttrType, AttrValue, Attrs, NamedAttrs};
 pub use desc::TensorDesc;
 pub use dtype::DataType;
 pub use format::Format;
-pub use shape::{Dims, Shape, ShapeError, UNKNOWN_DIM, UNKNOWN_RANK};
+pub(crate) use name::same_name;
+pub use shape::{Dims, Shape, ShapeError, MAX_RANK, UNKNOWN_DIM, UNKNOWN_RANK};
 pub use tensor::{HostTensor, HostTensorError};

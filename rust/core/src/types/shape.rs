@@ -8,28 +8,40 @@ use std::fmt;
 pub const UNKNOWN_DIM: i64 = -1;
 /// GE's marker (as the only dim) for a shape whose rank is not known.
 pub const UNKNOWN_RANK: i64 = -2;
+/// The largest rank opgraph accepts (TensorFlow's limit); bounds what a
+/// computed shape vector may allocate.
+pub const MAX_RANK: usize = 254;
+
+/// Ranks up to this are stored without a heap allocation.
+const INLINE_RANK: usize = 5;
 
 /// Dims stored inline for the ranks real networks use.
-pub type Dims = SmallVec<[i64; 5]>;
+pub type Dims = SmallVec<[i64; INLINE_RANK]>;
+
+/// `dims` as [`Dims`]. Inference copies a few shapes per node, so the
+/// usual ranks are copied as a whole fixed-size array (a few register
+/// moves) instead of as a slice of unknown length (a `memcpy` call, which
+/// is also what smallvec's own `Clone` and `from_slice` come down to).
+fn to_dims(dims: &[i64]) -> Dims {
+    if dims.len() <= INLINE_RANK {
+        let buf = std::array::from_fn(|i| dims.get(i).copied().unwrap_or(0));
+        Dims::from_buf_and_len(buf, dims.len())
+    } else {
+        Dims::from_slice(dims)
+    }
+}
 
 #[derive(Debug, PartialEq, Eq, Hash, Default)]
 pub struct Shape {
     dims: Dims,
 }
 
-/// By hand: smallvec's derived-style `Clone` copies element by element
-/// through an iterator; dims are `Copy`, so one memcpy does. Inference
-/// clones a shape or two per node.
+/// By hand, to copy through [`to_dims`].
 impl Clone for Shape {
     fn clone(&self) -> Shape {
         Shape {
-            dims: Dims::from_slice(&self.dims),
+            dims: to_dims(&self.dims),
         }
-    }
-
-    fn clone_from(&mut self, source: &Shape) {
-        self.dims.clear();
-        self.dims.extend_from_slice(&source.dims);
     }
 }
 
@@ -40,6 +52,8 @@ pub enum ShapeError {
     BadDim { index: usize, value: i64 },
     #[error("-2 (unknown rank) must be the only dim")]
     MisplacedUnknownRank,
+    #[error("rank {0} exceeds the maximum rank {MAX_RANK}")]
+    RankTooLarge(usize),
     #[error("the element count of {0} overflows int64")]
     Overflow(Shape),
 }
@@ -47,7 +61,10 @@ pub enum ShapeError {
 impl Shape {
     /// A shape from dims, checked against GE's conventions.
     pub fn new(dims: impl AsRef<[i64]>) -> Result<Shape, ShapeError> {
-        let dims = Dims::from_slice(dims.as_ref());
+        if dims.as_ref().len() > MAX_RANK {
+            return Err(ShapeError::RankTooLarge(dims.as_ref().len()));
+        }
+        let dims = to_dims(dims.as_ref());
         if dims.as_slice() == [UNKNOWN_RANK] {
             return Ok(Shape { dims });
         }
@@ -66,7 +83,7 @@ impl Shape {
     /// compute dims from valid inputs).
     pub fn from_dims(dims: impl AsRef<[i64]>) -> Shape {
         Shape {
-            dims: Dims::from_slice(dims.as_ref()),
+            dims: to_dims(dims.as_ref()),
         }
     }
 
@@ -111,11 +128,15 @@ impl Shape {
         if !self.is_static() {
             return Ok(None);
         }
-        self.dims
+        // The non-zero dims must multiply within int64 whatever their order
+        // (numpy refuses such shapes even when another dim is 0).
+        let product = self
+            .dims
             .iter()
+            .filter(|&&d| d != 0)
             .try_fold(1i64, |acc, &d| acc.checked_mul(d))
-            .map(Some)
-            .ok_or_else(|| ShapeError::Overflow(self.clone()))
+            .ok_or_else(|| ShapeError::Overflow(self.clone()))?;
+        Ok(Some(if self.dims.contains(&0) { 0 } else { product }))
     }
 }
 
@@ -152,13 +173,13 @@ mod tests {
     #[test]
     fn conventions_are_enforced() {
         assert!(Shape::new([UNKNOWN_RANK]).unwrap().is_unknown_rank());
-        assert_eq!(
-            Shape::new([1, -2]),
-            Err(ShapeError::MisplacedUnknownRank)
-        );
+        assert_eq!(Shape::new([1, -2]), Err(ShapeError::MisplacedUnknownRank));
         assert_eq!(
             Shape::new([1, -3]),
-            Err(ShapeError::BadDim { index: 1, value: -3 })
+            Err(ShapeError::BadDim {
+                index: 1,
+                value: -3
+            })
         );
         assert_eq!(Shape::scalar().rank(), Some(0));
         assert_eq!(Shape::unknown_rank().rank(), None);
@@ -170,6 +191,18 @@ mod tests {
         assert_eq!(Shape::scalar().num_elements(), Ok(Some(1)));
         assert_eq!(Shape::from_dims([2, -1]).num_elements(), Ok(None));
         assert!(Shape::from_dims([i64::MAX, 2]).num_elements().is_err());
+    }
+
+    #[test]
+    fn copies_keep_every_rank() {
+        for rank in 0..9 {
+            let dims: Vec<i64> = (1..=rank).collect();
+            let shape = Shape::from_dims(&dims);
+            assert_eq!(shape.dims(), dims.as_slice());
+            assert_eq!(shape.clone(), shape);
+            assert_eq!(shape.clone().dims(), dims.as_slice());
+            assert_eq!(Shape::new(&dims).unwrap(), shape);
+        }
     }
 
     #[test]

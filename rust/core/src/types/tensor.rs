@@ -2,7 +2,7 @@
 //! The bytes are a `bytes::Bytes`, so a value can borrow a memory-mapped
 //! model file or share a buffer without copying.
 
-use super::{DataType, Shape};
+use super::{DataType, Dims, Shape};
 use bytes::Bytes;
 
 #[derive(Clone, Debug, PartialEq)]
@@ -79,20 +79,33 @@ impl HostTensor {
 
     /// The elements as `i64`, for integer tensors (shape vectors, axes).
     pub fn to_ints(&self) -> Option<Vec<i64>> {
-        fn read<const N: usize>(data: &[u8], f: impl Fn([u8; N]) -> i64) -> Vec<i64> {
+        self.collect_ints()
+    }
+
+    /// As [`HostTensor::to_ints`], into dims stored inline (no allocation
+    /// for the short shape vectors inference reads on every Reshape).
+    pub(crate) fn to_dims(&self) -> Option<Dims> {
+        self.collect_ints()
+    }
+
+    fn collect_ints<C: FromIterator<i64>>(&self) -> Option<C> {
+        fn read<C: FromIterator<i64>, const N: usize>(
+            data: &[u8],
+            f: impl Fn([u8; N]) -> i64,
+        ) -> C {
             data.chunks_exact(N)
                 .map(|c| f(c.try_into().expect("chunks_exact yields N bytes")))
                 .collect()
         }
         let data = self.data.as_ref();
         Some(match self.dtype {
-            DataType::Int8 => read::<1>(data, |b| i64::from(i8::from_le_bytes(b))),
-            DataType::Uint8 => read::<1>(data, |b| i64::from(b[0])),
-            DataType::Int16 => read::<2>(data, |b| i64::from(i16::from_le_bytes(b))),
-            DataType::Uint16 => read::<2>(data, |b| i64::from(u16::from_le_bytes(b))),
-            DataType::Int32 => read::<4>(data, |b| i64::from(i32::from_le_bytes(b))),
-            DataType::Uint32 => read::<4>(data, |b| i64::from(u32::from_le_bytes(b))),
-            DataType::Int64 => read::<8>(data, i64::from_le_bytes),
+            DataType::Int8 => read::<C, 1>(data, |b| i64::from(i8::from_le_bytes(b))),
+            DataType::Uint8 => read::<C, 1>(data, |b| i64::from(b[0])),
+            DataType::Int16 => read::<C, 2>(data, |b| i64::from(i16::from_le_bytes(b))),
+            DataType::Uint16 => read::<C, 2>(data, |b| i64::from(u16::from_le_bytes(b))),
+            DataType::Int32 => read::<C, 4>(data, |b| i64::from(i32::from_le_bytes(b))),
+            DataType::Uint32 => read::<C, 4>(data, |b| i64::from(u32::from_le_bytes(b))),
+            DataType::Int64 => read::<C, 8>(data, i64::from_le_bytes),
             _ => return None,
         })
     }
@@ -107,8 +120,17 @@ mod tests {
         let t = HostTensor::from_ints(DataType::Int32, Shape::from_dims([3]), &[1, -1, 7]).unwrap();
         assert_eq!(t.to_ints(), Some(vec![1, -1, 7]));
         assert_eq!(t.bytes().len(), 12);
-        let bad = HostTensor::new(DataType::Float, Shape::from_dims([2]), Bytes::from_static(&[0; 4]));
-        assert!(matches!(bad, Err(HostTensorError::SizeMismatch { expected: 8, .. })));
-        assert!(HostTensor::from_ints(DataType::Int32, Shape::from_dims([1]), &[1 << 40]).is_none());
+        let bad = HostTensor::new(
+            DataType::Float,
+            Shape::from_dims([2]),
+            Bytes::from_static(&[0; 4]),
+        );
+        assert!(matches!(
+            bad,
+            Err(HostTensorError::SizeMismatch { expected: 8, .. })
+        ));
+        assert!(
+            HostTensor::from_ints(DataType::Int32, Shape::from_dims([1]), &[1 << 40]).is_none()
+        );
     }
 }

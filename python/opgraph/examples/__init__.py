@@ -1,0 +1,1 @@
+"""Runnable examples bundled with opgraph (``python -m opgraph.examples.custom_op``)."""

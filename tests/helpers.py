@@ -1,0 +1,145 @@
+"""Small builders shared by the tests: unique op type names, one-node graphs,
+shape helpers for the built-in ops, and an independent numpy Conv2D."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Sequence
+from typing import Any, TypeAlias
+
+import numpy as np
+import numpy.typing as npt
+
+import opgraph
+from opgraph import DataType, Format, Graph, OpDef, TensorDesc, TensorRef
+
+Feed: TypeAlias = "TensorDesc | npt.NDArray[Any] | list[TensorDesc | npt.NDArray[Any]] | None"
+"""One prototype input of a one-node graph: a graph input described by a
+TensorDesc, a Const holding an array, None (absent optional), or a list
+(a dynamic input)."""
+
+
+def unique_name(prefix: str = "Op") -> str:
+    """An op type / node name no other test uses (the registry is global)."""
+    return f"{prefix}_{uuid.uuid4().hex[:12]}"
+
+
+def identity_like(op_type: str) -> OpDef:
+    """``x -> y`` with ``y`` following ``x`` entirely (not registered)."""
+    op = OpDef(op_type)
+    op.input("x")
+    op.output("y", follow="x")
+    return op
+
+
+def _feed(graph: Graph, name: str, feed: TensorDesc | npt.NDArray[Any]) -> TensorRef:
+    if isinstance(feed, TensorDesc):
+        return graph.add_input(name, feed.dtype, feed.shape, feed.format)
+    return graph.add_const(name, feed)
+
+
+def one_node_graph(
+    op_type: str, inputs: Sequence[Feed], attrs: dict[str, Any] | None = None, **kwargs: Any
+) -> tuple[Graph, TensorRef]:
+    """A graph of one ``op_type`` node (named ``node``) fed by ``inputs``."""
+    graph = Graph("test")
+    ports: list[TensorRef | list[TensorRef] | None] = []
+    for i, feed in enumerate(inputs):
+        if feed is None:
+            ports.append(None)
+        elif isinstance(feed, list):
+            ports.append([_feed(graph, f"in{i}_{k}", f) for k, f in enumerate(feed)])
+        else:
+            ports.append(_feed(graph, f"in{i}", feed))
+    return graph, graph.add_node(op_type, "node", ports, attrs, **kwargs)
+
+
+def infer_output(
+    op_type: str, inputs: Sequence[Feed], attrs: dict[str, Any] | None = None, **kwargs: Any
+) -> TensorDesc:
+    """Infers a one-node graph and returns the node's first output."""
+    graph, out = one_node_graph(op_type, inputs, attrs, **kwargs)
+    opgraph.infer(graph)
+    return graph.desc(out)
+
+
+def desc(shape: Sequence[int], dtype: DataType = DataType.FLOAT, fmt: Format = Format.ND) -> TensorDesc:
+    return TensorDesc(dtype, shape, fmt)
+
+
+def add_shape(a: Sequence[int], b: Sequence[int]) -> tuple[int, ...]:
+    """The inferred output shape of ``Add(a, b)`` on float inputs."""
+    return infer_output("Add", [desc(a), desc(b)]).shape
+
+
+def reshape_shape(
+    x: Sequence[int], target: Sequence[int] | None, target_len: int | None = None
+) -> tuple[int, ...]:
+    """The inferred shape of ``Reshape(x, target)``; with ``target=None`` the
+    shape input is a graph input of length ``target_len`` (no value)."""
+    shape_feed: Feed
+    if target is None:
+        shape_feed = desc([-1 if target_len is None else target_len], DataType.INT64)
+    else:
+        shape_feed = np.array(target, dtype=np.int64)
+    return infer_output("Reshape", [desc(x), shape_feed]).shape
+
+
+def conv2d_output(
+    x: Sequence[int],
+    filter: Sequence[int],
+    *,
+    strides: Sequence[int] = (1, 1, 1, 1),
+    pads: Sequence[int] = (0, 0, 0, 0),
+    dilations: Sequence[int] = (1, 1, 1, 1),
+    groups: int = 1,
+    data_format: str = "NCHW",
+    filter_format: Format = Format.NCHW,
+    padding: str | None = None,
+    bias: Sequence[int] | None = None,
+) -> TensorDesc:
+    """The inferred output of a float Conv2D."""
+    attrs: dict[str, Any] = {
+        "strides": list(strides),
+        "pads": list(pads),
+        "dilations": list(dilations),
+        "groups": groups,
+        "data_format": data_format,
+    }
+    if padding is not None:
+        attrs["padding"] = padding
+    x_format = Format.__members__.get(data_format, Format.ND)
+    inputs: list[Feed] = [desc(x, fmt=x_format), desc(filter, fmt=filter_format)]
+    if bias is not None:
+        inputs.append(desc(bias))
+    return infer_output("Conv2D", inputs, attrs)
+
+
+def reference_conv2d_nchw(
+    x: npt.NDArray[np.float64],
+    w: npt.NDArray[np.float64],
+    *,
+    strides: tuple[int, int],
+    pads: tuple[int, int, int, int],
+    dilations: tuple[int, int],
+    groups: int,
+) -> npt.NDArray[np.float64]:
+    """A direct grouped, dilated, strided, padded 2-D convolution in numpy.
+
+    ``x`` is ``(N, C, H, W)``, ``w`` is ``(Cout, C / groups, kh, kw)``, pads
+    are ``(top, bottom, left, right)``. Raises ValueError when the window does
+    not fit the padded input or the channels do not match."""
+    n, c, _, _ = x.shape
+    cout, cin_g, kh, kw = w.shape
+    if c != cin_g * groups or cout % groups:
+        raise ValueError("channels do not match the groups")
+    top, bottom, left, right = pads
+    padded = np.pad(x, ((0, 0), (0, 0), (top, bottom), (left, right)))
+    extent = (dilations[0] * (kh - 1) + 1, dilations[1] * (kw - 1) + 1)
+    windows = np.lib.stride_tricks.sliding_window_view(padded, extent, axis=(2, 3))
+    taps = windows[:, :, :: strides[0], :: strides[1], :: dilations[0], :: dilations[1]]
+    ho, wo = taps.shape[2], taps.shape[3]
+    taps = taps.reshape(n, groups, cin_g, ho, wo, kh, kw)
+    weights = w.reshape(groups, cout // groups, cin_g, kh, kw)
+    out = np.einsum("ngchwij,gocij->ngohw", taps, weights)
+    return out.reshape(n, cout, ho, wo)
