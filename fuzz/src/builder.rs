@@ -5,22 +5,21 @@
 //! everything the *engine* should reject (bad dtypes, shapes, attributes,
 //! cycles) is left in on purpose.
 
+use crate::attrs::{conv_attrs, set_int};
 use crate::plan::{
-    BodySpec, CallSpec, ConstDtype, ConstSpec, ConvAttrs, IntAttr, IntListAttr, OpStep, Operand,
-    Plan, Rewire, ShapeSpec, Step, StrAttr, TensorSpec, MAX_BODY_OUTPUTS, MAX_BODY_STEPS,
+    BiasSpec, BodySpec, CallSpec, ConstDtype, ConstSpec, ConvAttrs, ConvInput, FilterSpec, IntAttr,
+    OpStep, Operand, Plan, Rewire, ShapeSpec, StepOf, TensorSpec, MAX_BODY_OUTPUTS, MAX_BODY_STEPS,
     MAX_CALL_ARGS, MAX_RANK, MAX_REWIRES, MAX_STEPS,
 };
+use crate::reference::filter_axes;
 use opgraph_core::prelude::*;
 use opgraph_core::types::NamedAttrs;
 
 /// Builds the root graph a plan describes.
 pub fn build_plan(registry: &OpRegistry, plan: &Plan) -> Graph {
-    let mut b = GraphBuilder::new(registry, "root");
+    let mut b = GraphBuilder::new(registry, "root", false);
     for step in plan.steps.iter().take(MAX_STEPS) {
-        match step {
-            Step::Op(op) => b.op(op),
-            Step::Call(call) => b.call(call),
-        }
+        step.build(&mut b);
     }
     for rewire in plan.rewires.iter().take(MAX_REWIRES) {
         b.rewire(rewire);
@@ -28,19 +27,21 @@ pub fn build_plan(registry: &OpRegistry, plan: &Plan) -> Graph {
     b.graph
 }
 
-/// Builds a PartitionedCall body: parameters (indexed Data nodes), a few
-/// ops, outputs, and possibly a cycle of its own.
-fn build_body(registry: &OpRegistry, spec: &BodySpec) -> Graph {
-    let mut b = GraphBuilder::new(registry, "f");
-    for param in spec.params.iter().take(MAX_CALL_ARGS + 1) {
-        let out = b.data(&param.spec);
-        if let Some(index) = param.index {
-            let attr = AttrValue::Int(i64::from(index));
-            b.graph.node_mut(out.node).attrs.set("index", attr);
-        }
+/// Builds a PartitionedCall body: one parameter per call argument (and
+/// maybe a stray one), a few ops, outputs, and possibly a cycle of its own.
+fn build_body<S: BuildStep>(registry: &OpRegistry, spec: &BodySpec<S>, arg_count: usize) -> Graph {
+    let mut b = GraphBuilder::new(registry, "f", true);
+    for i in 0..arg_count {
+        // The caller's input replaces this descriptor when bound.
+        let unbound = TensorDesc::new(DataType::Undefined, Shape::unknown_rank(), Format::Nd);
+        b.param(&format!("arg{i}"), unbound, i as i64);
+    }
+    if let Some((spec, index)) = &spec.extra_param.0 {
+        let desc = desc_of(spec);
+        b.param("stray_arg", desc, i64::from(*index));
     }
     for step in spec.steps.iter().take(MAX_BODY_STEPS) {
-        b.op(step);
+        step.build(&mut b);
     }
     let outputs: Vec<OutputRef> = spec
         .outputs
@@ -57,8 +58,31 @@ fn build_body(registry: &OpRegistry, spec: &BodySpec) -> Graph {
     b.graph
 }
 
+/// A step that adds nodes to a graph under construction.
+trait BuildStep {
+    fn build(&self, b: &mut GraphBuilder<'_>);
+}
+
+impl BuildStep for OpStep {
+    fn build(&self, b: &mut GraphBuilder<'_>) {
+        b.op(self);
+    }
+}
+
+impl<S: BuildStep> BuildStep for StepOf<S> {
+    fn build(&self, b: &mut GraphBuilder<'_>) {
+        match self {
+            StepOf::Op(op) => b.op(op),
+            StepOf::Call(call) => b.call(call),
+        }
+    }
+}
+
 struct GraphBuilder<'r> {
     registry: &'r OpRegistry,
+    /// In a body, Data nodes with an `index` are parameters: they take the
+    /// caller's input descriptors at inference, unknown while building.
+    is_body: bool,
     graph: Graph,
     /// Every output built so far, in creation order: what `Existing` and
     /// rewires pick from.
@@ -66,9 +90,10 @@ struct GraphBuilder<'r> {
 }
 
 impl<'r> GraphBuilder<'r> {
-    fn new(registry: &'r OpRegistry, name: &str) -> Self {
+    fn new(registry: &'r OpRegistry, name: &str, is_body: bool) -> Self {
         GraphBuilder {
             registry,
+            is_body,
             graph: Graph::new(name),
             outputs: Vec::new(),
         }
@@ -96,14 +121,35 @@ impl<'r> GraphBuilder<'r> {
         }
     }
 
+    /// A new Data node. In a body it is a free input (no `index`), so it
+    /// keeps `spec` rather than taking a caller input.
     fn data(&mut self, spec: &TensorSpec) -> OutputRef {
-        let desc = TensorDesc::new(spec.dtype.0, shape_of(&spec.shape), spec.format.0);
+        self.data_desc(desc_of(spec))
+    }
+
+    fn data_desc(&mut self, desc: TensorDesc) -> OutputRef {
         let out = self
             .graph
             .add_input_node(&self.fresh_name("data"), desc)
             .expect("fresh names never clash");
+        if self.is_body {
+            self.graph.node_mut(out.node).attrs.remove("index");
+        }
         self.outputs.push(out);
         out
+    }
+
+    /// A body parameter: a Data node taking caller input `index`.
+    fn param(&mut self, name: &str, desc: TensorDesc, index: i64) {
+        let out = self
+            .graph
+            .add_input_node(name, desc)
+            .expect("parameter names (arg*) never clash with fresh names");
+        self.graph
+            .node_mut(out.node)
+            .attrs
+            .set("index", AttrValue::Int(index));
+        self.outputs.push(out);
     }
 
     fn constant(&mut self, spec: &ConstSpec) -> OutputRef {
@@ -128,14 +174,14 @@ impl<'r> GraphBuilder<'r> {
                 let mut attrs = Attrs::new();
                 set_int(&mut attrs, "axis", axis);
                 set_int(&mut attrs, "num_axes", num_axes);
-                self.simple_op("Reshape", &[x, shape], attrs)
+                self.simple_op("Reshape", &[x, &shape.0], attrs)
             }
             OpStep::Conv2D {
                 x,
                 filter,
                 bias,
                 attrs,
-            } => self.conv2d(x, filter, bias.as_ref(), attrs),
+            } => self.conv2d(x, filter, bias, attrs),
         }
     }
 
@@ -157,11 +203,63 @@ impl<'r> GraphBuilder<'r> {
         });
     }
 
-    fn conv2d(&mut self, x: &Operand, filter: &Operand, bias: Option<&Operand>, attrs: &ConvAttrs) {
-        let (Some(x), Some(filter)) = (self.operand(x), self.operand(filter)) else {
-            return;
+    fn conv2d(&mut self, x: &ConvInput, filter: &FilterSpec, bias: &BiasSpec, attrs: &ConvAttrs) {
+        let x = match x {
+            ConvInput::Fresh {
+                dtype,
+                dims,
+                format,
+            } => {
+                let shape = Shape::from_dims(dims.map(|d| d.0));
+                self.data_desc(TensorDesc::new(dtype.0, shape, format.0))
+            }
+            ConvInput::Any(operand) => match self.operand(operand) {
+                Some(x) => x,
+                None => return,
+            },
         };
-        let bias = bias.and_then(|b| self.operand(b));
+        let x_desc = self.known_desc(x);
+        let nchw = attrs.data_format.0.is("NCHW");
+        let channels_at = if nchw { 1 } else { 3 };
+        let x_channels = x_desc
+            .as_ref()
+            .and_then(|d| d.shape().dims().get(channels_at).copied());
+        let dtype = x_desc.as_ref().map_or(DataType::Float, |d| d.dtype);
+        let groups = match attrs.groups {
+            IntAttr::Value(g) if g.0 >= 1 => g.0,
+            _ => 1,
+        };
+        let (filter, cout) = match filter {
+            FilterSpec::Matching {
+                cout,
+                kh,
+                kw,
+                format,
+            } => {
+                // Cin per group: C / groups when that divides, else a
+                // mismatch on purpose (the check must catch it).
+                let cin = match x_channels {
+                    Some(c) if c >= 0 && c % groups == 0 => c / groups,
+                    Some(c) => c,
+                    None => -1,
+                };
+                let shape = filter_shape(format.0, nchw, cout.0, cin, kh.0, kw.0);
+                let desc = TensorDesc::new(dtype, shape, format.0);
+                (self.data_desc(desc), cout.0)
+            }
+            FilterSpec::Any(operand) => match self.operand(operand) {
+                Some(f) => (f, -1),
+                None => return,
+            },
+        };
+        let bias = match bias {
+            BiasSpec::Absent => None,
+            BiasSpec::Matching => {
+                let desc = TensorDesc::new(bias_dtype(dtype), Shape::from_dims([cout]), Format::Nd);
+                Some(self.data_desc(desc))
+            }
+            BiasSpec::Any(operand) => self.operand(operand),
+        };
         self.add(OpSpec {
             op_type: "Conv2D".into(),
             name: self.fresh_name("Conv2D"),
@@ -170,24 +268,42 @@ impl<'r> GraphBuilder<'r> {
                 PortInput::Single(Some(filter)),
                 PortInput::Single(bias),
             ],
-            attrs: conv_attrs(attrs),
+            attrs: conv_attrs(attrs, nchw),
             ..OpSpec::default()
         });
     }
 
-    fn call(&mut self, spec: &CallSpec) {
+    /// The descriptor of `edge` when it is known before inference: a
+    /// source node's, unless it is a body parameter (bound later).
+    fn known_desc(&self, edge: OutputRef) -> Option<TensorDesc> {
+        let node = self.graph.node(edge.node);
+        let source = matches!(node.op_type.as_str(), "Data" | "Const");
+        (source && !self.is_parameter(node)).then(|| self.graph.tensor(edge).clone())
+    }
+
+    /// A body's Data node with an `index` takes the caller's descriptor at
+    /// inference, so what it holds now says nothing.
+    fn is_parameter(&self, node: &Node) -> bool {
+        self.is_body && node.op_type == "Data" && node.attrs.get("index").is_some()
+    }
+
+    fn call<S: BuildStep>(&mut self, spec: &CallSpec<S>) {
         let args: Vec<OutputRef> = spec
             .args
             .iter()
             .take(MAX_CALL_ARGS)
             .filter_map(|a| self.operand(a))
             .collect();
-        let body = build_body(self.registry, &spec.body);
-        let output_count = match spec.output_count_override {
+        let body = build_body(self.registry, &spec.body, args.len());
+        let output_count = match spec.output_count_override.0 {
             Some(n) => u32::from(n % 4),
             None => body.outputs().len() as u32,
         };
-        let body_name = if spec.misnamed_body { "g" } else { "f" };
+        let body_name = if spec.misnamed_body.is_set() {
+            "g"
+        } else {
+            "f"
+        };
         let f = NamedAttrs {
             name: body_name.into(),
             attrs: Attrs::new(),
@@ -214,28 +330,69 @@ impl<'r> GraphBuilder<'r> {
             .extend((0..count).map(|i| OutputRef::new(id, i)));
     }
 
-    /// Re-points one input edge; this is how cycles (and absent required
-    /// inputs) get into the graph.
+    /// Edits one edge; this is how cycles, absent required inputs and
+    /// control dependencies get into the graph.
     fn rewire(&mut self, rewire: &Rewire) {
         if self.graph.is_empty() {
             return;
         }
-        let node = NodeId(u32::from(rewire.node) % self.graph.len() as u32);
+        let node_at = |i: u8| NodeId(u32::from(i) % self.graph.len() as u32);
+        match *rewire {
+            Rewire::Input {
+                node,
+                input,
+                source,
+            } => self.rewire_input(node_at(node), input, source),
+            Rewire::Control { node, from } => {
+                let from = node_at(from);
+                self.graph.node_mut(node_at(node)).control_inputs.push(from);
+            }
+        }
+    }
+
+    fn rewire_input(&mut self, node: NodeId, input: u8, source: Option<u8>) {
         let input_count = self.graph.node(node).inputs.len();
         if input_count == 0 {
             return;
         }
-        let source = match rewire.source {
+        let source = match source {
             Some(i) => match self.pick(i) {
                 Some(edge) => Some(edge),
                 None => return,
             },
             None => None,
         };
-        let input = usize::from(rewire.input) % input_count;
+        let input = usize::from(input) % input_count;
         self.graph
             .set_input(node, input, source)
             .expect("rewires only use existing nodes, inputs and outputs");
+    }
+}
+
+fn desc_of(spec: &TensorSpec) -> TensorDesc {
+    TensorDesc::new(spec.dtype.0, shape_of(&spec.shape), spec.format.0)
+}
+
+/// A filter shape with the given sizes, laid out as Conv2D reads `format`
+/// (an unsupported format gets OIHW order; Conv2D must reject it anyway).
+fn filter_shape(format: Format, nchw_data: bool, cout: i64, cin: i64, kh: i64, kw: i64) -> Shape {
+    let axes =
+        filter_axes(format, nchw_data).unwrap_or_else(|| filter_axes(Format::Nchw, true).unwrap());
+    let mut dims = [0; 4];
+    dims[axes.cout] = cout;
+    dims[axes.cin] = cin;
+    dims[axes.h] = kh;
+    dims[axes.w] = kw;
+    Shape::from_dims(dims)
+}
+
+/// The bias dtype Conv2D's prototype pairs with activations of `x`
+/// (its dtype combinations: INT8 accumulates into INT32, BF16 into FLOAT).
+fn bias_dtype(x: DataType) -> DataType {
+    match x {
+        DataType::Int8 => DataType::Int32,
+        DataType::Bf16 => DataType::Float,
+        other => other,
     }
 }
 
@@ -255,7 +412,7 @@ fn const_value(spec: &ConstSpec) -> HostTensor {
     // Two extra values so Reshape also sees targets longer than any rank.
     let mut values: Vec<i64> = spec.values.iter().take(MAX_RANK + 2).map(|v| v.0).collect();
     let len = values.len() as i64;
-    let shape = if spec.matrix {
+    let shape = if spec.matrix.is_set() {
         Shape::from_dims([1, len])
     } else {
         Shape::from_dims([len])
@@ -274,45 +431,4 @@ fn const_value(spec: &ConstSpec) -> HostTensor {
         }
     }
     .expect("const values match their dtype and shape")
-}
-
-fn conv_attrs(spec: &ConvAttrs) -> Attrs {
-    let mut attrs = Attrs::new();
-    set_int_list(&mut attrs, "strides", &spec.strides);
-    set_int_list(&mut attrs, "pads", &spec.pads);
-    set_int_list(&mut attrs, "dilations", &spec.dilations);
-    set_int(&mut attrs, "groups", &spec.groups);
-    set_str(&mut attrs, "data_format", &spec.data_format);
-    set_str(&mut attrs, "padding", &spec.padding);
-    attrs
-}
-
-fn set_int(attrs: &mut Attrs, name: &str, spec: &IntAttr) {
-    let value = match spec {
-        IntAttr::Absent => return,
-        IntAttr::Value(v) => AttrValue::Int(v.0),
-        IntAttr::WrongType => AttrValue::Str("1".into()),
-    };
-    attrs.set(name, value);
-}
-
-fn set_int_list(attrs: &mut Attrs, name: &str, spec: &IntListAttr) {
-    let value = match spec {
-        IntListAttr::Absent => return,
-        IntListAttr::Nchw(h, w) => AttrValue::ListInt(vec![1, 1, (*h).into(), (*w).into()]),
-        IntListAttr::Nhwc(h, w) => AttrValue::ListInt(vec![1, (*h).into(), (*w).into(), 1]),
-        IntListAttr::Any(v) => AttrValue::ListInt(v.iter().take(MAX_RANK).map(|v| v.0).collect()),
-        IntListAttr::WrongType => AttrValue::Str("1,1,1,1".into()),
-    };
-    attrs.set(name, value);
-}
-
-fn set_str(attrs: &mut Attrs, name: &str, spec: &StrAttr) {
-    let value = match spec {
-        StrAttr::Absent => return,
-        StrAttr::Known(k) => AttrValue::Str(k.text().into()),
-        StrAttr::Junk(s) => AttrValue::Str(s.chars().take(16).collect()),
-        StrAttr::WrongType => AttrValue::Int(1),
-    };
-    attrs.set(name, value);
 }

@@ -10,14 +10,28 @@ use std::collections::HashSet;
 type QualifiedName = (Vec<String>, String);
 
 /// Infers `graph` with `collect_errors`, checks the failures and every
-/// node that inferred, then checks that the other error mode agrees.
-pub fn check_inference(graph: Graph, registry: &OpRegistry, collect_errors: bool) {
-    let mut graph = graph;
+/// node that inferred, then checks that inferring again changes nothing and
+/// that the other error mode agrees.
+pub fn check_inference(mut graph: Graph, registry: &OpRegistry, collect_errors: bool) {
     let mut other_mode = graph.clone();
-    let result = infer_graph(&mut graph, registry, InferOptions { collect_errors });
+    let options = InferOptions { collect_errors };
+    let result = infer_graph(&mut graph, registry, options);
     let failures = result.as_ref().err().map_or(&[][..], Vec::as_slice);
-    check_failures(failures);
+    check_failures(&graph, failures);
     check_graph(&graph, &[], &failed_nodes(failures));
+
+    // A pass can be run again on its own output (a Python user re-running
+    // `opgraph.infer`): same failures, same descriptors.
+    let mut again = graph.clone();
+    let second = infer_graph(&mut again, registry, options);
+    let texts = |f: &[InferFailure]| f.iter().map(ToString::to_string).collect::<Vec<_>>();
+    let second_failures = second.as_ref().err().map_or(&[][..], Vec::as_slice);
+    assert_eq!(
+        texts(failures),
+        texts(second_failures),
+        "inferring twice fails differently"
+    );
+    check_same_outputs(&graph, &again);
 
     let other = infer_graph(
         &mut other_mode,
@@ -32,12 +46,70 @@ pub fn check_inference(graph: Graph, registry: &OpRegistry, collect_errors: bool
     );
 }
 
-/// The engine turns a panic inside an op function into an error saying
-/// "internal error"; every such error is a bug in the core.
-fn check_failures(failures: &[InferFailure]) {
+/// Every failure names nodes that exist, a reported cycle is one, and no
+/// failure is a caught panic: the engine turns a panic inside an op
+/// function into an error saying "internal error", always a core bug.
+fn check_failures(root: &Graph, failures: &[InferFailure]) {
     for failure in failures {
         let text = failure.to_string();
         assert!(!text.contains("internal error"), "a caught panic: {text}");
+        match failure {
+            InferFailure::Node(e) => {
+                let graph = graph_at(root, &e.path, &text);
+                assert!(graph.find(&e.node).is_some(), "no such node: {text}");
+            }
+            InferFailure::Cycle { path, error } => {
+                check_cycle(graph_at(root, path, &text), &error.nodes);
+            }
+        }
+    }
+}
+
+/// The graph a failure's path (`[caller, body, caller, body, ...]`) names.
+fn graph_at<'g>(root: &'g Graph, path: &[String], failure: &str) -> &'g Graph {
+    let found = path.chunks(2).try_fold(root, |graph, step| {
+        let [caller, body] = step else { return None };
+        graph.node(graph.find(caller)?).subgraph(body)
+    });
+    found.unwrap_or_else(|| panic!("no body at {path:?} for failure: {failure}"))
+}
+
+/// `nodes` must walk producer → consumer edges (data or control) and come
+/// back to where it started.
+fn check_cycle(graph: &Graph, nodes: &[String]) {
+    assert!(
+        nodes.len() >= 2 && nodes.first() == nodes.last(),
+        "not a closed cycle: {nodes:?}"
+    );
+    let id = |name: &String| {
+        graph
+            .find(name)
+            .unwrap_or_else(|| panic!("cycle names unknown node {name}"))
+    };
+    for pair in nodes.windows(2) {
+        let (producer, consumer) = (id(&pair[0]), id(&pair[1]));
+        let node = graph.node(consumer);
+        let fed = node.inputs.iter().flatten().any(|e| e.node == producer)
+            || node.control_inputs.contains(&producer);
+        assert!(
+            fed,
+            "reported cycle {nodes:?} has no edge {} -> {}",
+            pair[0], pair[1]
+        );
+    }
+}
+
+/// Every node of `a` and `b` (bodies included) has the same outputs.
+fn check_same_outputs(a: &Graph, b: &Graph) {
+    for (x, y) in a.nodes().iter().zip(b.nodes()) {
+        assert_eq!(
+            x.outputs, y.outputs,
+            "node '{}' changed when inferred twice",
+            x.name
+        );
+        for (bx, by) in x.subgraphs.iter().zip(&y.subgraphs) {
+            check_same_outputs(&bx.graph, &by.graph);
+        }
     }
 }
 
@@ -186,21 +258,7 @@ fn static_count(dims: &[i64]) -> Option<i128> {
 
 fn check_conv2d(graph: &Graph, node: &Node) {
     let y = output_dims(node);
-    assert_eq!(y.len(), 4, "Conv2D '{}' output {y:?} is not 4-D", node.name);
-    let x = input(graph, node, 0);
-    let filter = input(graph, node, 1);
-    let nchw = str_attr(node, "data_format", "NHWC") == "NCHW";
-    // (N, C, H, W) positions of the activations.
-    let (c, h, w) = if nchw { (1, 2, 3) } else { (3, 1, 2) };
-    let (f_out, f_h, f_w) = filter_axes(filter.origin_format, nchw);
-    let dim = |d: &TensorDesc, i: usize| {
-        if d.shape().is_unknown_rank() {
-            -1
-        } else {
-            d.shape().dims()[i]
-        }
-    };
-
+    let (x, filter) = (input(graph, node, 0), input(graph, node, 1));
     let what = format!(
         "Conv2D '{}' (x {:?}, filter {:?} {}, attrs {:?}) produced {y:?}",
         node.name,
@@ -209,49 +267,47 @@ fn check_conv2d(graph: &Graph, node: &Node) {
         filter.origin_format,
         node.attrs
     );
-    assert_eq!(y[0], dim(x, 0), "batch dim: {what}");
+    assert_eq!(y.len(), 4, "not 4-D: {what}");
+    let nchw = str_attr(node, "data_format", "NHWC") == "NCHW";
+    let Some(axes) = reference::filter_axes(filter.origin_format, nchw) else {
+        panic!("accepted an unsupported filter format: {what}");
+    };
+    // Activations are NCHW or NHWC: N first either way.
+    let (c, h, w) = if nchw { (1, 2, 3) } else { (3, 1, 2) };
+    assert_eq!(y[0], dim_at(x, 0), "batch dim: {what}");
     assert_eq!(
         y[c],
-        dim(filter, f_out),
-        "channels vs filter output channels: {what}"
+        dim_at(filter, axes.cout),
+        "channels vs the filter's output channels: {what}"
     );
 
-    let strides = int_list_attr(node, "strides");
-    let dilations = int_list_attr(node, "dilations").unwrap_or_else(|| vec![1; 4]);
-    let pads = int_list_attr(node, "pads");
-    let (Some(strides), Some(pads)) = (strides, pads) else {
-        panic!(
-            "Conv2D '{}' inferred without strides or pads: {what}",
-            node.name
-        );
+    let (Some(strides), Some(pads)) = (int_list_attr(node, "strides"), int_list_attr(node, "pads"))
+    else {
+        panic!("inferred without strides or pads: {what}");
     };
+    let dilations = int_list_attr(node, "dilations").unwrap_or_else(|| vec![1; 4]);
     let padding = str_attr(node, "padding", "");
-    for (axis, k_axis, before, after) in [(h, f_h, pads[0], pads[1]), (w, f_w, pads[2], pads[3])] {
+    // `pads` is [top, bottom, left, right] whatever the layout.
+    for (axis, k_axis, before, after) in
+        [(h, axes.h, pads[0], pads[1]), (w, axes.w, pads[2], pads[3])]
+    {
         let mode = match padding.as_str() {
             "SAME" => Padding::Same,
             "VALID" => Padding::Valid,
             _ => Padding::Explicit { before, after },
         };
-        let expected = reference::conv_output_dim(
-            dim(x, axis),
-            dim(filter, k_axis),
-            strides[axis],
-            dilations[axis],
-            mode,
-        );
+        let (input, kernel) = (dim_at(x, axis), dim_at(filter, k_axis));
+        let expected =
+            reference::conv_output_dim(input, kernel, strides[axis], dilations[axis], mode);
         assert_eq!(Some(y[axis]), expected, "spatial axis {axis}: {what}");
     }
 }
 
-/// (output channels, kernel height, kernel width) positions in a filter:
-/// its own layout when it has one, else TensorFlow's HWCN, or OIHW next to
-/// NCHW activations.
-fn filter_axes(format: Format, nchw_data: bool) -> (usize, usize, usize) {
-    match format {
-        Format::Nchw => (0, 2, 3),
-        Format::Nhwc => (0, 1, 2),
-        Format::Nd if nchw_data => (0, 2, 3),
-        _ => (3, 0, 1), // HWCN (any other format was rejected)
+/// Dim `i` of a 4-D (or unknown-rank) tensor; -1 when the rank is unknown.
+fn dim_at(desc: &TensorDesc, i: usize) -> i64 {
+    match desc.shape().rank() {
+        None => -1,
+        Some(_) => desc.shape().dims()[i],
     }
 }
 
@@ -290,5 +346,91 @@ fn str_attr(node: &Node, name: &str, default: &str) -> String {
     match node.attrs.get(name) {
         Some(AttrValue::Str(s)) => s.clone(),
         _ => default.into(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn input(g: &mut Graph, name: &str, dims: &[i64], format: Format) -> OutputRef {
+        let desc = TensorDesc::new(DataType::Float, Shape::from_dims(dims), format);
+        g.add_input_node(name, desc).unwrap()
+    }
+
+    fn op(
+        g: &mut Graph,
+        r: &OpRegistry,
+        op_type: &str,
+        inputs: &[OutputRef],
+        attrs: Attrs,
+    ) -> NodeId {
+        let spec = OpSpec {
+            op_type: op_type.into(),
+            name: op_type.to_lowercase(),
+            inputs: inputs.iter().map(|&e| PortInput::Single(Some(e))).collect(),
+            attrs,
+            ..OpSpec::default()
+        };
+        add_op(g, r, spec).unwrap()
+    }
+
+    /// Conv2D from the core's own tests, plus an Add that broadcasts.
+    fn inferred_graph(r: &OpRegistry) -> (Graph, NodeId, NodeId) {
+        let mut g = Graph::new("g");
+        let x = input(&mut g, "x", &[1, 3, 224, 224], Format::Nchw);
+        let w = input(&mut g, "w", &[64, 3, 7, 7], Format::Nchw);
+        let attrs: Attrs = [
+            ("strides", AttrValue::ListInt(vec![1, 1, 2, 2])),
+            ("pads", AttrValue::ListInt(vec![3, 3, 3, 3])),
+            ("data_format", AttrValue::Str("NCHW".into())),
+        ]
+        .into_iter()
+        .collect();
+        let conv = op(&mut g, r, "Conv2D", &[x, w], attrs);
+        let b = input(&mut g, "b", &[64, 1, 1], Format::Nd);
+        let add = op(
+            &mut g,
+            r,
+            "Add",
+            &[OutputRef::new(conv, 0), b],
+            Attrs::new(),
+        );
+        infer_graph(&mut g, r, InferOptions::default()).unwrap();
+        (g, conv, add)
+    }
+
+    #[test]
+    fn a_correct_inference_passes() {
+        let r = OpRegistry::with_builtins();
+        let (g, _, _) = inferred_graph(&r);
+        check_inference(g, &r, true);
+    }
+
+    #[test]
+    #[should_panic(expected = "output vs reference broadcast")]
+    fn a_wrong_broadcast_is_caught() {
+        let r = OpRegistry::with_builtins();
+        let (mut g, _, add) = inferred_graph(&r);
+        g.node_mut(add).outputs[0].set_shape(Shape::from_dims([1, 64, 112, 1]));
+        check_graph(&g, &[], &HashSet::new());
+    }
+
+    #[test]
+    #[should_panic(expected = "spatial axis 3")]
+    fn a_wrong_conv_size_is_caught() {
+        let r = OpRegistry::with_builtins();
+        let (mut g, conv, _) = inferred_graph(&r);
+        g.node_mut(conv).outputs[0].set_shape(Shape::from_dims([1, 64, 112, 111]));
+        check_graph(&g, &[], &HashSet::new());
+    }
+
+    #[test]
+    #[should_panic(expected = "breaks GE's conventions")]
+    fn a_bad_dim_is_caught() {
+        let r = OpRegistry::with_builtins();
+        let (mut g, conv, _) = inferred_graph(&r);
+        g.node_mut(conv).outputs[0].set_shape(Shape::from_dims([1, -3, 112, 112]));
+        check_graph(&g, &[], &HashSet::new());
     }
 }

@@ -4,6 +4,8 @@
 //! shared mistake is unlikely. Dims follow GE: `-1` unknown, `[-2]` unknown
 //! rank.
 
+use opgraph_core::prelude::Format;
+
 /// numpy broadcasting of two shapes, or `None` when they cannot broadcast.
 ///
 /// Unknowns follow `opgraph_core::ops::broadcast_shapes`' documented rule:
@@ -31,6 +33,48 @@ fn broadcast_dim(x: i64, y: i64) -> Option<i64> {
         (1, d) | (d, 1) => Some(d),
         (-1, d) | (d, -1) => Some(d),
         _ if x == y => Some(x),
+        _ => None,
+    }
+}
+
+/// Where a Conv2D filter keeps output channels, input channels (per
+/// group), kernel height and kernel width.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FilterAxes {
+    pub cout: usize,
+    pub cin: usize,
+    pub h: usize,
+    pub w: usize,
+}
+
+/// The filter layout Conv2D reads: the filter's own format when it names
+/// one (OIHW for NCHW, OHWI for NHWC, HWIO for HWCN); an ND filter is OIHW
+/// beside NCHW activations and TensorFlow's HWIO otherwise. `None` for
+/// formats Conv2D must reject.
+pub fn filter_axes(format: Format, nchw_data: bool) -> Option<FilterAxes> {
+    const OIHW: FilterAxes = FilterAxes {
+        cout: 0,
+        cin: 1,
+        h: 2,
+        w: 3,
+    };
+    const OHWI: FilterAxes = FilterAxes {
+        cout: 0,
+        h: 1,
+        w: 2,
+        cin: 3,
+    };
+    const HWIO: FilterAxes = FilterAxes {
+        h: 0,
+        w: 1,
+        cin: 2,
+        cout: 3,
+    };
+    match format {
+        Format::Nchw => Some(OIHW),
+        Format::Nhwc => Some(OHWI),
+        Format::Hwcn => Some(HWIO),
+        Format::Nd => Some(if nchw_data { OIHW } else { HWIO }),
         _ => None,
     }
 }

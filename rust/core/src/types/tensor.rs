@@ -134,3 +134,29 @@ mod tests {
         );
     }
 }
+
+#[cfg(test)]
+mod borrowing_tests {
+    use super::*;
+
+    /// Stands in for a memory-mapped model file: something else owns the bytes.
+    struct MappedFile(Vec<u8>);
+
+    impl AsRef<[u8]> for MappedFile {
+        fn as_ref(&self) -> &[u8] {
+            &self.0
+        }
+    }
+
+    #[test]
+    fn weights_borrow_the_file_instead_of_copying() {
+        let file = MappedFile((0u8..32).collect());
+        let file_start = file.0.as_ptr();
+        let mapped = Bytes::from_owner(file);
+        // A weight at byte offset 8 of the file, 4 floats long.
+        let weight = HostTensor::new(DataType::Float, Shape::from_dims([4]), mapped.slice(8..24)).unwrap();
+        assert_eq!(weight.bytes().as_ptr(), file_start.wrapping_add(8));
+        let copy = weight.clone();
+        assert_eq!(copy.bytes().as_ptr(), weight.bytes().as_ptr(), "clones share the bytes");
+    }
+}

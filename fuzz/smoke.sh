@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# Smoke-runs every fuzz target of opgraph-core for a short while; exits
+# non-zero when a build fails or a target finds a crash.
+#
+# cargo-fuzz passes nightly-only flags; RUSTC_BOOTSTRAP=1 lets the stable
+# toolchain accept them. `-s none`: no sanitizer. opgraph-core has no
+# unsafe code, so ASan would mostly cost build time and speed; panics,
+# overflow checks (on in fuzz builds) and the oracle's asserts find bugs.
+#
+#   bash fuzz/smoke.sh             # 20 s per target
+#   FUZZ_SECONDS=300 bash fuzz/smoke.sh
+set -euo pipefail
+
+cd "$(dirname "$0")"
+seconds="${FUZZ_SECONDS:-20}"
+export RUSTC_BOOTSTRAP=1
+
+if ! cargo fuzz --version >/dev/null 2>&1; then
+    echo "smoke: installing cargo-fuzz"
+    cargo install cargo-fuzz --locked
+fi
+
+# The fuzz crate is outside the main workspace, so its own tests (the
+# reference shape rules, the oracle catching planted mistakes) run here.
+echo "smoke: testing the oracle"
+cargo test --lib --quiet
+
+echo "smoke: building fuzz targets"
+cargo fuzz build -s none
+
+targets="$(cargo fuzz list)"
+for target in $targets; do
+    echo "smoke: fuzzing $target for ${seconds}s"
+    # A corpus per target under corpus/ (git-ignored) carries over between
+    # local runs; crashes land in artifacts/<target>/.
+    cargo fuzz run -s none "$target" -- -max_total_time="$seconds" -print_final_stats=1
+done
+echo "smoke: all targets ran clean"
