@@ -154,9 +154,14 @@ mod borrowing_tests {
         let file_start = file.0.as_ptr();
         let mapped = Bytes::from_owner(file);
         // A weight at byte offset 8 of the file, 4 floats long.
-        let weight = HostTensor::new(DataType::Float, Shape::from_dims([4]), mapped.slice(8..24)).unwrap();
+        let weight =
+            HostTensor::new(DataType::Float, Shape::from_dims([4]), mapped.slice(8..24)).unwrap();
         assert_eq!(weight.bytes().as_ptr(), file_start.wrapping_add(8));
         let copy = weight.clone();
-        assert_eq!(copy.bytes().as_ptr(), weight.bytes().as_ptr(), "clones share the bytes");
+        assert_eq!(
+            copy.bytes().as_ptr(),
+            weight.bytes().as_ptr(),
+            "clones share the bytes"
+        );
     }
 }
