@@ -1,10 +1,20 @@
 //! Built-in op types. Each module registers GE prototypes with their
 //! verify / infer functions; `builtin_schemas` collects them all.
+//!
+//! Areas: `array` (views, shapes, slicing, gathering), `math` (element-wise,
+//! reductions, softmax), `nn` (convolution, pooling, normalisation, matrix
+//! multiply, Caffe-style layers), `control` (If / While / calls, TF v1
+//! control flow).
 
+mod array;
 mod broadcast;
+pub(crate) mod common;
+mod control;
 mod conv2d;
 mod data;
 mod elementwise;
+mod math;
+mod nn;
 mod partitioned_call;
 mod reshape;
 
@@ -20,5 +30,9 @@ pub fn builtin_schemas() -> Vec<OpSchema> {
     all.extend(reshape::schemas());
     all.extend(conv2d::schemas());
     all.extend(partitioned_call::schemas());
+    all.extend(array::schemas());
+    all.extend(math::schemas());
+    all.extend(nn::schemas());
+    all.extend(control::schemas());
     all
 }

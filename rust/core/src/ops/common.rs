@@ -1,0 +1,62 @@
+//! Small rules many ops share: axis normalisation and dim arithmetic that
+//! respects unknown dims and never overflows.
+
+use crate::bail;
+use crate::op::OpError;
+use crate::types::{Shape, UNKNOWN_DIM};
+
+/// `axis` in `[-rank, rank)` as an index in `[0, rank)` (TensorFlow's rule).
+pub(crate) fn normalize_axis(axis: i64, rank: usize) -> Result<usize, OpError> {
+    let r = rank as i64;
+    if axis < -r || axis >= r {
+        bail!("axis {axis} is out of range for rank {rank} (expected {}..{})", -r, r);
+    }
+    Ok(if axis < 0 { axis + r } else { axis } as usize)
+}
+
+/// The sum of two dims: unknown if either is, an error on overflow.
+pub(crate) fn add_dims(a: i64, b: i64) -> Result<i64, OpError> {
+    if a == UNKNOWN_DIM || b == UNKNOWN_DIM {
+        return Ok(UNKNOWN_DIM);
+    }
+    a.checked_add(b)
+        .ok_or_else(|| OpError::new(format!("the dim {a} + {b} overflows int64")))
+}
+
+/// The product of two dims: unknown if either is (unless one is 0), an
+/// error on overflow.
+pub(crate) fn mul_dims(a: i64, b: i64) -> Result<i64, OpError> {
+    if a == 0 || b == 0 {
+        return Ok(0);
+    }
+    if a == UNKNOWN_DIM || b == UNKNOWN_DIM {
+        return Ok(UNKNOWN_DIM);
+    }
+    a.checked_mul(b)
+        .ok_or_else(|| OpError::new(format!("the dim {a} * {b} overflows int64")))
+}
+
+/// The rank of `shape`, or an error naming `what` when it is unknown and the
+/// rule needs it.
+pub(crate) fn known_rank(shape: &Shape, what: &str) -> Result<usize, OpError> {
+    match shape.rank() {
+        Some(rank) => Ok(rank),
+        None => bail!("{what} needs a known rank"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn axes_and_dims() {
+        assert_eq!(normalize_axis(-1, 4).unwrap(), 3);
+        assert!(normalize_axis(4, 4).is_err());
+        assert!(normalize_axis(-5, 4).is_err());
+        assert_eq!(add_dims(-1, 3).unwrap(), -1);
+        assert!(add_dims(i64::MAX, 1).is_err());
+        assert_eq!(mul_dims(0, -1).unwrap(), 0);
+        assert!(mul_dims(i64::MAX, 2).is_err());
+    }
+}
