@@ -14,7 +14,10 @@ type QualifiedName = (Vec<String>, String);
 /// that the other error mode agrees.
 pub fn check_inference(mut graph: Graph, registry: &OpRegistry, collect_errors: bool) {
     let mut other_mode = graph.clone();
-    let options = InferOptions { collect_errors };
+    let options = InferOptions {
+        collect_errors,
+        ..InferOptions::default()
+    };
     let result = infer_graph(&mut graph, registry, options);
     let failures = result.as_ref().err().map_or(&[][..], Vec::as_slice);
     check_failures(&graph, failures);
@@ -38,6 +41,7 @@ pub fn check_inference(mut graph: Graph, registry: &OpRegistry, collect_errors: 
         registry,
         InferOptions {
             collect_errors: !collect_errors,
+            ..InferOptions::default()
         },
     );
     check_modes_agree(

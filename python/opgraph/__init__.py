@@ -95,13 +95,17 @@ __all__ = [
 ]
 
 
-def infer(graph: Graph, *, collect_errors: bool = False) -> list[OpgraphError]:
+def infer(graph: Graph, *, collect_errors: bool = False, fold_limit: int | None = None) -> list[OpgraphError]:
     """Verifies and infers every node of ``graph`` in topological order.
+
+    Small integer tensors (shape vectors, sizes) are folded on the host so
+    value-depend inputs see their values; ``fold_limit`` bounds the elements
+    of a folded output (default 4096).
 
     Raises the first failure (a :class:`NodeError` subclass naming the node, or
     :class:`CycleError`). With ``collect_errors=True`` it keeps going and
     returns every failure instead; nodes fed by a failed node are skipped."""
-    errors = _core.infer(graph, collect_errors)
+    errors = _core.infer(graph, collect_errors, fold_limit)
     for error in errors:
         if not isinstance(error, OpgraphError):
             raise error  # opgraph itself is broken (e.g. errors module missing)

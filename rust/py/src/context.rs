@@ -269,6 +269,17 @@ impl PyOpContext {
         value.map(|v| tensor_to_py(py, &v)).transpose()
     }
 
+    /// Input instance `i` read as a shape vector: its value when known, else
+    /// what value folding knows element by element (-1 unknown), else None.
+    fn input_shape_value<'py>(
+        &self,
+        py: Python<'py>,
+        i: usize,
+    ) -> PyResult<Option<Bound<'py, PyTuple>>> {
+        let shape = self.with(py, |c| Ok(c.input_shape_value(i)))?;
+        shape.map(|s| shape_to_py(py, &s)).transpose()
+    }
+
     /// Attribute by name, or by position in the prototype's attribute list;
     /// the prototype default when the node does not set it.
     fn attr<'py>(&self, py: Python<'py>, key: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {

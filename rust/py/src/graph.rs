@@ -484,6 +484,17 @@ impl PyTensorDesc {
         self.desc.shape_range.clone()
     }
 
+    /// For a 1-D integer tensor holding a shape: what folding knows of it
+    /// element by element (-1 unknown), when the full value is not known.
+    #[getter]
+    fn shape_value<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyTuple>>> {
+        self.desc
+            .shape_value
+            .as_ref()
+            .map(|s| shape_to_py(py, s))
+            .transpose()
+    }
+
     /// The host value as a numpy array, when known.
     #[getter]
     fn value<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyAny>>> {

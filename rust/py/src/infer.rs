@@ -3,7 +3,7 @@
 use crate::errors::failure_to_py;
 use crate::graph::PyGraph;
 use opgraph_core::graph::Graph;
-use opgraph_core::infer::{infer_graph, InferOptions};
+use opgraph_core::infer::{infer_graph, InferOptions, DEFAULT_FOLD_LIMIT};
 use opgraph_core::op::{global_registry, OpOrigin, OpRegistry};
 use opgraph_core::types::{DataType, Format};
 use pyo3::exceptions::PyRuntimeError;
@@ -25,14 +25,18 @@ fn uses_user_ops(graph: &Graph, registry: &OpRegistry) -> bool {
 /// Verifies and infers every node. Raises the first failure; with
 /// `collect_errors=True` returns every failure instead (empty when all passed).
 #[pyfunction]
-#[pyo3(signature = (graph, collect_errors = false))]
+#[pyo3(signature = (graph, collect_errors = false, fold_limit = None))]
 pub fn infer(
     py: Python<'_>,
     graph: &mut PyGraph,
     collect_errors: bool,
+    fold_limit: Option<usize>,
 ) -> PyResult<Vec<Py<PyAny>>> {
     let registry = global_registry();
-    let options = InferOptions { collect_errors };
+    let options = InferOptions {
+        collect_errors,
+        fold_limit: fold_limit.unwrap_or(DEFAULT_FOLD_LIMIT),
+    };
     let g = &mut graph.graph;
     // Op functions' panics are caught per node by the engine; this guard keeps
     // any other internal panic from crossing into Python as well.

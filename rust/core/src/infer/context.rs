@@ -3,8 +3,9 @@
 //! dynamic inputs by (prototype index, relative index), attributes by
 //! prototype order or name).
 
+use super::InferOptions;
 use crate::graph::{Graph, Node};
-use crate::op::{OpError, OpSchema, ValueDepend};
+use crate::op::{OpError, OpRegistry, OpSchema, ValueDepend};
 use crate::types::{AttrValue, DataType, Format, HostTensor, Shape, TensorDesc};
 use smallvec::SmallVec;
 use std::ops::Range;
@@ -17,6 +18,9 @@ pub struct OpContext<'a> {
     outputs: &'a mut [TensorDesc],
     /// Per output, which aspects a function set (`SET_*` bits).
     pub(crate) set_by_fn: SmallVec<[u8; 4]>,
+    /// The running engine's registry and options (absent for contexts
+    /// built outside an engine run).
+    engine: Option<(&'a OpRegistry, InferOptions)>,
 }
 
 pub(crate) const SET_DTYPE: u8 = 1;
@@ -48,7 +52,23 @@ impl<'a> OpContext<'a> {
             inputs,
             outputs,
             set_by_fn,
+            engine: None,
         }
+    }
+
+    pub(crate) fn attach_engine(&mut self, registry: &'a OpRegistry, options: InferOptions) {
+        self.engine = Some((registry, options));
+    }
+
+    /// The registry of the running inference (for ops that re-infer a body,
+    /// such as While's fixpoint); `None` outside an engine run.
+    pub fn registry(&self) -> Option<&'a OpRegistry> {
+        self.engine.map(|(r, _)| r)
+    }
+
+    /// The options of the running inference (defaults outside an engine run).
+    pub fn infer_options(&self) -> InferOptions {
+        self.engine.map(|(_, o)| o).unwrap_or_default()
     }
 
     pub fn node_name(&self) -> &str {
@@ -177,6 +197,24 @@ impl<'a> OpContext<'a> {
         self.input_desc(i)?.value.as_ref()
     }
 
+    /// Host value of input instance `i` whatever the prototype says; for
+    /// fold functions, which evaluate ops on known values.
+    pub fn input_host_value(&self, i: usize) -> Option<&'a HostTensor> {
+        self.input_desc(i)?.value.as_ref()
+    }
+
+    /// Input instance `i` read as a shape vector: its value when fully
+    /// known (and a valid shape), else what folding knows element by
+    /// element (`-1` unknown), else `None`.
+    pub fn input_shape_value(&self, i: usize) -> Option<Shape> {
+        let desc = self.input_desc(i)?;
+        match &desc.value {
+            Some(value) if value.shape().rank() == Some(1) => Shape::new(value.to_ints()?).ok(),
+            Some(_) => None,
+            None => desc.shape_value.clone(),
+        }
+    }
+
     /// The value-depend kind of input instance `i`, if any.
     pub fn value_depend(&self, i: usize) -> Option<ValueDepend> {
         self.schema.inputs[self.prototype_input_of(i)?].value_depend
@@ -303,6 +341,12 @@ impl<'a> OpContext<'a> {
         range: Vec<(i64, i64)>,
     ) -> Result<(), OpError> {
         self.output_mut(i, 0)?.shape_range = Some(range);
+        Ok(())
+    }
+
+    /// Records what is known of an output shape vector, element by element.
+    pub fn set_output_shape_value(&mut self, i: usize, shape: Shape) -> Result<(), OpError> {
+        self.output_mut(i, 0)?.shape_value = Some(shape);
         Ok(())
     }
 

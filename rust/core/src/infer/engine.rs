@@ -11,11 +11,27 @@ use smallvec::SmallVec;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::Arc;
 
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Copy, Debug)]
 pub struct InferOptions {
     /// Keep going after a failure and report every failing node; nodes fed
     /// by a failed node are skipped rather than reported again.
     pub collect_errors: bool,
+    /// Value folding evaluates a node on the host only when each of its
+    /// outputs has at most this many elements (shape vectors, scalars), so
+    /// inference never computes real activations.
+    pub fold_limit: usize,
+}
+
+/// Default [`InferOptions::fold_limit`]: ample for shape arithmetic.
+pub const DEFAULT_FOLD_LIMIT: usize = 4096;
+
+impl Default for InferOptions {
+    fn default() -> Self {
+        InferOptions {
+            collect_errors: false,
+            fold_limit: DEFAULT_FOLD_LIMIT,
+        }
+    }
 }
 
 /// Verifies and infers every node of `graph` (and of its bodies) in
@@ -101,6 +117,10 @@ impl Engine<'_> {
         if !schema.source {
             outputs.iter_mut().for_each(TensorDesc::reset);
         }
+        let engine = EngineView {
+            registry: self.registry,
+            options: self.options,
+        };
         let result = {
             let node = graph.node(id);
             // Filled in place rather than collected: moving a just-written
@@ -108,7 +128,7 @@ impl Engine<'_> {
             let mut inputs: SmallVec<[Option<&TensorDesc>; 6]> = SmallVec::new();
             inputs.extend(node.inputs.iter().map(|e| e.map(|e| graph.tensor(e))));
             catch_unwind(AssertUnwindSafe(|| {
-                run_node(node, schema, &inputs, &mut outputs)
+                run_node(node, schema, &inputs, &mut outputs, &engine)
             }))
             .unwrap_or_else(|panic| Err((Stage::InferShape, internal_error(panic))))
         };
@@ -271,9 +291,11 @@ fn run_node(
     schema: &OpSchema,
     inputs: &[Option<&TensorDesc>],
     outputs: &mut [TensorDesc],
+    engine: &EngineView<'_>,
 ) -> StageResult {
     let live = check_prototype(node, schema, inputs).map_err(|e| (Stage::Prototype, e))?;
     let mut ctx = OpContext::new(node, schema, inputs, outputs);
+    ctx.attach_engine(engine.registry, engine.options);
     call(&schema.verify, &mut ctx, Stage::Verify)?;
     call(&schema.infer_dtype, &mut ctx, Stage::InferDtype)?;
     if !schema.source {
@@ -283,7 +305,26 @@ fn run_node(
     if !schema.source {
         default_shapes_and_formats(&mut ctx, schema).map_err(|e| (Stage::InferShape, e))?;
     }
-    check_output_dtypes(&ctx, schema).map_err(|e| (Stage::InferDtype, e))
+    check_output_dtypes(&ctx, schema).map_err(|e| (Stage::InferDtype, e))?;
+    if schema.fold.is_some() && outputs_within(&ctx, engine.options.fold_limit) {
+        call(&schema.fold, &mut ctx, Stage::InferShape)?;
+    }
+    Ok(())
+}
+
+/// What op functions may see of the running engine.
+struct EngineView<'r> {
+    registry: &'r OpRegistry,
+    options: InferOptions,
+}
+
+/// True when every output has a static shape of at most `limit` elements.
+fn outputs_within(ctx: &OpContext<'_>, limit: usize) -> bool {
+    (0..ctx.output_count()).all(|i| {
+        ctx.output_desc(i)
+            .and_then(|d| d.shape().num_elements().ok().flatten())
+            .is_some_and(|n| n as u64 <= limit as u64)
+    })
 }
 
 fn call(f: &Option<OpFn>, ctx: &mut OpContext<'_>, stage: Stage) -> StageResult {

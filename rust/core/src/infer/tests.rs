@@ -179,6 +179,7 @@ fn collect_errors_reports_each_root_failure_once() {
         &r,
         InferOptions {
             collect_errors: true,
+            ..InferOptions::default()
         },
     )
     .unwrap_err();
@@ -370,4 +371,63 @@ fn reshape_rejects_shape_vectors_longer_than_the_maximum_rank() {
     op(&mut g, &r, "Reshape", "y", &[x, s], Attrs::new());
     let e = only_node_error(infer_graph(&mut g, &r, InferOptions::default()));
     assert!(e.message.contains("maximum rank"), "{}", e.message);
+}
+
+#[test]
+fn values_fold_through_identity_into_value_depend_inputs() {
+    let r = OpRegistry::with_builtins();
+    let mut g = Graph::new("g");
+    let x = f32_input(&mut g, "x", &[2, 3, 4], Format::Nd);
+    let s = shape_const(&mut g, "s", &[-1, 4]);
+    let s2 = op(&mut g, &r, "Identity", "s2", &[s], Attrs::new());
+    let y = op(&mut g, &r, "Reshape", "y", &[x, s2], Attrs::new());
+    infer_graph(&mut g, &r, InferOptions::default()).unwrap();
+    assert_eq!(g.tensor(y).shape().dims(), &[6, 4]);
+
+    // With folding limited to nothing, Reshape only knows the target's rank.
+    let no_fold = InferOptions {
+        fold_limit: 0,
+        ..InferOptions::default()
+    };
+    infer_graph(&mut g, &r, no_fold).unwrap();
+    assert_eq!(g.tensor(y).shape().dims(), &[-1, -1]);
+}
+
+/// A test op whose fold records its input's shape as a partial shape value
+/// (what the built-in Shape op does).
+fn register_shape_of(r: &mut OpRegistry) {
+    let schema = OpSchema::new("TestShapeOf")
+        .input(PortDef::new("x", ParamType::Required))
+        .output(PortDef::new("y", ParamType::Required).dtype_list(&[DataType::Int64]))
+        .infer_shape(Arc::new(|ctx| {
+            let rank = ctx.input_shape(0)?.rank().unwrap_or(0) as i64;
+            ctx.set_output_shape(0, Shape::from_dims([rank]))
+        }))
+        .fold(Arc::new(|ctx| {
+            let shape = ctx.input_shape(0)?.clone();
+            ctx.set_output_shape_value(0, shape)
+        }));
+    r.register(schema, false).unwrap();
+}
+
+#[test]
+fn partially_known_shape_vectors_keep_their_known_dims() {
+    let mut r = OpRegistry::with_builtins();
+    register_shape_of(&mut r);
+    let mut g = Graph::new("g");
+    let x = f32_input(&mut g, "x", &[-1, 224, 224, 3], Format::Nhwc);
+    let shape = op(&mut g, &r, "TestShapeOf", "shape", &[x], Attrs::new());
+    let y = op(&mut g, &r, "Reshape", "y", &[x, shape], Attrs::new());
+    infer_graph(&mut g, &r, InferOptions::default()).unwrap();
+    assert_eq!(
+        g.tensor(shape).shape_value.as_ref().unwrap().dims(),
+        &[-1, 224, 224, 3]
+    );
+    assert_eq!(g.tensor(y).shape().dims(), &[-1, 224, 224, 3]);
+
+    // One unknown entry and a static input: the element count fixes it.
+    let z = f32_input(&mut g, "z", &[8, 224, 224, 3], Format::Nhwc);
+    let w = op(&mut g, &r, "Reshape", "w", &[z, shape], Attrs::new());
+    infer_graph(&mut g, &r, InferOptions::default()).unwrap();
+    assert_eq!(g.tensor(w).shape().dims(), &[8, 224, 224, 3]);
 }

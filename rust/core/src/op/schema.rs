@@ -136,6 +136,10 @@ pub struct OpSchema {
     pub verify: Option<OpFn>,
     pub infer_dtype: Option<OpFn>,
     pub infer_shape: Option<OpFn>,
+    /// Host evaluation for value folding: runs after shape inference when
+    /// every output holds at most the engine's fold limit of elements, and
+    /// sets output values (or partial shape values) from input values.
+    pub fold: Option<OpFn>,
     pub origin: OpOrigin,
     /// Source ops (Data, Const) keep the output descriptors they were built
     /// with instead of having them reset before inference.
@@ -155,6 +159,7 @@ impl OpSchema {
             verify: None,
             infer_dtype: None,
             infer_shape: None,
+            fold: None,
             origin: OpOrigin::Builtin,
             source: false,
             follow_sources: Vec::new(),
@@ -192,6 +197,11 @@ impl OpSchema {
 
     pub fn infer_shape(mut self, f: OpFn) -> OpSchema {
         self.infer_shape = Some(f);
+        self
+    }
+
+    pub fn fold(mut self, f: OpFn) -> OpSchema {
+        self.fold = Some(f);
         self
     }
 

@@ -23,7 +23,8 @@ const ARITHMETIC: &[DataType] = &[
 pub(super) fn schemas() -> Vec<OpSchema> {
     let identity = OpSchema::new("Identity")
         .input(PortDef::new("x", ParamType::Required))
-        .output(PortDef::new("y", ParamType::Required).follow("x", FollowType::All));
+        .output(PortDef::new("y", ParamType::Required).follow("x", FollowType::All))
+        .fold(op_fn(fold_identity));
     vec![identity, binary("Add")]
 }
 
@@ -38,6 +39,19 @@ fn binary(op_type: &str) -> OpSchema {
                 .follow("x1", FollowType::Format),
         )
         .infer_shape(op_fn(infer_broadcast))
+}
+
+/// Identity passes a known value (or partial shape value) through.
+fn fold_identity(ctx: &mut OpContext<'_>) -> Result<(), OpError> {
+    let input = ctx.input(0)?;
+    let (value, shape_value) = (input.value.clone(), input.shape_value.clone());
+    if let Some(value) = value {
+        ctx.set_output_value(0, value)?;
+    }
+    if let Some(shape_value) = shape_value {
+        ctx.set_output_shape_value(0, shape_value)?;
+    }
+    Ok(())
 }
 
 fn infer_broadcast(ctx: &mut OpContext<'_>) -> Result<(), OpError> {

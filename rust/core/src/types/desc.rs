@@ -15,6 +15,10 @@ pub struct TensorDesc {
     pub shape_range: Option<Vec<(i64, i64)>>,
     /// Host value for constants and folded shape tensors.
     pub value: Option<HostTensor>,
+    /// For a 1-D integer tensor that holds a shape, what is known of it
+    /// element by element (`-1` unknown) when the whole `value` is not:
+    /// `Shape(x)` of an `x: [?, 224, 224, 3]` folds to `[-1, 224, 224, 3]`.
+    pub shape_value: Option<Shape>,
 }
 
 impl Default for TensorDesc {
@@ -35,6 +39,7 @@ impl TensorDesc {
             origin_shape: shape,
             shape_range: None,
             value: None,
+            shape_value: None,
         }
     }
 
@@ -57,6 +62,7 @@ impl TensorDesc {
         self.storage_shape = Shape::unknown_rank();
         self.shape_range = None;
         self.value = None;
+        self.shape_value = None;
     }
 
     /// The shape inference works on.
