@@ -15,7 +15,6 @@ mod data;
 mod elementwise;
 mod math;
 mod nn;
-mod partitioned_call;
 mod reshape;
 
 pub use broadcast::broadcast_shapes;
@@ -29,7 +28,6 @@ pub fn builtin_schemas() -> Vec<OpSchema> {
     all.extend(elementwise::schemas());
     all.extend(reshape::schemas());
     all.extend(conv2d::schemas());
-    all.extend(partitioned_call::schemas());
     all.extend(array::schemas());
     all.extend(math::schemas());
     all.extend(nn::schemas());

@@ -1,7 +1,21 @@
-//! Built-in control ops (issue 3). Each submodule registers its prototypes.
+//! Built-in control ops (issue 3): body calls (PartitionedCall), functional
+//! control flow (If / Case / While) and TensorFlow v1 control flow (Switch,
+//! Merge, Enter, Exit, NextIteration, LoopCond). `merge_rule` is the one
+//! place that joins the descriptors of alternative tensors.
+
+mod body;
+mod branches;
+mod call;
+pub(crate) mod merge_rule;
+mod v1;
+mod while_loop;
 
 use crate::op::OpSchema;
 
 pub(crate) fn schemas() -> Vec<OpSchema> {
-    Vec::new()
+    let mut all = call::schemas();
+    all.extend(branches::schemas());
+    all.extend(while_loop::schemas());
+    all.extend(v1::schemas());
+    all
 }

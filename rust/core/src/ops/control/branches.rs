@@ -1,0 +1,101 @@
+//! If / StatelessIf / Case: run one of several bodies. Each output is the
+//! merge (see `merge_rule`) of that output over every branch, since which
+//! branch runs is only known at run time.
+//!
+//! Input 0 (`cond` / `branch_index`) is the node's first input instance, so
+//! a branch's Data node with `index` k takes input instance k: the branch's
+//! own arguments start at index 1 (GE's parent-node index for the branches
+//! of If and Case likewise counts the selector).
+
+use super::body::{body_outputs, check_output_count, set_output};
+use super::merge_rule::merge_all;
+use crate::bail;
+use crate::infer::OpContext;
+use crate::op::{op_fn, OpError, OpSchema, ParamType, PortDef};
+use crate::types::DataType;
+
+/// Prefix of Case's dynamic body names: `branches0`, `branches1`, ...
+const CASE_BRANCH_PREFIX: &str = "branches";
+
+pub(super) fn schemas() -> Vec<OpSchema> {
+    let if_op = |op_type: &str| {
+        OpSchema::new(op_type)
+            .input(PortDef::new("cond", ParamType::Required))
+            .input(PortDef::new("input", ParamType::Dynamic))
+            .output(PortDef::new("output", ParamType::Dynamic))
+            .infer_dtype(op_fn(infer_if))
+            .infer_shape(op_fn(infer_if))
+    };
+    let case = OpSchema::new("Case")
+        .input(PortDef::new("branch_index", ParamType::Required).dtype_list(&[DataType::Int32]))
+        .input(PortDef::new("input", ParamType::Dynamic))
+        .output(PortDef::new("output", ParamType::Dynamic))
+        .verify(op_fn(verify_case))
+        .infer_dtype(op_fn(infer_case))
+        .infer_shape(op_fn(infer_case));
+    vec![if_op("If"), if_op("StatelessIf"), if_op("_If"), case]
+}
+
+fn infer_if(ctx: &mut OpContext<'_>) -> Result<(), OpError> {
+    merge_branches(ctx, &["then_branch".into(), "else_branch".into()])
+}
+
+/// TensorFlow's Case takes a scalar selector.
+fn verify_case(ctx: &mut OpContext<'_>) -> Result<(), OpError> {
+    let shape = ctx.input_shape(0)?;
+    if matches!(shape.rank(), Some(r) if r != 0) {
+        bail!("branch_index must be a scalar, got shape {shape}");
+    }
+    case_branches(ctx).map(|_| ())
+}
+
+fn infer_case(ctx: &mut OpContext<'_>) -> Result<(), OpError> {
+    let names = case_branches(ctx)?;
+    merge_branches(ctx, &names)
+}
+
+/// Case's bodies `branches0` .. `branches{n-1}`, in order; at least one,
+/// and no gaps.
+fn case_branches(ctx: &OpContext<'_>) -> Result<Vec<String>, OpError> {
+    let mut indices: Vec<usize> = ctx
+        .subgraph_names()
+        .filter_map(|n| n.strip_prefix(CASE_BRANCH_PREFIX)?.parse().ok())
+        .collect();
+    indices.sort_unstable();
+    if indices.is_empty() {
+        bail!(
+            "it has no branches (bodies named {CASE_BRANCH_PREFIX}0, {CASE_BRANCH_PREFIX}1, ...)"
+        );
+    }
+    if let Some((k, _)) = indices.iter().enumerate().find(|(k, &i)| *k != i) {
+        bail!(
+            "its branches must be numbered from 0 without gaps; {CASE_BRANCH_PREFIX}{k} is missing"
+        );
+    }
+    Ok(indices
+        .iter()
+        .map(|i| format!("{CASE_BRANCH_PREFIX}{i}"))
+        .collect())
+}
+
+/// Every output is the merge of that output over the branches `names`.
+fn merge_branches(ctx: &mut OpContext<'_>, names: &[String]) -> Result<(), OpError> {
+    let mut branches = Vec::with_capacity(names.len());
+    for name in names {
+        let outputs = body_outputs(ctx, name)?;
+        check_output_count(ctx, ctx.op_type(), name, &outputs)?;
+        branches.push(outputs);
+    }
+    for i in 0..ctx.output_count() {
+        let merged = merge_all(branches.iter().map(|b| b[i])).map_err(|(b, why)| {
+            OpError::new(format!(
+                "output {i} of branch '{}' does not match the branches before it: {why}",
+                names[b]
+            ))
+        })?;
+        if let Some(desc) = merged {
+            set_output(ctx, i, &desc)?;
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,153 @@
+//! TensorFlow v1 control flow: Switch, Merge, Enter, Exit, NextIteration,
+//! LoopCond and their Ref variants. They forward tensors; only Merge joins
+//! several (with the merge rule).
+//!
+//! A v1 loop is a cycle (NextIteration feeds back into Merge). GE breaks it
+//! by inferring Merge from the inputs already known on the first pass;
+//! Merge here likewise skips inputs that have no dtype yet, but the engine
+//! still rejects cyclic graphs, so only acyclic uses infer today.
+
+use super::merge_rule::merge_all;
+use crate::bail;
+use crate::infer::OpContext;
+use crate::op::{op_fn, FollowType, OpError, OpSchema, ParamType, PortDef};
+use crate::types::{AttrType, AttrValue, DataType, Shape, TensorDesc};
+
+/// The dtypes GE's v1 control-flow prototypes accept.
+const FORWARDED: &[DataType] = &[
+    DataType::Float16,
+    DataType::Float,
+    DataType::Double,
+    DataType::Int8,
+    DataType::Int16,
+    DataType::Int32,
+    DataType::Int64,
+    DataType::Uint8,
+    DataType::Uint16,
+    DataType::Uint32,
+    DataType::Uint64,
+    DataType::Bool,
+];
+
+pub(super) fn schemas() -> Vec<OpSchema> {
+    let mut all = vec![loop_cond()];
+    for op_type in ["Switch", "RefSwitch"] {
+        all.push(switch(op_type));
+    }
+    for op_type in ["Merge", "RefMerge"] {
+        all.push(merge(op_type));
+    }
+    for op_type in ["Enter", "RefEnter"] {
+        all.push(
+            forward(op_type)
+                .attr("frame_name", AttrType::Str, None)
+                .attr("is_constant", AttrType::Bool, Some(AttrValue::Bool(false)))
+                .attr(
+                    "parallel_iterations",
+                    AttrType::Int,
+                    Some(AttrValue::Int(10)),
+                )
+                .verify(op_fn(verify_enter)),
+        );
+    }
+    for op_type in ["Exit", "RefExit", "NextIteration", "RefNextIteration"] {
+        all.push(forward(op_type));
+    }
+    all
+}
+
+/// `x -> y`, `y` a copy of `x`'s descriptor.
+fn forward(op_type: &str) -> OpSchema {
+    OpSchema::new(op_type)
+        .input(PortDef::new("x", ParamType::Required).dtype_list(FORWARDED))
+        .output(
+            PortDef::new("y", ParamType::Required)
+                .dtype_list(FORWARDED)
+                .follow("x", FollowType::All),
+        )
+}
+
+fn switch(op_type: &str) -> OpSchema {
+    let out = |name: &str| {
+        PortDef::new(name, ParamType::Required)
+            .dtype_list(FORWARDED)
+            .follow("data", FollowType::All)
+    };
+    OpSchema::new(op_type)
+        .input(PortDef::new("data", ParamType::Required).dtype_list(FORWARDED))
+        .input(PortDef::new("pred", ParamType::Required).dtype_list(&[DataType::Bool]))
+        .output(out("output_false"))
+        .output(out("output_true"))
+        .verify(op_fn(|ctx| scalar_input(ctx, 1, "pred")))
+}
+
+fn merge(op_type: &str) -> OpSchema {
+    OpSchema::new(op_type)
+        .input(PortDef::new("x", ParamType::Dynamic).dtype_list(FORWARDED))
+        .output(PortDef::new("y", ParamType::Required).dtype_list(FORWARDED))
+        .output(PortDef::new("value_index", ParamType::Required).dtype_list(&[DataType::Int32]))
+        .infer_dtype(op_fn(infer_merge))
+        .infer_shape(op_fn(infer_merge))
+}
+
+fn loop_cond() -> OpSchema {
+    OpSchema::new("LoopCond")
+        .input(PortDef::new("x", ParamType::Required).dtype_list(&[DataType::Bool]))
+        .output(
+            PortDef::new("y", ParamType::Required)
+                .dtype_list(&[DataType::Bool])
+                .follow("x", FollowType::All),
+        )
+        .verify(op_fn(|ctx| scalar_input(ctx, 0, "x")))
+}
+
+/// TensorFlow requires the predicate of Switch / LoopCond to be a scalar
+/// (an unknown rank passes).
+fn scalar_input(ctx: &mut OpContext<'_>, i: usize, name: &str) -> Result<(), OpError> {
+    let shape = ctx.input_shape(i)?;
+    if matches!(shape.rank(), Some(r) if r != 0) {
+        bail!("{name} must be a scalar, got shape {shape}");
+    }
+    Ok(())
+}
+
+fn verify_enter(ctx: &mut OpContext<'_>) -> Result<(), OpError> {
+    if ctx.attr_str("frame_name")?.is_empty() {
+        bail!("frame_name must not be empty");
+    }
+    let p = ctx.attr_int("parallel_iterations")?;
+    if p <= 0 {
+        bail!("parallel_iterations must be positive, got {p}");
+    }
+    Ok(())
+}
+
+/// `y` is the merge of the inputs inferred so far (an input whose producer
+/// has no dtype yet is the loop's back edge on the first pass);
+/// `value_index` is an int32 scalar.
+fn infer_merge(ctx: &mut OpContext<'_>) -> Result<(), OpError> {
+    let count = ctx.dynamic_input_count(0)?;
+    let mut known: Vec<&TensorDesc> = Vec::with_capacity(count);
+    for k in 0..count {
+        let desc = ctx.dynamic_input_desc(0, k)?;
+        if desc.dtype != DataType::Undefined {
+            known.push(desc);
+        }
+    }
+    let merged = merge_all(known.iter().copied()).map_err(|(k, why)| {
+        OpError::new(format!(
+            "the inputs of Merge disagree: {why} (at known input {k})"
+        ))
+    })?;
+    let Some(y) = merged else {
+        bail!("none of its {count} inputs is known yet");
+    };
+    ctx.set_output_dtype(0, y.dtype)?;
+    ctx.set_output_shape(0, y.origin_shape.clone())?;
+    ctx.set_output_format(0, y.origin_format)?;
+    if let Some(range) = y.shape_range {
+        ctx.set_output_shape_range(0, range)?;
+    }
+    ctx.set_output_dtype(1, DataType::Int32)?;
+    ctx.set_output_shape(1, Shape::scalar())
+}
