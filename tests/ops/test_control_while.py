@@ -124,3 +124,20 @@ def test_output_count_must_match_the_loop_variables() -> None:
     )
     with pytest.raises(OpgraphError, match="1 loop variables"):
         opgraph.infer(g)
+
+
+def test_the_fixpoint_re_infers_the_body_with_widened_variables() -> None:
+    """a' = Reshape(a, [1, 2]) changes a's rank, so a widens to unknown rank;
+    b' = Identity(a) then depends on the widened a. One body pass would say
+    b stays [2]; GE's fixpoint (re-inferring the body) makes b unknown rank."""
+    g_body = Graph("body")
+    a = g_body.add_node("Data", "a", [], {"index": 0})
+    g_body.add_node("Data", "b", [], {"index": 1})
+    target = g_body.add_const("target", np.array([1, 2], np.int64))
+    g_body.set_outputs(
+        [g_body.add_node("Reshape", "a_next", [a, target]), g_body.add_node("Identity", "b_next", [a])]
+    )
+    g, node = while_graph([desc([2], F), desc([2], F)], g_body)
+    opgraph.infer(g)
+    assert g.desc(node).shape == (-2,)
+    assert g.desc(node.output(1)).shape == (-2,)

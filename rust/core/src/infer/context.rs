@@ -66,6 +66,40 @@ impl<'a> OpContext<'a> {
         self.engine.map(|(r, _)| r)
     }
 
+    /// Infers a copy of body `name` with `inputs` bound to its indexed Data
+    /// nodes and returns its output descriptors: how loop ops (While) reach
+    /// GE's fixpoint. The node's own body is left as the engine inferred it.
+    pub fn infer_body(
+        &self,
+        name: &str,
+        inputs: &[Option<TensorDesc>],
+    ) -> Result<Vec<TensorDesc>, OpError> {
+        let Some((registry, options)) = self.engine else {
+            crate::bail!("body '{name}' can only be re-inferred during an inference run");
+        };
+        let Some(body) = self.subgraph(name) else {
+            crate::bail!("it has no body named '{name}'");
+        };
+        let mut body = body.clone();
+        super::engine::bind_body_inputs(&mut body, inputs).map_err(OpError::new)?;
+        let options = InferOptions {
+            collect_errors: false,
+            ..options
+        };
+        if let Err(failures) = super::infer_graph(&mut body, registry, options) {
+            let first = failures
+                .first()
+                .map(ToString::to_string)
+                .unwrap_or_default();
+            crate::bail!("body '{name}' fails for the widened loop variables: {first}");
+        }
+        Ok(body
+            .outputs()
+            .iter()
+            .map(|&e| body.tensor(e).clone())
+            .collect())
+    }
+
     /// The options of the running inference (defaults outside an engine run).
     pub fn infer_options(&self) -> InferOptions {
         self.engine.map(|(_, o)| o).unwrap_or_default()

@@ -258,7 +258,10 @@ fn normalize_counts(graph: &mut Graph, id: NodeId, schema: &OpSchema) {
     }
 }
 
-fn bind_body_inputs(body: &mut Graph, caller_inputs: &[Option<TensorDesc>]) -> Result<(), String> {
+pub(crate) fn bind_body_inputs(
+    body: &mut Graph,
+    caller_inputs: &[Option<TensorDesc>],
+) -> Result<(), String> {
     for id in body.node_ids() {
         let node = body.node(id);
         if node.op_type != "Data" {

@@ -8,15 +8,9 @@
 //! precision after a few passes). [`loop_fixpoint`] is that iteration over
 //! a "run the body on these descriptors" function.
 //!
-//! APPROXIMATION: an op function cannot re-infer a body today (the
-//! `OpContext` does not expose the registry the engine runs with), so the
-//! only body pass available is the one the engine ran before this node,
-//! with the caller's inputs. The result is then one widening step:
-//! `merge(input, body output)` per variable. That equals GE's fixpoint
-//! whenever the body's outputs for the widened variables are no more
-//! general than the merge (the usual case: a variable that grows or
-//! shrinks only depends on itself); it can be too specific when a
-//! variable's body output depends on another variable that was widened.
+//! The first body pass is the engine's (run before this node, with the
+//! caller's inputs); each later pass re-infers a copy of the body with the
+//! widened variables through `OpContext::infer_body`.
 
 use super::body::body_outputs;
 use super::body::set_output;
@@ -90,10 +84,16 @@ fn infer_while(ctx: &mut OpContext<'_>) -> Result<(), OpError> {
         .map(|i| ctx.input(i).cloned())
         .collect::<Result<_, _>>()?;
     let engine_pass: Vec<TensorDesc> = body_outputs(ctx, "body")?.into_iter().cloned().collect();
-    // The engine's one body pass, for the caller's inputs; nothing more
-    // (see the module comment).
-    let single_pass = |vars: &[TensorDesc]| Ok((vars == initial).then(|| engine_pass.clone()));
-    let vars = loop_fixpoint(&initial, single_pass)?;
+    // The first pass is the one the engine ran before this node; later
+    // passes re-infer a copy of the body with the widened variables.
+    let run_body = |vars: &[TensorDesc]| {
+        if vars == initial {
+            return Ok(Some(engine_pass.clone()));
+        }
+        let bound: Vec<Option<TensorDesc>> = vars.iter().cloned().map(Some).collect();
+        ctx.infer_body("body", &bound).map(Some)
+    };
+    let vars = loop_fixpoint(&initial, run_body)?;
     for (i, desc) in vars.iter().enumerate() {
         set_output(ctx, i, desc)?;
     }
