@@ -12,7 +12,11 @@ use crate::types::{Shape, UNKNOWN_DIM};
 pub(crate) fn normalize_axis(axis: i64, rank: usize) -> Result<usize, OpError> {
     let r = rank as i64;
     if axis < -r || axis >= r {
-        bail!("axis {axis} is out of range for rank {rank} (expected {}..{})", -r, r);
+        bail!(
+            "axis {axis} is out of range for rank {rank} (expected {}..{})",
+            -r,
+            r
+        );
     }
     Ok(if axis < 0 { axis + r } else { axis } as usize)
 }
