@@ -7,11 +7,14 @@ mod bias;
 mod caffe_layers;
 mod caffe_pooling;
 mod conv2d;
+mod conv3d;
 mod conv_variants;
 mod dims;
+mod einsum;
 mod matmul;
 mod normalization;
 mod pooling;
+mod resize;
 mod softmax_concat;
 mod window;
 
@@ -21,13 +24,16 @@ pub(crate) fn schemas() -> Vec<OpSchema> {
     let mut all = Vec::new();
     all.extend(conv2d::schemas());
     all.extend(conv_variants::schemas());
+    all.extend(conv3d::schemas());
     all.extend(pooling::schemas());
     all.extend(caffe_pooling::schemas());
     all.extend(matmul::schemas());
+    all.extend(einsum::schemas());
     all.extend(bias::schemas());
     all.extend(batch_norm::schemas());
     all.extend(normalization::schemas());
     all.extend(caffe_layers::schemas());
     all.extend(softmax_concat::schemas());
+    all.extend(resize::schemas());
     all
 }
