@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -13,8 +14,20 @@ from helpers import Feed, infer_output, one_node_graph
 import opgraph
 from opgraph import TensorDesc
 
-MODELS = Path(__file__).resolve().parents[2] / ".." / "shared" / "models"
-"""The shared reference models (``../shared/models`` from the repo root)."""
+
+def _models_dir() -> Path:
+    """The shared reference models: ``$OPGRAPH_MODELS`` when set, else
+    ``../shared/models`` from the repo root (or from the directory holding a
+    git worktree of it, one level further up)."""
+    env = os.environ.get("OPGRAPH_MODELS")
+    if env:
+        return Path(env)
+    root = Path(__file__).resolve().parents[2]
+    candidates = [root.parent / "shared" / "models", root.parent.parent / "shared" / "models"]
+    return next((c for c in candidates if c.is_dir()), candidates[0])
+
+
+MODELS = _models_dir()
 
 
 def infer_outputs(
@@ -54,9 +67,7 @@ def same_pads(size: int, k: int, s: int) -> tuple[int, int]:
     return total // 2, total - total // 2
 
 
-def caffe_pool_reference(
-    x: npt.NDArray[np.float64], k: int, s: int, pad: int
-) -> npt.NDArray[np.float64]:
+def caffe_pool_reference(x: npt.NDArray[np.float64], k: int, s: int, pad: int) -> npt.NDArray[np.float64]:
     """Caffe's max pooling loop (pooling_layer.cpp): pooled size rounds up,
     the last window must start inside the top/left-padded input (checked only
     when there is padding, so without it a last window may be empty and

@@ -53,17 +53,30 @@ def test_depthwise_layouts_and_errors() -> None:
     base = {"strides": [1, 1, 1, 1], "padding": "VALID"}
     nchw = dict(base, data_format="NCHW")
     # NCHW activations with an NCHW filter [multiplier, C, kh, kw].
-    assert shape_of("DepthwiseConv2dNative", [desc((1, 4, 5, 5), fmt=Format.NCHW), desc((2, 4, 3, 3), fmt=Format.NCHW)], nchw) == (1, 8, 3, 3)
+    assert shape_of(
+        "DepthwiseConv2dNative",
+        [desc((1, 4, 5, 5), fmt=Format.NCHW), desc((2, 4, 3, 3), fmt=Format.NCHW)],
+        nchw,
+    ) == (1, 8, 3, 3)
     # Explicit TF paddings and GE pads.
     explicit = dict(base, padding="EXPLICIT", explicit_paddings=[0, 0, 1, 1, 2, 2, 0, 0])
-    assert shape_of("DepthwiseConv2dNative", [desc((1, 5, 5, 3)), desc((3, 3, 3, 1))], explicit) == (1, 5, 7, 3)
+    assert shape_of("DepthwiseConv2dNative", [desc((1, 5, 5, 3)), desc((3, 3, 3, 1))], explicit) == (
+        1,
+        5,
+        7,
+        3,
+    )
     ge = dict(base, padding="", pads=[1, 1, 2, 2])
     assert shape_of("DepthwiseConv2dNative", [desc((1, 5, 5, 3)), desc((3, 3, 3, 1))], ge) == (1, 5, 7, 3)
     assert shape_of("DepthwiseConv2dNative", [desc((1, 5, 5, -1)), desc((3, 3, 3, 2))], base) == (1, 3, 3, 6)
     with pytest.raises(opgraph.NodeError, match="channels"):
         shape_of("DepthwiseConv2dNative", [desc((1, 5, 5, 4)), desc((3, 3, 3, 1))], base)
     with pytest.raises(opgraph.NodeError, match="strides"):
-        shape_of("DepthwiseConv2dNative", [desc((1, 5, 5, 3)), desc((3, 3, 3, 1))], dict(base, strides=[2, 1, 1, 1]))
+        shape_of(
+            "DepthwiseConv2dNative",
+            [desc((1, 5, 5, 3)), desc((3, 3, 3, 1))],
+            dict(base, strides=[2, 1, 1, 1]),
+        )
     with pytest.raises(opgraph.NodeError, match="4-D"):
         shape_of("DepthwiseConv2dNative", [desc((5, 5, 3)), desc((3, 3, 3, 1))], base)
 
@@ -78,7 +91,9 @@ def _deconv(size: Any, filter: tuple[int, ...], dy: tuple[int, ...], **attrs: An
     return shape_of("Conv2DBackpropInput", [size_feed, desc(filter, fmt=Format.HWCN), desc(dy)], attrs)
 
 
-@given(h=st.integers(1, 10), k=st.integers(1, 3), s=st.integers(1, 3), padding=st.sampled_from(["SAME", "VALID"]))
+@given(
+    h=st.integers(1, 10), k=st.integers(1, 3), s=st.integers(1, 3), padding=st.sampled_from(["SAME", "VALID"])
+)
 def test_backprop_input_returns_input_size(h: int, k: int, s: int, padding: str) -> None:
     if padding == "VALID" and k > h:
         return
@@ -94,7 +109,12 @@ def test_backprop_input_returns_input_size(h: int, k: int, s: int, padding: str)
 def test_backprop_input_without_value() -> None:
     # Unknown input_size value: only N (from dy) and C (filter input channels) are known.
     assert _deconv(None, (3, 3, 4, 8), (2, 5, 5, 8)) == (2, -1, -1, 4)
-    assert _deconv(None, (3, 3, 4, 8), (2, 8, 5, 5), data_format="NCHW", strides=[1, 1, 2, 2]) == (2, 4, -1, -1)
+    assert _deconv(None, (3, 3, 4, 8), (2, 8, 5, 5), data_format="NCHW", strides=[1, 1, 2, 2]) == (
+        2,
+        4,
+        -1,
+        -1,
+    )
     with pytest.raises(opgraph.NodeError, match="output channels"):
         _deconv(None, (3, 3, 4, 8), (2, 5, 5, 7))
     with pytest.raises(opgraph.NodeError, match="negative"):
@@ -103,7 +123,11 @@ def test_backprop_input_without_value() -> None:
         _deconv([2, 10, 10, 3], (3, 3, 4, 8), (2, 5, 5, 8))
     y = infer_output(
         "Conv2DBackpropInput",
-        [np.array([1, 4, 4, 2], dtype=np.int64), desc((3, 3, 2, 6), DataType.FLOAT16, Format.HWCN), desc((1, 2, 2, 6), DataType.FLOAT16)],
+        [
+            np.array([1, 4, 4, 2], dtype=np.int64),
+            desc((3, 3, 2, 6), DataType.FLOAT16, Format.HWCN),
+            desc((1, 2, 2, 6), DataType.FLOAT16),
+        ],
         {"strides": [1, 2, 2, 1], "padding": "SAME"},
     )
     assert (y.shape, y.dtype, y.format) == ((1, 4, 4, 2), DataType.FLOAT16, Format.NHWC)
@@ -129,7 +153,10 @@ def test_conv3d_matches_numpy(d: int, k: int, s: int, pad: int) -> None:
             shape_of("Conv3D", [desc(x.shape, fmt=Format.NCDHW), desc(w.shape, fmt=Format.NCDHW)], attrs)
         return
     expected = reference_conv3d(x, w, s, pad).shape
-    assert shape_of("Conv3D", [desc(x.shape, fmt=Format.NCDHW), desc(w.shape, fmt=Format.NCDHW)], attrs) == expected
+    assert (
+        shape_of("Conv3D", [desc(x.shape, fmt=Format.NCDHW), desc(w.shape, fmt=Format.NCDHW)], attrs)
+        == expected
+    )
 
 
 def test_conv3d_tensorflow_layout() -> None:

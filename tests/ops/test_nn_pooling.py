@@ -33,10 +33,9 @@ def test_pool_matches_sliding_window(
 ) -> None:
     attrs = {"ksize": [1, *k, 1], "strides": [1, *s, 1], "padding": padding}
     x = np.arange(2 * h * w * 3, dtype=np.float64).reshape(2, h, w, 3)
+    pads = (0, 0, 0, 0)
     if padding == "SAME":
         pads = (*same_pads(h, k[0], s[0]), *same_pads(w, k[1], s[1]))
-    else:
-        pads = (0, 0, 0, 0)
     if padding == "VALID" and (k[0] > h or k[1] > w):
         with pytest.raises(opgraph.NodeError, match="VALID"):
             _pool(op, x.shape, **attrs)
@@ -75,10 +74,18 @@ def test_pool_nchw_unknown_dims_and_dtype() -> None:
     assert _pool("AvgPool", (-2,), ksize=[1, 2, 2, 1], strides=[1, 2, 2, 1], padding="SAME") == (-1,) * 4
     from helpers import infer_output
 
-    y = infer_output("MaxPool", [desc((1, 4, 4, 1), DataType.INT8)], {"ksize": [1, 2, 2, 1], "strides": [1, 2, 2, 1], "padding": "VALID"})
+    y = infer_output(
+        "MaxPool",
+        [desc((1, 4, 4, 1), DataType.INT8)],
+        {"ksize": [1, 2, 2, 1], "strides": [1, 2, 2, 1], "padding": "VALID"},
+    )
     assert (y.dtype, y.format) == (DataType.INT8, Format.NHWC)
     with pytest.raises(opgraph.VerifyError):
-        infer_output("AvgPool", [desc((1, 4, 4, 1), DataType.INT8)], {"ksize": [1, 2, 2, 1], "strides": [1, 2, 2, 1], "padding": "VALID"})
+        infer_output(
+            "AvgPool",
+            [desc((1, 4, 4, 1), DataType.INT8)],
+            {"ksize": [1, 2, 2, 1], "strides": [1, 2, 2, 1], "padding": "VALID"},
+        )
 
 
 @pytest.mark.parametrize(
@@ -88,13 +95,24 @@ def test_pool_nchw_unknown_dims_and_dtype() -> None:
         ({"ksize": [1, 2, 2, 1], "strides": [1, 0, 1, 1], "padding": "SAME"}, ">= 1"),
         ({"ksize": [1, 2, 2], "strides": [1, 1, 1, 1], "padding": "SAME"}, "expected 4"),
         ({"ksize": [1, 2, 2, 1], "strides": [1, 1, 1, 1], "padding": "FULL"}, "padding"),
-        ({"ksize": [1, 2, 2, 1], "strides": [1, 1, 1, 1], "padding": "SAME", "data_format": "HWCN"}, "data_format"),
+        (
+            {"ksize": [1, 2, 2, 1], "strides": [1, 1, 1, 1], "padding": "SAME", "data_format": "HWCN"},
+            "data_format",
+        ),
         ({"ksize": [1, 2, 2, 1], "strides": [1, 1, 1, 1], "padding": "EXPLICIT"}, "explicit_paddings"),
         (
-            {"ksize": [1, 2, 2, 1], "strides": [1, 1, 1, 1], "padding": "EXPLICIT", "explicit_paddings": [1, 0, 0, 0, 0, 0, 0, 0]},
+            {
+                "ksize": [1, 2, 2, 1],
+                "strides": [1, 1, 1, 1],
+                "padding": "EXPLICIT",
+                "explicit_paddings": [1, 0, 0, 0, 0, 0, 0, 0],
+            },
             "N and C",
         ),
-        ({"ksize": [1, 2, 2, 1], "strides": [1, 1, 1, 1], "padding": "SAME", "explicit_paddings": [0] * 8}, "empty"),
+        (
+            {"ksize": [1, 2, 2, 1], "strides": [1, 1, 1, 1], "padding": "SAME", "explicit_paddings": [0] * 8},
+            "empty",
+        ),
     ],
 )
 def test_pool_rejects_bad_attributes(attrs: dict[str, Any], message: str) -> None:
