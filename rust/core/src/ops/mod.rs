@@ -10,7 +10,6 @@ mod array;
 mod broadcast;
 pub(crate) mod common;
 mod control;
-mod conv2d;
 mod data;
 mod elementwise;
 mod math;
@@ -27,7 +26,6 @@ pub fn builtin_schemas() -> Vec<OpSchema> {
     all.extend(data::schemas());
     all.extend(elementwise::schemas());
     all.extend(reshape::schemas());
-    all.extend(conv2d::schemas());
     all.extend(array::schemas());
     all.extend(math::schemas());
     all.extend(nn::schemas());

@@ -1,7 +1,39 @@
-//! Built-in nn ops (issue 3). Each submodule registers its prototypes.
+//! Built-in nn ops (issue 3): convolution, pooling, normalisation, matrix
+//! multiply and the Caffe-style layers. Each submodule registers its
+//! prototypes; `dims` and `window` hold the shape rules they share.
+
+mod batch_norm;
+mod bias;
+mod caffe_layers;
+mod caffe_pooling;
+mod conv2d;
+mod conv3d;
+mod conv_variants;
+mod dims;
+mod einsum;
+mod matmul;
+mod normalization;
+mod pooling;
+mod resize;
+mod softmax_concat;
+mod window;
 
 use crate::op::OpSchema;
 
 pub(crate) fn schemas() -> Vec<OpSchema> {
-    Vec::new()
+    let mut all = Vec::new();
+    all.extend(conv2d::schemas());
+    all.extend(conv_variants::schemas());
+    all.extend(conv3d::schemas());
+    all.extend(pooling::schemas());
+    all.extend(caffe_pooling::schemas());
+    all.extend(matmul::schemas());
+    all.extend(einsum::schemas());
+    all.extend(bias::schemas());
+    all.extend(batch_norm::schemas());
+    all.extend(normalization::schemas());
+    all.extend(caffe_layers::schemas());
+    all.extend(softmax_concat::schemas());
+    all.extend(resize::schemas());
+    all
 }

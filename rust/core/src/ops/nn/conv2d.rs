@@ -39,20 +39,20 @@ pub(super) fn schemas() -> Vec<OpSchema> {
 
 /// Positions of N, C, H, W in a 4-D activation layout.
 #[derive(Clone, Copy)]
-struct Layout {
-    n: usize,
-    c: usize,
-    h: usize,
-    w: usize,
+pub(super) struct Layout {
+    pub n: usize,
+    pub c: usize,
+    pub h: usize,
+    pub w: usize,
 }
 
-const NCHW: Layout = Layout {
+pub(super) const NCHW: Layout = Layout {
     n: 0,
     c: 1,
     h: 2,
     w: 3,
 };
-const NHWC: Layout = Layout {
+pub(super) const NHWC: Layout = Layout {
     n: 0,
     c: 3,
     h: 1,
@@ -60,7 +60,7 @@ const NHWC: Layout = Layout {
 };
 
 /// Positions of Cout, Cin, kh, kw in a filter layout.
-fn filter_layout(format: Format, data: Format) -> Result<Layout, OpError> {
+pub(super) fn filter_layout(format: Format, data: Format) -> Result<Layout, OpError> {
     Ok(match (format, data) {
         (Format::Nchw, _) | (Format::Nd, Format::Nchw) => NCHW,
         (Format::Nhwc, _) => NHWC,
@@ -157,7 +157,7 @@ fn infer_conv2d(ctx: &mut OpContext<'_>) -> Result<(), OpError> {
     ctx.set_output_format(0, data_format)
 }
 
-fn rank4(shape: &Shape, name: &str) -> Result<[i64; 4], OpError> {
+pub(super) fn rank4(shape: &Shape, name: &str) -> Result<[i64; 4], OpError> {
     if shape.is_unknown_rank() {
         return Ok([UNKNOWN_DIM; 4]);
     }

@@ -1,0 +1,152 @@
+//! Matrix multiply: MatMul (2-D), BatchMatMul (equal batch dims) and
+//! BatchMatMulV2 (numpy-broadcast batch dims). TensorFlow's attribute names
+//! (`transpose_a` / `transpose_b`, `adj_x` / `adj_y`) and GE's
+//! (`transpose_x1` / `transpose_x2`, `adj_x1` / `adj_x2`) are both accepted;
+//! either one set transposes.
+
+use super::dims::{merge_dim, with_arg};
+use crate::bail;
+use crate::infer::OpContext;
+use crate::op::{OpError, OpSchema, ParamType, PortDef};
+use crate::ops::broadcast_shapes;
+use crate::types::DataType::{self, *};
+use crate::types::{AttrType, AttrValue, Dims, Shape, UNKNOWN_DIM};
+
+const TYPES: &[DataType] = &[
+    Float16, Float, Double, Bf16, Int32, Int64, Complex64, Complex128,
+];
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    MatMul,
+    Batch,
+    BatchBroadcast,
+}
+
+pub(super) fn schemas() -> Vec<OpSchema> {
+    let no = || Some(AttrValue::Bool(false));
+    let base = |op_type: &str, kind: Kind| {
+        OpSchema::new(op_type)
+            .input(PortDef::new("x1", ParamType::Required).dtypes(TYPES))
+            .input(PortDef::new("x2", ParamType::Required).dtypes(TYPES))
+            .input(PortDef::new("bias", ParamType::Optional).dtypes(TYPES))
+            .output(PortDef::new("y", ParamType::Required).dtypes(TYPES))
+            .infer_shape(with_arg(infer_matmul, kind))
+    };
+    let matmul = base("MatMul", Kind::MatMul)
+        .attr("transpose_a", AttrType::Bool, no())
+        .attr("transpose_b", AttrType::Bool, no())
+        .attr("transpose_x1", AttrType::Bool, no())
+        .attr("transpose_x2", AttrType::Bool, no());
+    let batch = |op_type: &str, kind: Kind| {
+        base(op_type, kind)
+            .attr("adj_x", AttrType::Bool, no())
+            .attr("adj_y", AttrType::Bool, no())
+            .attr("adj_x1", AttrType::Bool, no())
+            .attr("adj_x2", AttrType::Bool, no())
+    };
+    vec![
+        matmul,
+        batch("BatchMatMul", Kind::Batch),
+        batch("BatchMatMulV2", Kind::BatchBroadcast),
+    ]
+}
+
+fn transposes(ctx: &OpContext<'_>, kind: Kind) -> Result<(bool, bool), OpError> {
+    let [a, b, a_ge, b_ge] = if kind == Kind::MatMul {
+        ["transpose_a", "transpose_b", "transpose_x1", "transpose_x2"]
+    } else {
+        ["adj_x", "adj_y", "adj_x1", "adj_x2"]
+    };
+    Ok((
+        ctx.attr_bool(a)? || ctx.attr_bool(a_ge)?,
+        ctx.attr_bool(b)? || ctx.attr_bool(b_ge)?,
+    ))
+}
+
+fn infer_matmul(ctx: &mut OpContext<'_>, kind: Kind) -> Result<(), OpError> {
+    let (ta, tb) = transposes(ctx, kind)?;
+    let (a, b) = (ctx.input_shape(0)?, ctx.input_shape(1)?);
+    let out = match kind {
+        Kind::MatMul => {
+            let a = matrix(a, "x1", true)?;
+            let b = matrix(b, "x2", true)?;
+            let (m, n) = product_dims(&a, &b, ta, tb)?;
+            Shape::from_dims([m, n])
+        }
+        Kind::Batch | Kind::BatchBroadcast => batch_matmul(a, b, ta, tb, kind)?,
+    };
+    check_bias(ctx, &out)?;
+    ctx.set_output_shape(0, out)
+}
+
+/// The dims of an operand: exactly 2-D for MatMul, at least 2-D for the
+/// batch variants; `None` when the rank is unknown.
+fn matrix(shape: &Shape, what: &str, exact: bool) -> Result<Dims, OpError> {
+    let Some(rank) = shape.rank() else {
+        return Ok(Dims::from_slice(&[UNKNOWN_DIM, UNKNOWN_DIM]));
+    };
+    if (exact && rank != 2) || rank < 2 {
+        let need = if exact { "2-D" } else { "at least 2-D" };
+        bail!("input '{what}' must be {need}, got shape {shape}");
+    }
+    Ok(shape.dims().iter().copied().collect())
+}
+
+/// `(M, N)` of the product of the last two dims of `a` and `b`, checking
+/// the contracted dims agree.
+fn product_dims(a: &[i64], b: &[i64], ta: bool, tb: bool) -> Result<(i64, i64), OpError> {
+    let (ar, br) = (a.len(), b.len());
+    let (m, ka) = if ta {
+        (a[ar - 1], a[ar - 2])
+    } else {
+        (a[ar - 2], a[ar - 1])
+    };
+    let (kb, n) = if tb {
+        (b[br - 1], b[br - 2])
+    } else {
+        (b[br - 2], b[br - 1])
+    };
+    merge_dim(ka, kb, "the contracted dims of x1 and x2 differ")?;
+    Ok((m, n))
+}
+
+fn batch_matmul(a: &Shape, b: &Shape, ta: bool, tb: bool, kind: Kind) -> Result<Shape, OpError> {
+    let ad = matrix(a, "x1", false)?;
+    let bd = matrix(b, "x2", false)?;
+    let (m, n) = product_dims(&ad, &bd, ta, tb)?;
+    let batch_of = |s: &Shape, d: &Dims| {
+        if s.is_unknown_rank() {
+            Shape::unknown_rank()
+        } else {
+            Shape::from_dims(&d[..d.len() - 2])
+        }
+    };
+    let (ab, bb) = (batch_of(a, &ad), batch_of(b, &bd));
+    let batch = if kind == Kind::BatchBroadcast {
+        broadcast_shapes(&ab, &bb)
+            .map_err(|e| OpError::new(format!("the batch dims cannot be broadcast: {e}")))?
+    } else {
+        super::dims::merge_shapes(&ab, &bb, "BatchMatMul needs equal batch dims")?
+    };
+    if batch.is_unknown_rank() {
+        return Ok(Shape::unknown_rank());
+    }
+    let mut dims: Dims = batch.dims().iter().copied().collect();
+    dims.extend([m, n]);
+    Ok(Shape::from_dims(dims))
+}
+
+/// The optional bias broadcasts against the output's last dim (`[N]` or `[1]`).
+fn check_bias(ctx: &OpContext<'_>, out: &Shape) -> Result<(), OpError> {
+    let Some(bias) = ctx.optional_input_desc(2)? else {
+        return Ok(());
+    };
+    let n = out.dims().last().copied().unwrap_or(UNKNOWN_DIM);
+    match bias.shape().dims() {
+        _ if bias.shape().is_unknown_rank() || out.is_unknown_rank() => Ok(()),
+        [1] => Ok(()),
+        [b] => merge_dim(*b, n, "the bias length differs from the output's last dim").map(|_| ()),
+        _ => bail!("bias must be 1-D, got shape {}", bias.shape()),
+    }
+}

@@ -1,0 +1,110 @@
+//! GE's SoftmaxV2 (softmax over `axes`) and ConcatD (concatenation along
+//! the `concat_dim` attribute of a dynamic input).
+
+use super::dims::merge_dim;
+use crate::bail;
+use crate::infer::OpContext;
+use crate::op::{op_fn, FollowType, OpError, OpSchema, ParamType, PortDef};
+use crate::ops::common::{add_dims, normalize_axis};
+use crate::types::{AttrType, AttrValue, DataType, Dims, Shape};
+
+const SOFTMAX_TYPES: &[DataType] = &[
+    DataType::Float16,
+    DataType::Float,
+    DataType::Double,
+    DataType::Bf16,
+];
+
+pub(super) fn schemas() -> Vec<OpSchema> {
+    let softmax = OpSchema::new("SoftmaxV2")
+        .input(PortDef::new("x", ParamType::Required).dtype_list(SOFTMAX_TYPES))
+        .output(PortDef::new("y", ParamType::Required).follow("x", FollowType::All))
+        .attr(
+            "axes",
+            AttrType::ListInt,
+            Some(AttrValue::ListInt(vec![-1])),
+        )
+        .verify(op_fn(verify_softmax));
+    let concat = OpSchema::new("ConcatD")
+        .input(PortDef::new("x", ParamType::Dynamic))
+        .output(PortDef::new("y", ParamType::Required).follow("x", FollowType::Dtype))
+        .attr("concat_dim", AttrType::Int, None)
+        .attr("N", AttrType::Int, Some(AttrValue::Int(1)))
+        .infer_shape(op_fn(infer_concat));
+    vec![softmax, concat]
+}
+
+fn verify_softmax(ctx: &mut OpContext<'_>) -> Result<(), OpError> {
+    let x = ctx.input_shape(0)?;
+    let axes = ctx.attr_ints("axes")?;
+    if axes.is_empty() {
+        bail!("axes must not be empty");
+    }
+    let Some(rank) = x.rank() else {
+        return Ok(());
+    };
+    // A scalar is treated as one element along an implicit axis.
+    let rank = rank.max(1);
+    let mut seen = vec![false; rank];
+    for &a in axes {
+        let i = normalize_axis(a, rank)?;
+        if std::mem::replace(&mut seen[i], true) {
+            bail!("axes {axes:?} repeat axis {a}");
+        }
+    }
+    Ok(())
+}
+
+/// Every input has x0's rank and dims except along `concat_dim`, which adds
+/// up. `N` (when set to more than its default 1) must count the inputs.
+fn infer_concat(ctx: &mut OpContext<'_>) -> Result<(), OpError> {
+    let count = ctx.dynamic_input_count(0)?;
+    if count == 0 {
+        bail!("ConcatD needs at least one input");
+    }
+    let n = ctx.attr_int("N")?;
+    if n != 1 && n != count as i64 {
+        bail!("N is {n} but the node has {count} inputs");
+    }
+    let dtype = ctx.dynamic_input_desc(0, 0)?.dtype;
+    let mut known: Option<(usize, Dims)> = None;
+    let mut total: i64 = 0;
+    let concat_dim = ctx.attr_int("concat_dim")?;
+    for i in 0..count {
+        let desc = ctx.dynamic_input_desc(0, i)?;
+        if desc.dtype != dtype {
+            bail!("input x{i} has dtype {} but x0 has {dtype}", desc.dtype);
+        }
+        let Some(rank) = desc.shape().rank() else {
+            total = -1;
+            continue;
+        };
+        if rank == 0 {
+            bail!("input x{i} is a scalar; ConcatD needs at least 1-D inputs");
+        }
+        let axis = normalize_axis(concat_dim, rank)?;
+        let dims = desc.shape().dims();
+        total = add_dims(total, dims[axis])?;
+        match &mut known {
+            None => known = Some((axis, dims.iter().copied().collect())),
+            Some((_, acc)) if acc.len() != rank => {
+                bail!("input x{i} has rank {rank} but x0 has rank {}", acc.len())
+            }
+            Some((_, acc)) => {
+                for (j, (a, &d)) in acc.iter_mut().zip(dims).enumerate() {
+                    if j != axis {
+                        *a = merge_dim(*a, d, &format!("input x{i} differs in dim {j}"))?;
+                    }
+                }
+            }
+        }
+    }
+    let out = match known {
+        None => Shape::unknown_rank(),
+        Some((axis, mut dims)) => {
+            dims[axis] = total;
+            Shape::from_dims(dims)
+        }
+    };
+    ctx.set_output_shape(0, out)
+}
