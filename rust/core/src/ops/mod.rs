@@ -7,18 +7,16 @@
 //! control flow).
 
 mod array;
-mod broadcast;
 pub(crate) mod common;
 mod control;
 mod conv2d;
 mod data;
-mod elementwise;
 mod math;
 mod nn;
 mod partitioned_call;
 mod reshape;
 
-pub use broadcast::broadcast_shapes;
+pub use math::broadcast_shapes;
 
 use crate::op::OpSchema;
 
@@ -26,7 +24,6 @@ use crate::op::OpSchema;
 pub fn builtin_schemas() -> Vec<OpSchema> {
     let mut all = Vec::new();
     all.extend(data::schemas());
-    all.extend(elementwise::schemas());
     all.extend(reshape::schemas());
     all.extend(conv2d::schemas());
     all.extend(partitioned_call::schemas());
