@@ -9,6 +9,8 @@ mod broadcast;
 mod cumsum;
 mod dtypes;
 mod fold;
+#[cfg(test)]
+mod fold_tests;
 mod identity;
 mod reduce;
 mod softmax;
