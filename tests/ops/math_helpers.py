@@ -21,7 +21,9 @@ shapes = st.lists(dims, min_size=0, max_size=4).map(tuple)
 nonempty_shapes = st.lists(st.integers(min_value=1, max_value=4), min_size=1, max_size=4).map(tuple)
 
 
-def infer_outputs(op_type: str, inputs: Sequence[Feed], attrs: dict[str, Any] | None = None) -> list[TensorDesc]:
+def infer_outputs(
+    op_type: str, inputs: Sequence[Feed], attrs: dict[str, Any] | None = None
+) -> list[TensorDesc]:
     """Infers a one-node graph and returns all of the node's outputs."""
     graph, _ = one_node_graph(op_type, inputs, attrs)
     opgraph.infer(graph)
@@ -34,14 +36,14 @@ def dtype_of(array: npt.NDArray[Any]) -> DataType:
 
 def blur(shape: Sequence[int], mask: Sequence[bool]) -> tuple[int, ...]:
     """``shape`` with the dims where ``mask`` is set made unknown (-1)."""
-    return tuple(-1 if hide else d for d, hide in zip(shape, mask))
+    return tuple(-1 if hide else d for d, hide in zip(shape, mask, strict=False))
 
 
 def agrees(inferred: Sequence[int], actual: Sequence[int]) -> bool:
     """Whether an inferred shape (with -1 / [-2] unknowns) admits ``actual``."""
     if tuple(inferred) == (-2,):
         return True
-    return len(inferred) == len(actual) and all(i in (-1, a) for i, a in zip(inferred, actual))
+    return len(inferred) == len(actual) and all(i in (-1, a) for i, a in zip(inferred, actual, strict=True))
 
 
 def sample(shape: Sequence[int], dtype: type[np.generic] = np.float32, seed: int = 0) -> npt.NDArray[Any]:
