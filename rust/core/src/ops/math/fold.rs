@@ -113,8 +113,13 @@ fn operand(ctx: &OpContext<'_>, i: usize) -> Option<Operand> {
         return None;
     }
     let dims = partial.dims();
+    let shape = Shape::from_dims([dims.len() as i64]);
+    // A shape value must describe the whole (1-D) input to be used.
+    if ctx.input_shape(i).ok()? != &shape {
+        return None;
+    }
     Some(Operand {
-        shape: Shape::from_dims([dims.len() as i64]),
+        shape,
         elems: dims
             .iter()
             .map(|&d| (d != UNKNOWN_DIM).then_some(d))
