@@ -7,16 +7,14 @@
 //! control flow).
 
 mod array;
-mod broadcast;
 pub(crate) mod common;
 mod control;
 mod data;
-mod elementwise;
 mod math;
 mod nn;
 mod reshape;
 
-pub use broadcast::broadcast_shapes;
+pub use math::broadcast_shapes;
 
 use crate::op::OpSchema;
 
@@ -24,7 +22,6 @@ use crate::op::OpSchema;
 pub fn builtin_schemas() -> Vec<OpSchema> {
     let mut all = Vec::new();
     all.extend(data::schemas());
-    all.extend(elementwise::schemas());
     all.extend(reshape::schemas());
     all.extend(array::schemas());
     all.extend(math::schemas());

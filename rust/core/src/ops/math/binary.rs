@@ -1,0 +1,115 @@
+//! Broadcasting binary ops: arithmetic, comparisons and logical and/or.
+//! One table row per op type; `x1`, `x2` and `y` as GE names them.
+
+use super::broadcast_shapes;
+use super::dtypes::*;
+use super::fold::{fold_int_binary, IntOp};
+use crate::infer::OpContext;
+use crate::op::{op_fn, FollowType, OpError, OpSchema, ParamType, PortDef};
+use crate::types::{AttrType, AttrValue, DataType, Shape};
+use std::sync::Arc;
+
+/// What the output holds.
+#[derive(Clone, Copy)]
+enum Output {
+    /// The inputs' dtype (arithmetic).
+    Same,
+    /// BOOL (comparisons, logical ops).
+    Bool,
+}
+
+struct Binary {
+    op_type: &'static str,
+    dtypes: &'static [DataType],
+    output: Output,
+    /// Integer host evaluation for value folding.
+    fold: Option<IntOp>,
+}
+
+const fn row(
+    op_type: &'static str,
+    dtypes: &'static [DataType],
+    output: Output,
+    fold: Option<IntOp>,
+) -> Binary {
+    Binary {
+        op_type,
+        dtypes,
+        output,
+        fold,
+    }
+}
+
+use Output::{Bool, Same};
+
+/// TensorFlow's dtype lists (`AddV2` and the division family take the
+/// unsigned types too; `Add` keeps GE's list).
+const BINARY: &[Binary] = &[
+    row("Add", ADD, Same, Some(IntOp::Add)),
+    row("AddV2", NUMBER, Same, Some(IntOp::Add)),
+    row("Sub", NUMBER, Same, Some(IntOp::Sub)),
+    row("Mul", NUMBER, Same, Some(IntOp::Mul)),
+    row("RealDiv", NUMBER, Same, None),
+    row("Div", NUMBER, Same, None),
+    row("FloorDiv", NUMBER, Same, Some(IntOp::FloorDiv)),
+    row("FloorMod", FLOOR_MOD, Same, Some(IntOp::FloorMod)),
+    row("Maximum", REAL, Same, Some(IntOp::Maximum)),
+    row("Minimum", REAL, Same, Some(IntOp::Minimum)),
+    row("Pow", POW, Same, None),
+    row("SquaredDifference", SQUARED_DIFFERENCE, Same, None),
+    row("Equal", EQUALITY, Bool, None),
+    row("NotEqual", EQUALITY, Bool, None),
+    row("Less", REAL, Bool, None),
+    row("LessEqual", REAL, Bool, None),
+    row("Greater", REAL, Bool, None),
+    row("GreaterEqual", REAL, Bool, None),
+    row("LogicalAnd", BOOL, Bool, None),
+    row("LogicalOr", BOOL, Bool, None),
+];
+
+pub(super) fn schemas() -> Vec<OpSchema> {
+    BINARY.iter().map(schema).collect()
+}
+
+/// `y = x1 op x2` with numpy broadcasting; `x1` and `x2` share a dtype.
+fn schema(op: &Binary) -> OpSchema {
+    let output = PortDef::new("y", ParamType::Required).follow("x1", FollowType::Format);
+    let output = match op.output {
+        Output::Same => output.dtypes(op.dtypes),
+        Output::Bool => output.dtypes(&vec![DataType::Bool; op.dtypes.len()]),
+    };
+    let mut schema = OpSchema::new(op.op_type)
+        .input(PortDef::new("x1", ParamType::Required).dtypes(op.dtypes))
+        .input(PortDef::new("x2", ParamType::Required).dtypes(op.dtypes))
+        .output(output)
+        .infer_shape(op_fn(infer_broadcast));
+    if matches!(op.op_type, "Equal" | "NotEqual") {
+        // TF: with `false`, incompatible shapes compare unequal (a scalar
+        // at run time) instead of failing.
+        schema = schema.attr(
+            "incompatible_shape_error",
+            AttrType::Bool,
+            Some(AttrValue::Bool(true)),
+        );
+    }
+    if let Some(int_op) = op.fold {
+        schema = schema.fold(Arc::new(move |ctx| fold_int_binary(ctx, int_op)));
+    }
+    schema
+}
+
+fn infer_broadcast(ctx: &mut OpContext<'_>) -> Result<(), OpError> {
+    match broadcast_shapes(ctx.input_shape(0)?, ctx.input_shape(1)?) {
+        Ok(shape) => ctx.set_output_shape(0, shape),
+        // TF's shape function leaves the shape unknown in that case.
+        Err(_) if tolerates_incompatible_shapes(ctx) => {
+            ctx.set_output_shape(0, Shape::unknown_rank())
+        }
+        Err(message) => Err(OpError::new(message)),
+    }
+}
+
+fn tolerates_incompatible_shapes(ctx: &OpContext<'_>) -> bool {
+    ctx.schema().attr_def("incompatible_shape_error").is_some()
+        && matches!(ctx.attr_bool("incompatible_shape_error"), Ok(false))
+}

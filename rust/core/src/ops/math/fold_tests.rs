@@ -1,0 +1,122 @@
+//! Engine tests of integer folding: shape arithmetic feeding Reshape.
+
+use crate::prelude::*;
+use std::sync::Arc;
+
+fn input(g: &mut Graph, name: &str, dtype: DataType, dims: &[i64]) -> OutputRef {
+    g.add_input_node(
+        name,
+        TensorDesc::new(dtype, Shape::from_dims(dims), Format::Nd),
+    )
+    .unwrap()
+}
+
+fn op(g: &mut Graph, r: &OpRegistry, op_type: &str, name: &str, inputs: &[OutputRef]) -> OutputRef {
+    let spec = OpSpec {
+        op_type: op_type.into(),
+        name: name.into(),
+        inputs: inputs.iter().map(|&e| PortInput::Single(Some(e))).collect(),
+        ..OpSpec::default()
+    };
+    OutputRef::new(add_op(g, r, spec).unwrap(), 0)
+}
+
+fn ints(g: &mut Graph, name: &str, dtype: DataType, dims: &[i64], values: &[i64]) -> OutputRef {
+    let t = HostTensor::from_ints(dtype, Shape::from_dims(dims), values).unwrap();
+    g.add_const_node(name, t).unwrap()
+}
+
+/// What the array area's Shape op does: the input shape as a partial value.
+fn registry_with_shape_of() -> OpRegistry {
+    let mut r = OpRegistry::with_builtins();
+    let schema = OpSchema::new("TestShapeOf")
+        .input(PortDef::new("x", ParamType::Required))
+        .output(PortDef::new("y", ParamType::Required).dtype_list(&[DataType::Int64]))
+        .infer_shape(Arc::new(|ctx| {
+            let rank = ctx.input_shape(0)?.rank().unwrap_or(0) as i64;
+            ctx.set_output_shape(0, Shape::from_dims([rank]))
+        }))
+        .fold(Arc::new(|ctx| {
+            let shape = ctx.input_shape(0)?.clone();
+            ctx.set_output_shape_value(0, shape)
+        }));
+    r.register(schema, false).unwrap();
+    r
+}
+
+#[test]
+fn folded_ints_broadcast_and_feed_reshape() {
+    let r = OpRegistry::with_builtins();
+    let mut g = Graph::new("g");
+    let x = input(&mut g, "x", DataType::Float, &[2, 3, 4]);
+    let a = ints(&mut g, "a", DataType::Int32, &[2], &[3, 4]);
+    let two = ints(&mut g, "two", DataType::Int32, &[], &[2]);
+    let d = ints(&mut g, "d", DataType::Int32, &[2], &[1, -2]);
+    let prod = op(&mut g, &r, "Mul", "prod", &[a, two]);
+    let quot = op(&mut g, &r, "FloorDiv", "quot", &[prod, d]);
+    let neg = op(&mut g, &r, "Neg", "neg", &[quot]);
+    let target = op(&mut g, &r, "Maximum", "target", &[quot, neg]);
+    let y = op(&mut g, &r, "Reshape", "y", &[x, target]);
+    infer_graph(&mut g, &r, InferOptions::default()).unwrap();
+    // [3, 4] * 2 = [6, 8]; [6, 8] // [1, -2] = [6, -4]; max(v, -v) = [6, 4].
+    let folded = g.tensor(quot).value.as_ref().unwrap().to_ints().unwrap();
+    assert_eq!(folded, [6, -4]);
+    assert_eq!(g.tensor(quot).dtype, DataType::Int32);
+    // Neg does not fold, so Maximum and Reshape only know the rank.
+    assert_eq!(g.tensor(y).shape().dims(), &[-1, -1]);
+    assert!(g.tensor(target).value.is_none());
+}
+
+#[test]
+fn partial_shape_vectors_keep_known_entries() {
+    let r = registry_with_shape_of();
+    let mut g = Graph::new("g");
+    let x = input(&mut g, "x", DataType::Float, &[-1, 7]);
+    let shape = op(&mut g, &r, "TestShapeOf", "shape", &[x]);
+    let two = ints(&mut g, "two", DataType::Int64, &[], &[2]);
+    let doubled = op(&mut g, &r, "Mul", "doubled", &[shape, two]);
+    let zero = ints(&mut g, "zero", DataType::Int64, &[2], &[0, 1]);
+    let masked = op(&mut g, &r, "Mul", "masked", &[shape, zero]);
+    let y = op(&mut g, &r, "Reshape", "y", &[x, doubled]);
+    infer_graph(&mut g, &r, InferOptions::default()).unwrap();
+    let partial = g.tensor(doubled).shape_value.as_ref().unwrap();
+    assert_eq!(partial.dims(), &[-1, 14]);
+    assert!(g.tensor(doubled).value.is_none());
+    // An unknown entry times 0 is 0, so the whole vector is known.
+    let known = g.tensor(masked).value.as_ref().unwrap().to_ints().unwrap();
+    assert_eq!(known, [0, 7]);
+    assert_eq!(g.tensor(y).shape().dims(), &[-1, 14]);
+}
+
+#[test]
+fn division_by_zero_is_an_error_and_int32_overflow_stays_unfolded() {
+    let r = OpRegistry::with_builtins();
+    let mut g = Graph::new("g");
+    let a = ints(&mut g, "a", DataType::Int32, &[2], &[i32::MAX as i64, 1]);
+    let b = ints(&mut g, "b", DataType::Int32, &[], &[1]);
+    let sum = op(&mut g, &r, "Add", "sum", &[a, b]);
+    infer_graph(&mut g, &r, InferOptions::default()).unwrap();
+    assert!(g.tensor(sum).value.is_none());
+
+    let zero = ints(&mut g, "zero", DataType::Int32, &[], &[0]);
+    op(&mut g, &r, "FloorDiv", "div", &[a, zero]);
+    let errors = infer_graph(&mut g, &r, InferOptions::default()).unwrap_err();
+    let message = errors
+        .iter()
+        .map(|e| e.to_string())
+        .collect::<Vec<_>>()
+        .join("\n");
+    assert!(message.contains("division by zero"), "{message}");
+}
+
+#[test]
+fn floats_and_unknown_values_do_not_fold() {
+    let r = OpRegistry::with_builtins();
+    let mut g = Graph::new("g");
+    let i = input(&mut g, "i", DataType::Int32, &[2]);
+    let c = ints(&mut g, "c", DataType::Int32, &[2], &[1, 2]);
+    let sum = op(&mut g, &r, "Add", "sum", &[i, c]);
+    infer_graph(&mut g, &r, InferOptions::default()).unwrap();
+    assert!(g.tensor(sum).value.is_none());
+    assert!(g.tensor(sum).shape_value.is_none());
+}

@@ -1,0 +1,25 @@
+//! Identity: passes its input through, value included.
+
+use crate::infer::OpContext;
+use crate::op::{op_fn, FollowType, OpError, OpSchema, ParamType, PortDef};
+
+pub(super) fn schemas() -> Vec<OpSchema> {
+    let identity = OpSchema::new("Identity")
+        .input(PortDef::new("x", ParamType::Required))
+        .output(PortDef::new("y", ParamType::Required).follow("x", FollowType::All))
+        .fold(op_fn(fold_identity));
+    vec![identity]
+}
+
+/// Identity passes a known value (or partial shape value) through.
+fn fold_identity(ctx: &mut OpContext<'_>) -> Result<(), OpError> {
+    let input = ctx.input(0)?;
+    let (value, shape_value) = (input.value.clone(), input.shape_value.clone());
+    if let Some(value) = value {
+        ctx.set_output_value(0, value)?;
+    }
+    if let Some(shape_value) = shape_value {
+        ctx.set_output_shape_value(0, shape_value)?;
+    }
+    Ok(())
+}

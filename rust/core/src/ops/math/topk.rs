@@ -1,0 +1,74 @@
+//! TopKV2 (TensorFlow: along the last axis) and TopK (GE: along `dim`,
+//! default -1, with `largest`): the `k` largest entries and their INT32
+//! indices. `k` is a value-depend scalar; `k` above the axis size is an error.
+
+use super::dtypes::*;
+use crate::bail;
+use crate::infer::OpContext;
+use crate::op::{op_fn, FollowType, OpError, OpSchema, ParamType, PortDef, ValueDepend};
+use crate::ops::common::normalize_axis;
+use crate::types::{AttrType, AttrValue, DataType, Shape, UNKNOWN_DIM};
+
+pub(super) fn schemas() -> Vec<OpSchema> {
+    let v2 = schema("TopKV2", ["input", "k", "values", "indices"]);
+    let ge = schema("TopK", ["x", "k", "values", "indices"])
+        .attr("dim", AttrType::Int, Some(AttrValue::Int(-1)))
+        .attr("largest", AttrType::Bool, Some(AttrValue::Bool(true)));
+    vec![v2, ge]
+}
+
+fn schema(op_type: &str, [x, k, values, indices]: [&str; 4]) -> OpSchema {
+    OpSchema::new(op_type)
+        .input(PortDef::new(x, ParamType::Required).dtypes(REAL))
+        .input(
+            PortDef::new(k, ParamType::Required)
+                .dtype_list(&[DataType::Int16, DataType::Int32, DataType::Int64])
+                .value_depend(ValueDepend::Required),
+        )
+        .output(
+            PortDef::new(values, ParamType::Required)
+                .dtypes(REAL)
+                .follow(x, FollowType::Format),
+        )
+        .output(
+            PortDef::new(indices, ParamType::Required)
+                .dtype_list(&[DataType::Int32])
+                .follow(x, FollowType::Format),
+        )
+        .attr("sorted", AttrType::Bool, Some(AttrValue::Bool(true)))
+        .infer_shape(op_fn(infer_top_k))
+}
+
+fn infer_top_k(ctx: &mut OpContext<'_>) -> Result<(), OpError> {
+    let k_shape = ctx.input_shape(1)?;
+    if k_shape.rank().is_some_and(|r| r > 0) {
+        bail!("k must be a scalar, got shape {k_shape}");
+    }
+    let k = match ctx.input_value(1).and_then(|v| v.to_ints()).as_deref() {
+        Some(&[k]) if k < 0 => bail!("k must be non-negative, got {k}"),
+        Some(&[k]) => k,
+        _ => UNKNOWN_DIM,
+    };
+    let input = ctx.input_shape(0)?;
+    let out = match input.rank() {
+        None => Shape::unknown_rank(),
+        Some(0) => bail!("the input must have rank >= 1, got a scalar"),
+        Some(rank) => {
+            let axis = match ctx.schema().attr_def("dim") {
+                Some(_) => normalize_axis(ctx.attr_int("dim")?, rank)?,
+                None => rank - 1,
+            };
+            let mut dims = input.dims().to_vec();
+            if k != UNKNOWN_DIM && dims[axis] != UNKNOWN_DIM && k > dims[axis] {
+                bail!(
+                    "k ({k}) is larger than the size {} of axis {axis} of the input {input}",
+                    dims[axis]
+                );
+            }
+            dims[axis] = k;
+            Shape::from_dims(dims)
+        }
+    };
+    ctx.set_output_shape(0, out.clone())?;
+    ctx.set_output_shape(1, out)
+}

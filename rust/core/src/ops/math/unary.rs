@@ -1,0 +1,77 @@
+//! Element-wise unary ops: `y` has the dtype, shape and format of `x`.
+//! One table row per op type with TensorFlow's dtype list and any float
+//! attributes (GE's names and defaults).
+
+use super::dtypes::*;
+use crate::op::{FollowType, OpSchema, ParamType, PortDef};
+use crate::types::{AttrType, AttrValue, DataType};
+
+struct Unary {
+    op_type: &'static str,
+    dtypes: &'static [DataType],
+    /// Float attributes with their defaults.
+    attrs: &'static [(&'static str, f64)],
+}
+
+const fn row(
+    op_type: &'static str,
+    dtypes: &'static [DataType],
+    attrs: &'static [(&'static str, f64)],
+) -> Unary {
+    Unary {
+        op_type,
+        dtypes,
+        attrs,
+    }
+}
+
+const UNARY: &[Unary] = &[
+    row("Relu", RELU, &[]),
+    row("Relu6", REAL, &[]),
+    row("LeakyRelu", FLOATS, &[("alpha", 0.2)]),
+    // GE's Elu scales as `output_scale * elu(input_scale * x, alpha)`.
+    row(
+        "Elu",
+        FLOATS,
+        &[("alpha", 1.0), ("input_scale", 1.0), ("output_scale", 1.0)],
+    ),
+    row("Selu", FLOATS, &[]),
+    row("Sigmoid", FLOATS_COMPLEX, &[]),
+    row("Tanh", FLOATS_COMPLEX, &[]),
+    row("Exp", FLOATS_COMPLEX, &[]),
+    row("Log", FLOATS_COMPLEX, &[]),
+    row("Sqrt", FLOATS_COMPLEX, &[]),
+    row("Rsqrt", FLOATS_COMPLEX, &[]),
+    row("Reciprocal", FLOATS_COMPLEX, &[]),
+    row("Square", SQUARE, &[]),
+    row("Neg", SIGNED_NUMBER, &[]),
+    row("Abs", SIGNED_REAL, &[]),
+    row("Sign", SIGNED_NUMBER, &[]),
+    row("Erf", FLOATS, &[]),
+    row("Gelu", FLOATS, &[]),
+    row("Softplus", FLOATS, &[]),
+    // GE's Swish: `x * sigmoid(scale * x)`.
+    row("Swish", FLOATS, &[("scale", 1.0)]),
+    row("Floor", FLOATS, &[]),
+    row("Ceil", FLOATS, &[]),
+    row("Round", SIGNED_REAL, &[]),
+    row("LogicalNot", BOOL, &[]),
+];
+
+pub(super) fn schemas() -> Vec<OpSchema> {
+    UNARY.iter().map(schema).collect()
+}
+
+fn schema(op: &Unary) -> OpSchema {
+    let mut schema = OpSchema::new(op.op_type)
+        .input(PortDef::new("x", ParamType::Required).dtypes(op.dtypes))
+        .output(
+            PortDef::new("y", ParamType::Required)
+                .dtypes(op.dtypes)
+                .follow("x", FollowType::All),
+        );
+    for &(name, default) in op.attrs {
+        schema = schema.attr(name, AttrType::Float, Some(AttrValue::Float(default)));
+    }
+    schema
+}
