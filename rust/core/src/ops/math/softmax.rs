@@ -63,8 +63,11 @@ fn verify_axes(ctx: &mut OpContext<'_>) -> Result<(), OpError> {
         bail!("axes must name at least one axis");
     }
     if let Some(rank) = ctx.input_shape(0)?.rank() {
+        let mut seen = vec![false; rank];
         for &axis in axes {
-            normalize_axis(axis, rank)?;
+            if std::mem::replace(&mut seen[normalize_axis(axis, rank)?], true) {
+                bail!("axes {axes:?} repeat axis {axis}");
+            }
         }
     }
     Ok(())

@@ -6,6 +6,7 @@ mod batch_norm;
 mod bias;
 mod caffe_layers;
 mod caffe_pooling;
+mod concat_d;
 mod conv2d;
 mod conv3d;
 mod conv_variants;
@@ -15,7 +16,6 @@ mod matmul;
 mod normalization;
 mod pooling;
 mod resize;
-mod softmax_concat;
 mod window;
 
 use crate::op::OpSchema;
@@ -33,7 +33,7 @@ pub(crate) fn schemas() -> Vec<OpSchema> {
     all.extend(batch_norm::schemas());
     all.extend(normalization::schemas());
     all.extend(caffe_layers::schemas());
-    all.extend(softmax_concat::schemas());
+    all.extend(concat_d::schemas());
     all.extend(resize::schemas());
     all
 }

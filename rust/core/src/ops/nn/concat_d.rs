@@ -1,58 +1,21 @@
-//! GE's SoftmaxV2 (softmax over `axes`) and ConcatD (concatenation along
-//! the `concat_dim` attribute of a dynamic input).
+//! GE's ConcatD: concatenation along the `concat_dim` attribute of a
+//! dynamic input. (GE's SoftmaxV2 lives with the math ops.)
 
 use super::dims::merge_dim;
 use crate::bail;
 use crate::infer::OpContext;
 use crate::op::{op_fn, FollowType, OpError, OpSchema, ParamType, PortDef};
 use crate::ops::common::{add_dims, normalize_axis};
-use crate::types::{AttrType, AttrValue, DataType, Dims, Shape};
-
-const SOFTMAX_TYPES: &[DataType] = &[
-    DataType::Float16,
-    DataType::Float,
-    DataType::Double,
-    DataType::Bf16,
-];
+use crate::types::{AttrType, AttrValue, Dims, Shape};
 
 pub(super) fn schemas() -> Vec<OpSchema> {
-    let softmax = OpSchema::new("SoftmaxV2")
-        .input(PortDef::new("x", ParamType::Required).dtype_list(SOFTMAX_TYPES))
-        .output(PortDef::new("y", ParamType::Required).follow("x", FollowType::All))
-        .attr(
-            "axes",
-            AttrType::ListInt,
-            Some(AttrValue::ListInt(vec![-1])),
-        )
-        .verify(op_fn(verify_softmax));
     let concat = OpSchema::new("ConcatD")
         .input(PortDef::new("x", ParamType::Dynamic))
         .output(PortDef::new("y", ParamType::Required).follow("x", FollowType::Dtype))
         .attr("concat_dim", AttrType::Int, None)
         .attr("N", AttrType::Int, Some(AttrValue::Int(1)))
         .infer_shape(op_fn(infer_concat));
-    vec![softmax, concat]
-}
-
-fn verify_softmax(ctx: &mut OpContext<'_>) -> Result<(), OpError> {
-    let x = ctx.input_shape(0)?;
-    let axes = ctx.attr_ints("axes")?;
-    if axes.is_empty() {
-        bail!("axes must not be empty");
-    }
-    let Some(rank) = x.rank() else {
-        return Ok(());
-    };
-    // A scalar is treated as one element along an implicit axis.
-    let rank = rank.max(1);
-    let mut seen = vec![false; rank];
-    for &a in axes {
-        let i = normalize_axis(a, rank)?;
-        if std::mem::replace(&mut seen[i], true) {
-            bail!("axes {axes:?} repeat axis {a}");
-        }
-    }
-    Ok(())
+    vec![concat]
 }
 
 /// Every input has x0's rank and dims except along `concat_dim`, which adds
