@@ -125,6 +125,10 @@ class OpCase:
         )
         return f"OpCase({self.op_type}: {shapes}; attrs={dict(self.attrs)!r})"
 
+    def _repr_pretty_(self, printer: Any, cycle: bool) -> None:
+        """Hypothesis's "Falsifying example" line uses this short form."""
+        printer.text(repr(self))
+
 
 def _short(value: object) -> str:
     if isinstance(value, DataType | Format):

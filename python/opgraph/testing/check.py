@@ -11,7 +11,7 @@ from typing import Any
 
 import hypothesis
 import numpy as np
-from hypothesis import HealthCheck, given
+from hypothesis import HealthCheck, Phase, given
 from hypothesis import strategies as st
 
 from .. import _core
@@ -268,7 +268,7 @@ def check_inference(
 
     ``max_examples`` defaults to the active hypothesis profile's;
     ``settings`` gives full control (its ``max_examples`` unless overridden).
-    Deadlines are off and one failure is reported. Raises AssertionError with
+    Deadlines are off, one failure is reported (no explain phase). Raises AssertionError with
     the shrunk counterexample."""
     definition, op_type = checked_op_type(op)
     cases = op_cases(
@@ -286,6 +286,7 @@ def check_inference(
         max_examples=max_examples if max_examples is not None else base.max_examples,
         deadline=None,
         report_multiple_bugs=False,
+        phases=[phase for phase in base.phases if phase != Phase.explain],
         suppress_health_check=[*base.suppress_health_check, HealthCheck.too_slow],
     )
 

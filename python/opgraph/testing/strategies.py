@@ -15,7 +15,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Mapping, Sequence
-from typing import Any, TypeAlias
+from typing import Any, TypeAlias, cast
 
 import numpy as np
 import numpy.typing as npt
@@ -55,16 +55,19 @@ ShapesOverride: TypeAlias = (
 ``mutually_broadcastable_shapes`` draws — its ``input_shapes`` are used) or
 by port name (a mapping). Ports it does not cover are drawn as usual."""
 
-ValueSource: TypeAlias = (
-    "st.SearchStrategy[Any] | Callable[[Mapping[str, npt.NDArray[Any]]], st.SearchStrategy[Any]]"
-)
+InputsToStrategy: TypeAlias = Callable[[Mapping[str, npt.NDArray[Any]]], st.SearchStrategy[Any]]
+"""A function of the non-constant inputs' arrays, by name, returning a strategy."""
+
+ValueSource: TypeAlias = "st.SearchStrategy[Any] | InputsToStrategy"
 """The value of a constant input: a strategy of array-likes, or a function of
 the other (non-constant) inputs' arrays, by name, returning such a strategy
 (e.g. a Reshape target that depends on ``x``'s shape). The value is cast to
 the port's drawn dtype; its shape is the input's shape."""
 
-AttrOverride: TypeAlias = "st.SearchStrategy[Any] | object"
-"""A strategy for an attribute, or a plain value to use in every case."""
+AttrOverride: TypeAlias = "st.SearchStrategy[Any] | InputsToStrategy | object"
+"""A strategy for an attribute; a function of the inputs' arrays (by name)
+returning one, for an attribute that must fit the inputs (e.g. Conv2D's
+``groups``); or a plain value to use in every case."""
 
 _OMIT = object()
 
@@ -225,7 +228,8 @@ def attr_values(
     (a strategy, or a plain value) is always set; other optional attributes
     are sometimes left out so the default applies. Raises ValueError for an
     override naming no attribute, or a required attribute with no default
-    strategy (NamedAttrs)."""
+    strategy (NamedAttrs). Overrides that are functions of the inputs are
+    left out here; :func:`op_cases` draws them."""
     op = resolve_op(op)
     overrides = dict(overrides or {})
     names = {a.name for a in op.attrs}
@@ -236,6 +240,8 @@ def attr_values(
     for attr in op.attrs:
         if attr.name in overrides:
             value = overrides[attr.name]
+            if _depends_on_inputs(value):
+                continue  # drawn by op_cases once the inputs exist
             fields[attr.name] = value if isinstance(value, st.SearchStrategy) else st.just(value)
             continue
         strategy = attr_strategy(attr)
@@ -248,6 +254,10 @@ def attr_values(
             continue
         fields[attr.name] = strategy if attr.required else st.one_of(st.just(_OMIT), strategy)
     return st.fixed_dictionaries(fields).map(lambda d: {k: v for k, v in d.items() if v is not _OMIT})
+
+
+def _depends_on_inputs(value: object) -> bool:
+    return callable(value) and not isinstance(value, st.SearchStrategy | type)
 
 
 def attr_defaults(op: OpDef | str) -> dict[str, object]:
@@ -330,7 +340,8 @@ def op_cases(
       (:data:`ShapesOverride`) for inputs that relate in a way the prototype
       does not say; by default all non-constant inputs are drawn together
       with :func:`related_shapes`.
-    - ``attrs``: per-attribute strategies (or fixed values) replacing
+    - ``attrs``: per-attribute strategies, functions of the inputs' arrays
+      returning strategies, or fixed values (:data:`AttrOverride`), replacing
       :func:`attr_strategy`'s defaults.
     - ``dtypes``: a collection restricts :func:`dtype_choices`; a strategy of
       ``{port: dtype}`` replaces it.
@@ -351,6 +362,11 @@ def op_cases(
     else:
         dtype_strategy = dtype_choices(op, dtypes)
     attr_strategy_ = attr_values(op, attrs)
+    dependent_attrs = {
+        name: cast(InputsToStrategy, value)
+        for name, value in (attrs or {}).items()
+        if _depends_on_inputs(value)
+    }
     defaults = attr_defaults(op)
     low, high = dynamic_sizes
 
@@ -416,6 +432,9 @@ def op_cases(
                 )
         ports = tuple(PortCase(p.name, p.param_type, tuple(tensors[p.name])) for p in op.inputs)
         node_attrs = draw(attr_strategy_)
+        for name, source in dependent_attrs.items():
+            node_attrs[name] = draw(source(dict(arrays)))
+        node_attrs = {a.name: node_attrs[a.name] for a in op.attrs if a.name in node_attrs}
         left_out = {k: v for k, v in defaults.items() if k not in node_attrs}
         return OpCase(op.op_type, ports, node_attrs, left_out)
 
@@ -434,6 +453,7 @@ __all__ = [
     "DEFAULT_DTYPES",
     "INDEX_DTYPES",
     "AttrOverride",
+    "InputsToStrategy",
     "ShapeSpec",
     "ShapesOverride",
     "ValueSource",
