@@ -177,11 +177,30 @@ def related_shapes(
 
 
 def _unknown(shape: Shape) -> st.SearchStrategy[Shape]:
-    """``shape`` as declared with unknown dims: as is, some dims -1, or unknown rank."""
-    masked = st.lists(st.booleans(), min_size=len(shape), max_size=len(shape)).map(
-        lambda hide: tuple(-1 if h else d for d, h in zip(shape, hide, strict=True))
-    )
-    return st.one_of(st.just(shape), masked, st.just((-2,)))
+    """``shape`` as declared with unknown dims: as is, one dim -1, all dims
+    -1, some dims -1, or unknown rank."""
+    # Draws of a fixed size (an index, a fixed-length mask) rather than one per
+    # dim keep the choices aligned while hypothesis shrinks the rank, so
+    # counterexamples shrink to few dims.
+    mask = st.lists(st.booleans(), min_size=_MASK_SIZE, max_size=_MASK_SIZE)
+
+    def declare(kind: str, index: int, hide: list[bool]) -> Shape:
+        rank = len(shape)
+        if kind == "rank":
+            return (-2,)
+        if kind == "one" and rank:
+            return tuple(-1 if i == index % rank else d for i, d in enumerate(shape))
+        if kind == "all":
+            return (-1,) * rank
+        if kind == "some":
+            return tuple(-1 if hide[i % _MASK_SIZE] else d for i, d in enumerate(shape))
+        return shape
+
+    kinds = st.sampled_from(["known", "one", "all", "some", "rank"])
+    return st.builds(declare, kinds, st.integers(0, _MASK_SIZE - 1), mask)
+
+
+_MASK_SIZE = 6
 
 
 # ---- attributes --------------------------------------------------------------------
