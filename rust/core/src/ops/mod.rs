@@ -16,7 +16,6 @@ mod elementwise;
 mod math;
 mod nn;
 mod partitioned_call;
-mod reshape;
 
 pub use broadcast::broadcast_shapes;
 
@@ -27,7 +26,6 @@ pub fn builtin_schemas() -> Vec<OpSchema> {
     let mut all = Vec::new();
     all.extend(data::schemas());
     all.extend(elementwise::schemas());
-    all.extend(reshape::schemas());
     all.extend(conv2d::schemas());
     all.extend(partitioned_call::schemas());
     all.extend(array::schemas());
