@@ -18,14 +18,18 @@ Array = npt.NDArray[Any]
 
 
 def run(
-    op_type: str, inputs: Sequence[Feed], attrs: dict[str, Any] | None = None, outputs: int | None = None
+    op_type: str,
+    inputs: Sequence[Feed],
+    attrs: dict[str, Any] | None = None,
+    outputs: int | None = None,
+    fold_limit: int | None = None,
 ) -> list[TensorDesc]:
     """Infers a one-node graph; ``outputs`` gives a dynamic output count."""
     kwargs: dict[str, Any] = {}
     if outputs is not None:
         kwargs["dynamic_outputs"] = [("y", outputs)]
     graph, _ = one_node_graph(op_type, inputs, attrs, **kwargs)
-    opgraph.infer(graph)
+    opgraph.infer(graph, fold_limit=fold_limit)
     return [graph.desc(graph.tensor("node", i)) for i in range(outputs or 1)]
 
 
@@ -46,7 +50,7 @@ def check(
     with the inputs at positions ``data`` as graph inputs it infers
     ``expected``'s shapes and dtypes."""
     want = [expected] if isinstance(expected, np.ndarray) else list(expected)
-    folded = run(op_type, inputs, attrs, outputs)
+    folded = run(op_type, inputs, attrs, outputs, fold_limit=1 << 20)
     assert [d.shape for d in folded] == [w.shape for w in want]
     for d, w in zip(folded, want, strict=True):
         assert d.dtype == DataType.from_numpy(w.dtype)

@@ -228,8 +228,12 @@ fn fold_tile(ctx: &mut OpContext<'_>) -> Result<(), OpError> {
         None => return Ok(()),
     };
     let rank = input.dims.len();
-    if rank > out_dims.len() || input.dims.contains(&0) {
+    if rank > out_dims.len() {
         return Ok(());
+    }
+    if input.dims.contains(&0) {
+        // An empty input tiles or broadcasts only to an empty output.
+        return input.pick(&out_dims, std::iter::empty()).write(ctx, 0);
     }
     let offset = out_dims.len() - rank;
     let st = strides(&input.dims);
