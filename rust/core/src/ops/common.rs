@@ -1,9 +1,6 @@
 //! Small rules many ops share: axis normalisation and dim arithmetic that
 //! respects unknown dims and never overflows.
 
-// Some helpers wait for the op areas that use them.
-#![allow(dead_code)]
-
 use crate::bail;
 use crate::op::OpError;
 use crate::types::{Shape, UNKNOWN_DIM};

@@ -12,7 +12,6 @@ mod control;
 mod data;
 mod math;
 mod nn;
-mod reshape;
 
 pub use math::broadcast_shapes;
 
@@ -22,7 +21,6 @@ use crate::op::OpSchema;
 pub fn builtin_schemas() -> Vec<OpSchema> {
     let mut all = Vec::new();
     all.extend(data::schemas());
-    all.extend(reshape::schemas());
     all.extend(array::schemas());
     all.extend(math::schemas());
     all.extend(nn::schemas());

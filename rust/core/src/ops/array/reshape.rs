@@ -3,6 +3,7 @@
 //! (TensorFlow / numpy semantics). GE's `axis` / `num_axes` restrict the
 //! reshape to a range of the input dims (Caffe's Reshape layer).
 
+use super::host::Elems;
 use crate::bail;
 use crate::infer::OpContext;
 use crate::op::{op_fn, FollowType, OpError, OpSchema, ParamType, PortDef, ValueDepend};
@@ -19,7 +20,8 @@ pub(super) fn schemas() -> Vec<OpSchema> {
         .output(PortDef::new("y", ParamType::Required).follow("x", FollowType::Dtype))
         .attr("axis", AttrType::Int, Some(AttrValue::Int(0)))
         .attr("num_axes", AttrType::Int, Some(AttrValue::Int(-1)))
-        .infer_shape(op_fn(infer_reshape));
+        .infer_shape(op_fn(infer_reshape))
+        .fold(op_fn(fold_view));
     vec![reshape]
 }
 
@@ -129,4 +131,16 @@ fn resolve_unknown(input: &Shape, mut dims: Dims) -> Result<Shape, OpError> {
         _ => {}
     }
     Ok(Shape::from_dims(dims))
+}
+
+/// Ops that only change the dims (Reshape, Squeeze, ExpandDims, Flatten)
+/// keep the elements of input 0 in order.
+pub(super) fn fold_view(ctx: &mut OpContext<'_>) -> Result<(), OpError> {
+    let Some(dims) = ctx.output_desc(0).map(|d| d.shape().dims().to_vec()) else {
+        return Ok(());
+    };
+    match Elems::input(ctx, 0).and_then(|e| e.reshaped(&dims)) {
+        Some(elems) => elems.write(ctx, 0),
+        None => Ok(()),
+    }
 }

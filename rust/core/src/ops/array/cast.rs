@@ -1,0 +1,88 @@
+//! Cast: the same shape in another dtype (TensorFlow's `DstT`, GE's
+//! `dst_type` as a GE dtype number). Folds integer and float elements, so
+//! a cast shape vector keeps its (partially) known entries.
+
+use super::host::{cast_raw, Elems};
+use crate::bail;
+use crate::infer::OpContext;
+use crate::op::{op_fn, FollowType, OpError, OpSchema, ParamType, PortDef};
+use crate::types::{AttrType, AttrValue, DataType};
+
+/// The dtypes TensorFlow's Cast converts between.
+const CASTABLE: &[DataType] = &[
+    DataType::Bool,
+    DataType::Int8,
+    DataType::Int16,
+    DataType::Int32,
+    DataType::Int64,
+    DataType::Uint8,
+    DataType::Uint16,
+    DataType::Uint32,
+    DataType::Uint64,
+    DataType::Float16,
+    DataType::Bf16,
+    DataType::Float,
+    DataType::Double,
+    DataType::Complex64,
+    DataType::Complex128,
+];
+
+pub(super) fn schemas() -> Vec<OpSchema> {
+    // Neither attribute is declared with a default: a node gives one of
+    // them, and `dst_type` (GE) wins over `DstT` (TensorFlow).
+    let cast = OpSchema::new("Cast")
+        .input(PortDef::new("x", ParamType::Required).dtype_list(CASTABLE))
+        .output(
+            PortDef::new("y", ParamType::Required)
+                .dtype_list(CASTABLE)
+                .follow("x", FollowType::Shape),
+        )
+        .attr("Truncate", AttrType::Bool, Some(AttrValue::Bool(false)))
+        .verify(op_fn(|ctx| dst_type(ctx).map(|_| ())))
+        .infer_dtype(op_fn(|ctx| {
+            let dtype = dst_type(ctx)?;
+            ctx.set_output_dtype(0, dtype)
+        }))
+        .fold(op_fn(fold_cast));
+    vec![cast]
+}
+
+fn dst_type(ctx: &OpContext<'_>) -> Result<DataType, OpError> {
+    let dtype = match (ctx.attr("dst_type"), ctx.attr("DstT")) {
+        (Some(AttrValue::Int(n)), _) => match DataType::from_ge(*n) {
+            Some(d) => d,
+            None => bail!("attribute 'dst_type' is {n}, which is not a GE data type"),
+        },
+        (Some(AttrValue::DataType(d)), _) | (None, Some(AttrValue::DataType(d))) => *d,
+        (None, Some(AttrValue::Int(n))) => match DataType::from_ge(*n) {
+            Some(d) => d,
+            None => bail!("attribute 'DstT' is {n}, which is not a GE data type"),
+        },
+        (None, None) => bail!("Cast needs the target dtype: attribute 'dst_type' or 'DstT'"),
+        (Some(v), _) | (None, Some(v)) => {
+            bail!(
+                "the target dtype attribute is a {}, expected a dtype",
+                v.attr_type()
+            )
+        }
+    };
+    if !CASTABLE.contains(&dtype) {
+        bail!("Cast cannot produce {dtype}");
+    }
+    Ok(dtype)
+}
+
+fn fold_cast(ctx: &mut OpContext<'_>) -> Result<(), OpError> {
+    let to = dst_type(ctx)?;
+    let Some(mut elems) = Elems::input(ctx, 0) else {
+        return Ok(());
+    };
+    let from = elems.dtype;
+    elems.items = elems
+        .items
+        .iter()
+        .map(|raw| raw.and_then(|raw| cast_raw(from, to, raw)))
+        .collect();
+    elems.dtype = to;
+    elems.write(ctx, 0)
+}

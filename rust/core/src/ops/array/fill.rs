@@ -1,0 +1,248 @@
+//! Tensors made from a few values: Fill, Range, ZerosLike, OnesLike.
+
+use super::host::{one, scalar_f64, Elems};
+use super::{int_value, INDEX};
+use crate::bail;
+use crate::infer::OpContext;
+use crate::op::{op_fn, FollowType, OpError, OpSchema, ParamType, PortDef, ValueDepend};
+use crate::types::{DataType, HostTensor, Shape, MAX_RANK, UNKNOWN_DIM};
+
+/// TensorFlow's Range `Tidx`.
+const RANGE_TYPES: &[DataType] = &[
+    DataType::Float,
+    DataType::Double,
+    DataType::Int32,
+    DataType::Int64,
+    DataType::Int8,
+    DataType::Int16,
+    DataType::Uint16,
+    DataType::Uint32,
+    DataType::Float16,
+    DataType::Bf16,
+];
+
+pub(super) fn schemas() -> Vec<OpSchema> {
+    let fill = OpSchema::new("Fill")
+        .input(
+            PortDef::new("dims", ParamType::Required)
+                .dtype_list(INDEX)
+                .value_depend(ValueDepend::Required),
+        )
+        .input(PortDef::new("value", ParamType::Required))
+        .output(PortDef::new("y", ParamType::Required).follow("value", FollowType::Dtype))
+        .infer_shape(op_fn(infer_fill))
+        .fold(op_fn(fold_fill));
+    let bound = |name: &str| {
+        PortDef::new(name, ParamType::Required)
+            .dtypes(RANGE_TYPES)
+            .value_depend(ValueDepend::Optional)
+    };
+    let range = OpSchema::new("Range")
+        .input(bound("start"))
+        .input(bound("limit"))
+        .input(bound("delta"))
+        .output(PortDef::new("y", ParamType::Required).dtypes(RANGE_TYPES))
+        .infer_shape(op_fn(infer_range))
+        .fold(op_fn(fold_range));
+    let like = |op_type: &str, fold: fn(&mut OpContext<'_>) -> Result<(), OpError>| {
+        OpSchema::new(op_type)
+            .input(PortDef::new("x", ParamType::Required))
+            .output(PortDef::new("y", ParamType::Required).follow("x", FollowType::All))
+            .fold(op_fn(fold))
+    };
+    vec![
+        fill,
+        range,
+        like("ZerosLike", |ctx| fill_like(ctx, Some(0))),
+        like("OnesLike", |ctx| {
+            let dtype = ctx.input_dtype(0)?;
+            fill_like(ctx, one(dtype))
+        }),
+    ]
+}
+
+/// The dims vector's value, or its known entries, or just its length.
+fn infer_fill(ctx: &mut OpContext<'_>) -> Result<(), OpError> {
+    let dims_shape = ctx.input_shape(0)?;
+    if dims_shape.rank().is_some_and(|r| r != 1) {
+        bail!("input 'dims' must be a 1-D vector, got shape {dims_shape}");
+    }
+    let value_shape = ctx.input_shape(1)?;
+    if value_shape.rank().is_some_and(|r| r != 0) {
+        bail!("input 'value' must be a scalar, got shape {value_shape}");
+    }
+    if let Some(dims) = int_value(ctx, 0) {
+        if let Some(bad) = dims.iter().find(|&&d| d < 0) {
+            bail!("input 'dims' holds {bad}; dims must be >= 0");
+        }
+        return ctx.set_output_shape(0, checked_shape(&dims)?);
+    }
+    if let Some(partial) = ctx.input_shape_value(0) {
+        return ctx.set_output_shape(0, partial);
+    }
+    match dims_shape.dims() {
+        [len] if *len >= 0 && *len as usize <= MAX_RANK => {
+            ctx.set_output_shape(0, Shape::unknown_dims(*len as usize))
+        }
+        _ => ctx.set_output_shape(0, Shape::unknown_rank()),
+    }
+}
+
+/// A shape from known dims whose element count must fit int64.
+pub(super) fn checked_shape(dims: &[i64]) -> Result<Shape, OpError> {
+    let shape =
+        Shape::new(dims).map_err(|e| OpError::new(format!("invalid shape {dims:?}: {e}")))?;
+    if shape.num_elements().is_err() {
+        bail!("the element count of shape {shape} overflows int64");
+    }
+    Ok(shape)
+}
+
+fn fold_fill(ctx: &mut OpContext<'_>) -> Result<(), OpError> {
+    let Some(value) = Elems::input(ctx, 1) else {
+        return Ok(());
+    };
+    let Some(dims) = ctx.output_desc(0).map(|d| d.shape().dims().to_vec()) else {
+        return Ok(());
+    };
+    let n = super::host::count(&dims);
+    value
+        .pick(&dims, std::iter::repeat_n(Some(0), n))
+        .write(ctx, 0)
+}
+
+fn fill_like(ctx: &mut OpContext<'_>, raw: Option<u128>) -> Result<(), OpError> {
+    let Some(raw) = raw else {
+        return Ok(());
+    };
+    let Some(desc) = ctx.output_desc(0) else {
+        return Ok(());
+    };
+    let dims = desc.shape().dims().to_vec();
+    let elems = Elems {
+        dtype: desc.dtype,
+        items: vec![Some(raw); super::host::count(&dims)],
+        dims,
+    };
+    elems.write(ctx, 0)
+}
+
+/// The three bounds when all are known, as integers or as floats.
+enum Bounds {
+    Int(i64, i64, i64),
+    Float(f64, f64, f64),
+}
+
+fn bounds(ctx: &OpContext<'_>) -> Result<Option<Bounds>, OpError> {
+    for i in 0..3 {
+        let shape = ctx.input_shape(i)?;
+        if shape.rank().is_some_and(|r| r != 0) {
+            let name = ["start", "limit", "delta"][i];
+            bail!("input '{name}' must be a scalar, got shape {shape}");
+        }
+    }
+    let values: Vec<&HostTensor> = match (0..3).map(|i| ctx.input_value(i)).collect() {
+        Some(v) => v,
+        None => return Ok(None),
+    };
+    if values[0].dtype().is_index_type() || values[0].to_ints().is_some() {
+        let ints: Option<Vec<i64>> = values
+            .iter()
+            .map(|v| v.to_ints()?.first().copied())
+            .collect();
+        if let Some([s, l, d]) = ints.as_deref() {
+            return Ok(Some(Bounds::Int(*s, *l, *d)));
+        }
+        return Ok(None);
+    }
+    let floats: Option<Vec<f64>> = values.iter().map(|v| scalar_f64(v)).collect();
+    Ok(floats.map(|f| Bounds::Float(f[0], f[1], f[2])))
+}
+
+/// TensorFlow's size: `ceil(|limit - start| / |delta|)`, with the sign of
+/// `delta` pointing from start to limit.
+fn range_len(bounds: &Bounds) -> Result<i64, OpError> {
+    let (forward, backward, zero) = match *bounds {
+        Bounds::Int(s, l, d) => (d > 0 && s > l, d < 0 && s < l, d == 0),
+        Bounds::Float(s, l, d) => (d > 0.0 && s > l, d < 0.0 && s < l, d == 0.0),
+    };
+    if zero {
+        bail!("Range needs a non-zero delta");
+    }
+    if forward {
+        bail!("Range needs start <= limit when delta > 0");
+    }
+    if backward {
+        bail!("Range needs start >= limit when delta < 0");
+    }
+    match *bounds {
+        Bounds::Int(s, l, d) => {
+            let (span, step) = ((i128::from(l) - i128::from(s)).abs(), i128::from(d).abs());
+            i64::try_from((span + step - 1) / step)
+                .map_err(|_| OpError::new("the Range length overflows int64".to_string()))
+        }
+        Bounds::Float(s, l, d) => {
+            let n = ((l - s) / d).abs().ceil();
+            if !n.is_finite() || n >= i64::MAX as f64 {
+                bail!("the Range length ({n}) is not a valid dim");
+            }
+            Ok(n as i64)
+        }
+    }
+}
+
+fn infer_range(ctx: &mut OpContext<'_>) -> Result<(), OpError> {
+    let len = match bounds(ctx)? {
+        Some(b) => range_len(&b)?,
+        None => UNKNOWN_DIM,
+    };
+    ctx.set_output_shape(0, Shape::from_dims([len]))
+}
+
+fn fold_range(ctx: &mut OpContext<'_>) -> Result<(), OpError> {
+    let Some(b) = bounds(ctx)? else {
+        return Ok(());
+    };
+    let dtype = ctx.input_dtype(0)?;
+    let n = range_len(&b)?;
+    // TensorFlow accumulates `value += delta` in the element type.
+    let items: Vec<Option<u128>> = match b {
+        Bounds::Int(s, _, d) => {
+            let e = Elems::from_ints(
+                dtype,
+                &[n],
+                &(0..n)
+                    .map(|i| s.checked_add(i.checked_mul(d)?))
+                    .collect::<Vec<_>>(),
+            );
+            e.items
+        }
+        Bounds::Float(s, _, d) if dtype == DataType::Float => {
+            let (mut v, d) = (s as f32, d as f32);
+            (0..n)
+                .map(|_| {
+                    let raw = u128::from(v.to_bits());
+                    v += d;
+                    Some(raw)
+                })
+                .collect()
+        }
+        Bounds::Float(s, _, d) if dtype == DataType::Double => {
+            let mut v = s;
+            (0..n)
+                .map(|_| {
+                    let raw = u128::from(v.to_bits());
+                    v += d;
+                    Some(raw)
+                })
+                .collect()
+        }
+        Bounds::Float(..) => return Ok(()),
+    };
+    Elems {
+        dtype,
+        dims: vec![n],
+        items,
+    }
+    .write(ctx, 0)
+}

@@ -1,0 +1,72 @@
+//! Select (TensorFlow v1: a condition of x's shape, or a vector over x's
+//! first dim) and SelectV2 (numpy broadcasting of all three inputs).
+
+use super::merge_dim;
+use crate::bail;
+use crate::infer::OpContext;
+use crate::op::{op_fn, FollowType, OpError, OpSchema, ParamType, PortDef};
+use crate::ops::broadcast_shapes;
+use crate::types::{DataType, Dims, Shape};
+
+pub(super) fn schemas() -> Vec<OpSchema> {
+    let base = |op_type: &str| {
+        OpSchema::new(op_type)
+            .input(PortDef::new("condition", ParamType::Required).dtype_list(&[DataType::Bool]))
+            .input(PortDef::new("x1", ParamType::Required))
+            .input(PortDef::new("x2", ParamType::Required).follow("x1", FollowType::Dtype))
+            .output(PortDef::new("y", ParamType::Required).follow("x1", FollowType::Dtype))
+    };
+    vec![
+        base("Select").infer_shape(op_fn(infer_select)),
+        base("SelectV2").infer_shape(op_fn(infer_select_v2)),
+    ]
+}
+
+fn merge_shapes(a: &Shape, b: &Shape) -> Result<Shape, OpError> {
+    match (a.rank(), b.rank()) {
+        (None, _) => Ok(b.clone()),
+        (_, None) => Ok(a.clone()),
+        (Some(x), Some(y)) if x != y => bail!("x1 {a} and x2 {b} must have the same shape"),
+        _ => {
+            let dims: Dims = a
+                .dims()
+                .iter()
+                .zip(b.dims())
+                .map(|(&p, &q)| merge_dim(p, q, &format!("x1 {a} and x2 {b}")))
+                .collect::<Result<_, _>>()?;
+            Ok(Shape::from_dims(dims))
+        }
+    }
+}
+
+fn infer_select(ctx: &mut OpContext<'_>) -> Result<(), OpError> {
+    let out = merge_shapes(ctx.input_shape(1)?, ctx.input_shape(2)?)?;
+    let cond = ctx.input_shape(0)?;
+    let (Some(c), Some(r)) = (cond.rank(), out.rank()) else {
+        return ctx.set_output_shape(0, out);
+    };
+    let out = if c == 1 && r > 1 {
+        let mut dims = Dims::from_slice(out.dims());
+        dims[0] = merge_dim(
+            dims[0],
+            cond.dims()[0],
+            "the condition vector and x's first dim",
+        )?;
+        Shape::from_dims(dims)
+    } else if c == r {
+        merge_shapes(&out, cond).map_err(|_| {
+            OpError::new(format!(
+                "the condition {cond} must have the shape of x1 and x2 ({out})"
+            ))
+        })?
+    } else {
+        bail!("the condition {cond} must have the shape of x1 and x2 ({out}), or be a vector over their first dim");
+    };
+    ctx.set_output_shape(0, out)
+}
+
+fn infer_select_v2(ctx: &mut OpContext<'_>) -> Result<(), OpError> {
+    let xy = broadcast_shapes(ctx.input_shape(1)?, ctx.input_shape(2)?).map_err(OpError::new)?;
+    let out = broadcast_shapes(ctx.input_shape(0)?, &xy).map_err(OpError::new)?;
+    ctx.set_output_shape(0, out)
+}

@@ -1,0 +1,163 @@
+//! Split (equal parts) and SplitV (given sizes, one may be -1) along an
+//! axis given as a value-depend input; the parts are dynamic outputs.
+
+use super::host::{slice_axis, Elems};
+use super::{int_scalar, int_value, INDEX};
+use crate::bail;
+use crate::infer::OpContext;
+use crate::op::{op_fn, OpError, OpSchema, ParamType, PortDef, ValueDepend};
+use crate::ops::common::normalize_axis;
+use crate::types::{AttrType, Dims, Shape, UNKNOWN_DIM};
+
+pub(super) fn schemas() -> Vec<OpSchema> {
+    let axis = || {
+        PortDef::new("split_dim", ParamType::Required)
+            .dtype_list(INDEX)
+            .value_depend(ValueDepend::Required)
+    };
+    let split = OpSchema::new("Split")
+        .input(axis())
+        .input(PortDef::new("x", ParamType::Required))
+        .output(PortDef::new("y", ParamType::Dynamic))
+        .attr("num_split", AttrType::Int, None)
+        .infer_dtype(op_fn(|ctx| outputs_take_dtype_of(ctx, 1)))
+        .infer_shape(op_fn(|ctx| infer_split(ctx, Kind::Equal)))
+        .fold(op_fn(|ctx| fold_split(ctx, Kind::Equal)));
+    let split_v = OpSchema::new("SplitV")
+        .input(PortDef::new("x", ParamType::Required))
+        .input(
+            PortDef::new("size_splits", ParamType::Required)
+                .dtype_list(INDEX)
+                .value_depend(ValueDepend::Required),
+        )
+        .input(axis())
+        .output(PortDef::new("y", ParamType::Dynamic))
+        .attr("num_split", AttrType::Int, None)
+        .infer_dtype(op_fn(|ctx| outputs_take_dtype_of(ctx, 0)))
+        .infer_shape(op_fn(|ctx| infer_split(ctx, Kind::Sizes)))
+        .fold(op_fn(|ctx| fold_split(ctx, Kind::Sizes)));
+    vec![split, split_v]
+}
+
+fn outputs_take_dtype_of(ctx: &mut OpContext<'_>, i: usize) -> Result<(), OpError> {
+    let dtype = ctx.input_dtype(i)?;
+    (0..ctx.output_count()).try_for_each(|o| ctx.set_output_dtype(o, dtype))
+}
+
+#[derive(Clone, Copy, PartialEq)]
+enum Kind {
+    Equal,
+    Sizes,
+}
+
+/// What the split is: the input, the axis (when known) and the part sizes
+/// along it (`-1` where unknown).
+struct Plan<'a> {
+    input: &'a Shape,
+    axis: Option<usize>,
+    sizes: Vec<i64>,
+}
+
+fn plan<'a>(ctx: &OpContext<'a>, kind: Kind) -> Result<Plan<'a>, OpError> {
+    let (x, axis_at) = match kind {
+        Kind::Equal => (1, 0),
+        Kind::Sizes => (0, 2),
+    };
+    let num = ctx.attr_int("num_split")?;
+    if num < 1 {
+        bail!("attribute num_split is {num}; it must be >= 1");
+    }
+    if num != ctx.output_count() as i64 {
+        bail!(
+            "attribute num_split is {num} but the node has {} outputs",
+            ctx.output_count()
+        );
+    }
+    let input = ctx.input_shape(x)?;
+    let axis = match (int_scalar(ctx, axis_at, "split_dim")?, input.rank()) {
+        (Some(a), Some(rank)) => Some(normalize_axis(a, rank)?),
+        _ => None,
+    };
+    let dim = axis.map_or(UNKNOWN_DIM, |a| input.dims()[a]);
+    let n = num as usize;
+    let sizes = match kind {
+        Kind::Equal => {
+            if dim != UNKNOWN_DIM && dim % num != 0 {
+                bail!("the split axis has {dim} entries, which {num} parts cannot share equally");
+            }
+            vec![if dim == UNKNOWN_DIM { dim } else { dim / num }; n]
+        }
+        Kind::Sizes => split_sizes(ctx, n, dim)?,
+    };
+    Ok(Plan { input, axis, sizes })
+}
+
+/// SplitV's sizes: one may be -1 (the rest of the axis); known sizes must
+/// add up to the axis.
+fn split_sizes(ctx: &OpContext<'_>, n: usize, dim: i64) -> Result<Vec<i64>, OpError> {
+    let Some(mut sizes) = int_value(ctx, 1) else {
+        return Ok(vec![UNKNOWN_DIM; n]);
+    };
+    if sizes.len() != n {
+        bail!(
+            "size_splits has {} entries but num_split is {n}",
+            sizes.len()
+        );
+    }
+    if let Some(bad) = sizes.iter().find(|&&s| s < -1) {
+        bail!("size_splits holds {bad}; sizes must be >= 0, or -1 for the rest");
+    }
+    let unknown: Vec<usize> = (0..n).filter(|&i| sizes[i] == -1).collect();
+    if unknown.len() > 1 {
+        bail!("size_splits {sizes:?} has more than one -1");
+    }
+    let known: i128 = sizes
+        .iter()
+        .filter(|&&s| s >= 0)
+        .map(|&s| i128::from(s))
+        .sum();
+    if dim == UNKNOWN_DIM {
+        return Ok(sizes);
+    }
+    match unknown.first() {
+        Some(&u) if known <= i128::from(dim) => sizes[u] = dim - known as i64,
+        None if known == i128::from(dim) => {}
+        _ => bail!("size_splits {sizes:?} do not add up to the split axis of {dim} entries"),
+    }
+    Ok(sizes)
+}
+
+fn infer_split(ctx: &mut OpContext<'_>, kind: Kind) -> Result<(), OpError> {
+    let plan = plan(ctx, kind)?;
+    for (o, &size) in plan.sizes.iter().enumerate() {
+        let out = match (plan.axis, plan.input.rank()) {
+            (Some(a), _) => {
+                let mut dims = Dims::from_slice(plan.input.dims());
+                dims[a] = size;
+                Shape::from_dims(dims)
+            }
+            (None, Some(rank)) => Shape::unknown_dims(rank),
+            (None, None) => Shape::unknown_rank(),
+        };
+        ctx.set_output_shape(o, out)?;
+    }
+    Ok(())
+}
+
+fn fold_split(ctx: &mut OpContext<'_>, kind: Kind) -> Result<(), OpError> {
+    let plan = plan(ctx, kind)?;
+    let Some(axis) = plan.axis else {
+        return Ok(());
+    };
+    let sizes = plan.sizes;
+    let Some(input) = Elems::input(ctx, if kind == Kind::Equal { 1 } else { 0 }) else {
+        return Ok(());
+    };
+    let mut start = 0usize;
+    for (o, &size) in sizes.iter().enumerate() {
+        let size = size.max(0) as usize;
+        slice_axis(&input, axis, start, size).write(ctx, o)?;
+        start += size;
+    }
+    Ok(())
+}
