@@ -39,14 +39,17 @@ fn infer_reshape(ctx: &mut OpContext<'_>) -> Result<(), OpError> {
         }
     }
     let value = ctx.input_value(1).and_then(|v| v.to_dims());
-    let partial = ctx.input_shape_value(1).filter(|s| !s.is_unknown_rank());
-    let target = match (value, shape_input.dims()) {
-        (Some(target), _) => target,
+    // Only when there is no value: reading a shape value allocates.
+    let partial = match value {
+        Some(_) => None,
+        None => ctx.input_shape_value(1).filter(|s| !s.is_unknown_rank()),
+    };
+    let target = match (value, partial, shape_input.dims()) {
+        (Some(target), _, _) => target,
         // A folded shape vector known element by element (Shape -> Gather ->
         // Pack): its unknown entries are unknown output dims. With one
         // unknown entry the element count still fixes it, as for a -1.
-        (None, _) if partial.is_some() => {
-            let partial = partial.unwrap_or_default();
+        (None, Some(partial), _) => {
             let unknown = partial.dims().iter().filter(|&&d| d == UNKNOWN_DIM).count();
             if unknown > 1 {
                 return ctx.set_output_shape(0, partial);
@@ -54,12 +57,12 @@ fn infer_reshape(ctx: &mut OpContext<'_>) -> Result<(), OpError> {
             Dims::from_slice(partial.dims())
         }
         // An empty shape vector needs no value: the target is a scalar.
-        (None, [0]) => Dims::new(),
+        (None, None, [0]) => Dims::new(),
         // Otherwise the rank is known when the shape vector's length is.
-        (None, [len]) if *len > 0 && is_whole_reshape(ctx)? => {
+        (None, None, [len]) if *len > 0 && is_whole_reshape(ctx)? => {
             return ctx.set_output_shape(0, Shape::unknown_dims(*len as usize))
         }
-        (None, _) => return ctx.set_output_shape(0, Shape::unknown_rank()),
+        (None, None, _) => return ctx.set_output_shape(0, Shape::unknown_rank()),
     };
     let dims = splice(ctx, input, target)?;
     let out = resolve_unknown(input, dims)?;
