@@ -127,3 +127,38 @@ def test_absent_optional_inputs_are_named_in_node_errors() -> None:
         "bias=absent",
         "offset_w=absent",
     ]
+
+
+def test_invalid_attributes_found_by_shape_rules_are_verify_errors() -> None:
+    """Issue 3: invalid attributes and inputs are rejected with a VerifyError,
+    even when the shape rule is what finds them (and it is still an
+    InferShapeError for code that catches that)."""
+    g = opgraph.Graph("g")
+    x = g.add_input("x", opgraph.DataType.FLOAT, (1, 3, 8, 8), opgraph.Format.NCHW)
+    w = g.add_input("w", opgraph.DataType.FLOAT, (4, 3, 3, 3), opgraph.Format.NCHW)
+    g.add_node(
+        "Conv2D", "conv", [x, w], {"strides": [1, 1, 0, 1], "pads": [0, 0, 0, 0], "data_format": "NCHW"}
+    )
+    with pytest.raises(opgraph.VerifyError, match="strides") as caught:
+        opgraph.infer(g)
+    assert isinstance(caught.value, opgraph.InvalidShapeError)
+    assert isinstance(caught.value, opgraph.InferShapeError)
+    assert caught.value.node == "conv"
+
+
+def test_python_infer_function_failures_stay_infer_shape_errors(op_type: str) -> None:
+    broken = opgraph.OpDef(op_type)
+    broken.input("x")
+    broken.output("y", follow="x")
+
+    @broken.infer_shape
+    def fail(ctx: opgraph.InferShapeContext) -> None:
+        raise ValueError("my rule is unfinished")
+
+    opgraph.register(broken)
+    g = opgraph.Graph("g")
+    g.add_node(op_type, "n", [g.add_input("x", opgraph.DataType.FLOAT, (2,))])
+    with pytest.raises(opgraph.InferShapeError) as caught:
+        opgraph.infer(g)
+    assert not isinstance(caught.value, opgraph.VerifyError)
+    assert isinstance(caught.value.__cause__, ValueError)

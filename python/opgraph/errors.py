@@ -67,3 +67,11 @@ class InferShapeError(NodeError):
 
 class InferDataTypeError(InferShapeError):
     """Dtype inference failed for a node."""
+
+
+class InvalidShapeError(VerifyError, InferShapeError):
+    """A shape rule found a node's inputs or attributes invalid (non-positive
+    strides, an axis out of range, mismatched concat dims, an element count
+    that does not match, a product that overflows int64, ...). It is a
+    VerifyError (the node is invalid) and an InferShapeError (shape inference
+    found it), so either ``except`` catches it."""

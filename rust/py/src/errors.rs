@@ -3,7 +3,7 @@
 
 use opgraph_core::builder::BuildError;
 use opgraph_core::graph::GraphError;
-use opgraph_core::infer::{InferFailure, NodeError, Stage};
+use opgraph_core::infer::{InferFailure, NodeError, Stage, INTERNAL_ERROR};
 use opgraph_core::op::RegistrationError;
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
@@ -28,6 +28,7 @@ error_classes! {
     verify_error => "VerifyError",
     unknown_op_type_error => "UnknownOpTypeError",
     infer_shape_error => "InferShapeError",
+    invalid_shape_error => "InvalidShapeError",
     infer_dtype_error => "InferDataTypeError",
     context_error => "ContextError",
 }
@@ -89,6 +90,11 @@ fn node_error_to_py(py: Python<'_>, e: NodeError) -> PyResult<PyErr> {
         Stage::UnknownOp => unknown_op_type_error(py)?,
         Stage::Prototype | Stage::Verify => verify_error(py)?,
         Stage::InferDtype => infer_dtype_error(py)?,
+        // A rule of opgraph's own rejecting the node's inputs or attributes;
+        // a Python function's exception (a source) stays an InferShapeError.
+        Stage::InferShape if e.source.is_none() && !e.message.starts_with(INTERNAL_ERROR) => {
+            invalid_shape_error(py)?
+        }
         Stage::InferShape | Stage::Subgraph => infer_shape_error(py)?,
     };
     let kwargs = PyDict::new(py);

@@ -22,6 +22,10 @@ pub struct InferOptions {
     pub fold_limit: usize,
 }
 
+/// How a caught panic's error message starts: it is opgraph's bug, not the
+/// node's.
+pub const INTERNAL_ERROR: &str = "internal error in opgraph";
+
 /// Default [`InferOptions::fold_limit`]: ample for shape arithmetic.
 pub const DEFAULT_FOLD_LIMIT: usize = 4096;
 
@@ -345,9 +349,7 @@ fn internal_error(panic: Box<dyn std::any::Any + Send>) -> OpError {
         .map(|s| s.to_string())
         .or_else(|| panic.downcast_ref::<String>().cloned())
         .unwrap_or_else(|| "unknown panic".into());
-    OpError::new(format!(
-        "internal error in opgraph (please report it): {what}"
-    ))
+    OpError::new(format!("{INTERNAL_ERROR} (please report it): {what}"))
 }
 
 /// `(instance, prototype port)` of every output instance, from the node's
