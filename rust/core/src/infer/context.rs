@@ -6,7 +6,7 @@
 use super::InferOptions;
 use crate::graph::{Graph, Node};
 use crate::op::{OpError, OpRegistry, OpSchema, ValueDepend};
-use crate::types::{AttrValue, DataType, Format, HostTensor, Shape, TensorDesc};
+use crate::types::{AttrValue, DataType, Format, HostTensor, Shape, TensorDesc, UNKNOWN_DIM};
 use smallvec::SmallVec;
 use std::ops::Range;
 
@@ -379,8 +379,15 @@ impl<'a> OpContext<'a> {
     }
 
     /// Records what is known of an output shape vector, element by element.
+    /// A negative entry cannot be a dim (folded arithmetic can produce one),
+    /// so it is recorded as unknown; the result always keeps GE's conventions.
     pub fn set_output_shape_value(&mut self, i: usize, shape: Shape) -> Result<(), OpError> {
-        self.output_mut(i, 0)?.shape_value = Some(shape);
+        let dims: Vec<i64> = shape
+            .dims()
+            .iter()
+            .map(|&d| if d < 0 { UNKNOWN_DIM } else { d })
+            .collect();
+        self.output_mut(i, 0)?.shape_value = Some(Shape::from_dims(dims));
         Ok(())
     }
 
