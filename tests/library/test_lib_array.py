@@ -468,9 +468,14 @@ def strides_for(arrays: Arrays) -> st.SearchStrategy[Array]:
 
 
 def transpose(x: Array, perm: Array) -> Array:
-    if perm.ndim != 1 or sorted(perm.tolist()) != list(range(x.ndim)):
+    """TensorFlow's shape function takes entries in [-rank, rank) (the CPU
+    kernel wants them non-negative); they must permute the dims."""
+    if perm.ndim != 1 or len(perm) != x.ndim:
+        raise ValueError("perm must have one entry per dim")
+    dims = [axis_in(x.ndim, int(p)) for p in perm]
+    if sorted(dims) != list(range(x.ndim)):
         raise ValueError("perm must be a permutation of the dims")
-    return np.transpose(x, perm.tolist())
+    return np.transpose(x, dims)
 
 
 @st.composite
