@@ -94,7 +94,6 @@ EQUATIONS = [
     ("ii->i", [(3, 3)]),
     ("ij,jk", [(2, 3), (3, 4)]),
     ("Ba,ab", [(2, 3), (3, 4)]),
-    ("ij,jk->ik", [(2, 1), (3, 4)]),
     ("ij->...ij", [(3, 4)]),
     ("...i,...i->...", [(2, 1, 3), (4, 3)]),
     ("abc,cd,de->abe", [(2, 3, 4), (4, 5), (5, 6)]),
@@ -122,6 +121,14 @@ REJECTED = [
     ("ij,jk->ik", [(2, 3)], "operands"),
     ("i1->i", [(2,)], "only letters"),
 ]
+
+
+def test_einsum_labels_do_not_broadcast_as_in_tensorflow() -> None:
+    # numpy lets a size-1 label stretch; TensorFlow (the spec) gives a label
+    # one size and broadcasts only the '...' dims.
+    assert np.einsum("ij,jk->ik", np.zeros((2, 1)), np.zeros((3, 4))).shape == (2, 4)
+    with pytest.raises(opgraph.NodeError, match="label 'j'"):
+        _einsum("ij,jk->ik", [(2, 1), (3, 4)])
 
 
 @pytest.mark.parametrize(("equation", "shapes", "message"), REJECTED)

@@ -45,7 +45,10 @@ fn infer_select(ctx: &mut OpContext<'_>) -> Result<(), OpError> {
     let (Some(c), Some(r)) = (cond.rank(), out.rank()) else {
         return ctx.set_output_shape(0, out);
     };
-    let out = if c == 1 && r > 1 {
+    // TensorFlow's Select: a scalar condition picks x1 or x2 whole.
+    let out = if c == 0 {
+        out
+    } else if c == 1 && r > 1 {
         let mut dims = Dims::from_slice(out.dims());
         dims[0] = merge_dim(
             dims[0],

@@ -97,11 +97,11 @@ fn parse(equation: &str) -> Result<Equation, OpError> {
     Ok(Equation { inputs, output })
 }
 
-/// numpy's rule for one label seen in two operands: equal, or one is 1.
-fn broadcast_dim(a: i64, b: i64, label: u8) -> Result<i64, OpError> {
+/// One label seen in two operands must have one size (TensorFlow and
+/// numpy; only the `...` dims broadcast).
+fn label_dim(a: i64, b: i64, label: u8) -> Result<i64, OpError> {
     Ok(match (a, b) {
         _ if a == b => a,
-        (1, d) | (d, 1) => d,
         (UNKNOWN_DIM, d) | (d, UNKNOWN_DIM) => d,
         _ => bail!("label '{}' has sizes {a} and {b}", label as char),
     })
@@ -157,7 +157,7 @@ fn infer_einsum(ctx: &mut OpContext<'_>) -> Result<(), OpError> {
                 let slot = &mut sizes[l];
                 *slot = Some(match *slot {
                     None => d,
-                    Some(prev) => broadcast_dim(prev, d, l as u8)?,
+                    Some(prev) => label_dim(prev, d, l as u8)?,
                 });
             }
         }

@@ -95,13 +95,14 @@ pub(super) fn output_dim(input: i64, w: &Window, padding: Padding) -> Result<i64
     let effective = (w.dilation as i128) * (w.kernel as i128 - 1) + 1;
     let out = match padding {
         Padding::Same => (input + stride - 1) / stride,
+        // TensorFlow's GetWindowedOutputSize: an output of size 0 is fine
+        // (a window that does not fit), a negative one is an error.
         Padding::Valid => {
-            if input < effective {
-                bail!(
-                    "VALID padding needs input size {input} >= effective window size {effective}"
-                );
+            let span = input - effective + stride;
+            if span < 0 {
+                bail!("VALID padding needs input size {input} > effective window size {effective} - stride {stride}");
             }
-            (input - effective) / stride + 1
+            span / stride
         }
         Padding::Explicit => {
             if w.pad_before < 0 || w.pad_after < 0 {
@@ -149,7 +150,9 @@ mod tests {
         let w = Window::new(3, 2);
         assert_eq!(output_dim(7, &w, Padding::Same).unwrap(), 4);
         assert_eq!(output_dim(7, &w, Padding::Valid).unwrap(), 3);
-        assert!(output_dim(2, &w, Padding::Valid).is_err());
+        // (2 - 3 + 2) / 2 = 0 windows fit; (0 - 3 + 2) < 0 is an error.
+        assert_eq!(output_dim(2, &w, Padding::Valid).unwrap(), 0);
+        assert!(output_dim(0, &w, Padding::Valid).is_err());
         let padded = Window {
             pad_before: 1,
             pad_after: 1,
