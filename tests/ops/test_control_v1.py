@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
 import pytest
 from control_helpers import F, body
 from helpers import desc, infer_output, one_node_graph
@@ -131,3 +132,53 @@ def test_partitioned_call_has_a_stateful_alias() -> None:
     )
     opgraph.infer(g)
     assert g.desc(call) == desc([2, 3])
+
+
+def v1_loop(grow: bool) -> tuple[Graph, dict[str, opgraph.TensorRef]]:
+    """A TensorFlow v1 while loop with its back edge (NextIteration -> Merge).
+    The step keeps the variable's shape, or appends one element per trip."""
+    g = Graph()
+    x = g.add_input("x", F, [5])
+    limit = g.add_input("p", DataType.BOOL, [])
+    enter = g.add_node("Enter", "enter", [x], ENTER)
+    merge = g.add_node("Merge", "merge", [[enter, enter]])
+    cond = g.add_node("LoopCond", "cond", [limit])
+    switch = g.add_node("Switch", "switch", [merge, cond])
+    if grow:
+        one = g.add_const("one", np.ones([1], np.float32))
+        axis = g.add_const("axis", np.array(0, np.int32))
+        step = g.add_node("ConcatV2", "step", [[switch.output(1), one], axis])
+    else:
+        step = g.add_node("Identity", "step", [switch.output(1)])
+    nxt = g.add_node("NextIteration", "next", [step])
+    g.set_input("merge", 1, nxt)  # close the loop
+    out = g.add_node("Exit", "exit", [switch.output(0)])
+    return g, {"merge": merge, "next": nxt, "exit": out}
+
+
+def test_a_v1_loop_that_keeps_its_shape_infers_through_its_back_edge() -> None:
+    g, t = v1_loop(grow=False)
+    opgraph.infer(g)
+    assert g.desc(t["merge"]).shape == (5,)
+    assert g.desc(t["exit"]).shape == (5,)
+
+
+def test_a_growing_v1_loop_settles_on_an_unknown_dim() -> None:
+    # GE: first pass without the back edge ([5]), then Merge widens with
+    # NextIteration's [6] to [-1], and the frame is stable after that.
+    g, t = v1_loop(grow=True)
+    opgraph.infer(g)
+    for name in ("merge", "next", "exit"):
+        assert g.desc(t[name]).shape == (-1,), name
+    assert g.desc(t["exit"]).dtype == DataType.FLOAT
+
+
+def test_other_cycles_are_still_errors() -> None:
+    g = Graph()
+    x = g.add_input("x", F, [5])
+    a = g.add_node("Identity", "a", [x])
+    b = g.add_node("Identity", "b", [a])
+    g.set_input("a", 0, b)
+    with pytest.raises(opgraph.CycleError) as caught:
+        opgraph.infer(g)
+    assert caught.value.nodes == ["a", "b", "a"]

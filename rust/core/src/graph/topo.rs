@@ -12,6 +12,8 @@ pub struct CycleError {
 
 /// Every node id in an order where producers (data and control) come before
 /// consumers; ties keep insertion order so results are deterministic.
+/// TensorFlow v1 loop back edges (see [`is_loop_back_edge`]) do not order
+/// anything, as GE breaks them; every other cycle is an error.
 pub fn topological_order(graph: &Graph) -> Result<Vec<NodeId>, CycleError> {
     let nodes = graph.nodes();
     let n = nodes.len();
@@ -24,7 +26,7 @@ pub fn topological_order(graph: &Graph) -> Result<Vec<NodeId>, CycleError> {
     // Consumers of each node in CSR form: offsets[p]..offsets[p + 1].
     let mut offsets = vec![0usize; n + 1];
     for node in nodes {
-        for producer in producers(node) {
+        for producer in producers(nodes, node) {
             offsets[producer.index() + 1] += 1;
         }
     }
@@ -34,7 +36,7 @@ pub fn topological_order(graph: &Graph) -> Result<Vec<NodeId>, CycleError> {
     let mut fill = offsets.clone();
     let mut consumers = vec![NodeId(0); offsets[n]];
     for (i, node) in nodes.iter().enumerate() {
-        for producer in producers(node) {
+        for producer in producers(nodes, node) {
             consumers[fill[producer.index()]] = NodeId(i as u32);
             fill[producer.index()] += 1;
             pending[i] += 1;
@@ -81,7 +83,7 @@ fn ids_are_kahn_order(nodes: &[Node]) -> bool {
     // `None` (a source) sorts before every `Some`.
     let mut previous: Option<u32> = None;
     for (i, node) in nodes.iter().enumerate() {
-        let latest = producers(node).map(|p| p.0).max();
+        let latest = producers(nodes, node).map(|p| p.0).max();
         if latest < previous || latest >= Some(i as u32) {
             return false;
         }
@@ -90,12 +92,32 @@ fn ids_are_kahn_order(nodes: &[Node]) -> bool {
     true
 }
 
-fn producers(node: &Node) -> impl Iterator<Item = NodeId> + '_ {
+/// The producers a node waits for: data and control inputs, less loop back
+/// edges.
+fn producers<'a>(nodes: &'a [Node], node: &'a Node) -> impl Iterator<Item = NodeId> + 'a {
+    // Only a Merge can have a back edge; other nodes skip the producer lookup.
+    let may_loop = is_merge(node);
     node.inputs
         .iter()
         .flatten()
         .map(|e| e.node)
+        .filter(move |p| !(may_loop && is_loop_back_edge(node, &nodes[p.index()])))
         .chain(node.control_inputs.iter().copied())
+}
+
+fn is_merge(node: &Node) -> bool {
+    matches!(node.op_type.as_str(), "Merge" | "RefMerge")
+}
+
+/// True for the edge of a TensorFlow v1 loop that closes it: a
+/// NextIteration feeding a Merge. GE orders a loop frame without it and
+/// infers the frame again until the Merge outputs settle.
+pub fn is_loop_back_edge(consumer: &Node, producer: &Node) -> bool {
+    is_merge(consumer)
+        && matches!(
+            producer.op_type.as_str(),
+            "NextIteration" | "RefNextIteration"
+        )
 }
 
 /// Walks backwards from a node Kahn could not order: each such node has a
@@ -112,7 +134,7 @@ fn find_cycle(graph: &Graph, pending: &[u32]) -> Vec<String> {
     while seen_at[at.index()] == usize::MAX {
         seen_at[at.index()] = path.len();
         path.push(at);
-        at = producers(graph.node(at))
+        at = producers(graph.nodes(), graph.node(at))
             .find(|&p| stuck(p))
             .expect("a stuck node always has a stuck producer");
     }
@@ -160,7 +182,7 @@ mod tests {
         let mut pending = vec![0u32; n];
         let mut consumers: Vec<Vec<NodeId>> = vec![Vec::new(); n];
         for (i, node) in nodes.iter().enumerate() {
-            for producer in producers(node) {
+            for producer in producers(nodes, node) {
                 consumers[producer.index()].push(NodeId(i as u32));
                 pending[i] += 1;
             }

@@ -4,7 +4,7 @@
 use super::check::{check_prototype, dtype_names, port_counts, LiveCombinations};
 use super::context::{OpContext, SET_DTYPE, SET_FORMAT, SET_SHAPE};
 use super::error::{InferFailure, NodeError, Stage};
-use crate::graph::{topological_order, Graph, Node, NodeId};
+use crate::graph::{is_loop_back_edge, topological_order, Graph, Node, NodeId};
 use crate::op::{OpError, OpFn, OpRegistry, OpSchema};
 use crate::types::{same_name, AttrValue, DataType, TensorDesc};
 use smallvec::SmallVec;
@@ -51,6 +51,8 @@ pub fn infer_graph(
         options,
         path: Vec::new(),
         failures: Vec::new(),
+        back_edges_known: false,
+        unknown: TensorDesc::default(),
     };
     engine.run(graph);
     if engine.failures.is_empty() {
@@ -66,7 +68,15 @@ struct Engine<'r> {
     options: InferOptions,
     path: Vec<String>,
     failures: Vec<InferFailure>,
+    /// False on the first pass over a TF v1 loop frame: a Merge then sees
+    /// its NextIteration input as not yet inferred (`unknown`).
+    back_edges_known: bool,
+    unknown: TensorDesc,
 }
+
+/// Passes over a TF v1 loop frame before giving up on a fixpoint; the merge
+/// rule only widens, so real loops settle in a few.
+const LOOP_PASSES: usize = 16;
 
 impl Engine<'_> {
     /// Infers one graph; false when it stopped early.
@@ -81,11 +91,48 @@ impl Engine<'_> {
                 return false;
             }
         };
+        let loop_merges: Vec<NodeId> = graph
+            .node_ids()
+            .filter(|&id| has_back_edge(graph, id))
+            .collect();
+        let outer = std::mem::replace(&mut self.back_edges_known, false);
+        let mut ok = self.pass(graph, &order);
+        // GE's loop handling: infer the frame again with the back edges'
+        // values until the Merge outputs stop changing.
+        if ok && !loop_merges.is_empty() {
+            self.back_edges_known = true;
+            ok = self.settle_loops(graph, &order, &loop_merges);
+        }
+        self.back_edges_known = outer;
+        ok
+    }
+
+    fn settle_loops(&mut self, graph: &mut Graph, order: &[NodeId], merges: &[NodeId]) -> bool {
+        let snapshot = |g: &Graph| -> Vec<Vec<TensorDesc>> {
+            merges.iter().map(|&m| g.node(m).outputs.clone()).collect()
+        };
+        for _ in 0..LOOP_PASSES {
+            let before = snapshot(graph);
+            if !self.pass(graph, order) {
+                return false;
+            }
+            if snapshot(graph) == before {
+                return true;
+            }
+        }
+        let message = format!("its loop frame did not settle in {LOOP_PASSES} passes");
+        let error = self.error(graph, merges[0], Stage::InferShape, OpError::new(message));
+        self.failures.push(InferFailure::Node(*error));
+        false
+    }
+
+    /// One pass over `order`; false when it stopped early or a node failed.
+    fn pass(&mut self, graph: &mut Graph, order: &[NodeId]) -> bool {
         // Nodes that failed or were skipped. Only consulted once something
         // has failed, so a clean run never looks at a node's producers here.
         let mut failed = vec![false; graph.len()];
         let mut any_failed = false;
-        for id in order {
+        for &id in order {
             if any_failed && fed_by_failure(graph.node(id), &failed) {
                 failed[id.index()] = true;
                 continue;
@@ -131,6 +178,13 @@ impl Engine<'_> {
             // SmallVec stalls on store forwarding.
             let mut inputs: SmallVec<[Option<&TensorDesc>; 6]> = SmallVec::new();
             inputs.extend(node.inputs.iter().map(|e| e.map(|e| graph.tensor(e))));
+            if !self.back_edges_known && has_back_edge(graph, id) {
+                for (slot, edge) in inputs.iter_mut().zip(&node.inputs) {
+                    if edge.is_some_and(|e| is_loop_back_edge(node, graph.node(e.node))) {
+                        *slot = Some(&self.unknown);
+                    }
+                }
+            }
             catch_unwind(AssertUnwindSafe(|| {
                 run_node(node, schema, &inputs, &mut outputs, &engine)
             }))
@@ -237,6 +291,15 @@ impl<'r> SchemaCache<'r> {
 }
 
 /// True when a data or control producer of `node` failed (or was skipped).
+/// True when node `id` is a Merge closing a TF v1 loop.
+fn has_back_edge(graph: &Graph, id: NodeId) -> bool {
+    let node = graph.node(id);
+    node.inputs
+        .iter()
+        .flatten()
+        .any(|e| is_loop_back_edge(node, graph.node(e.node)))
+}
+
 fn fed_by_failure(node: &Node, failed: &[bool]) -> bool {
     node.inputs
         .iter()
