@@ -110,7 +110,13 @@ class Graph:
     @property
     def outputs(self) -> list[TensorRef]: ...
     def add_input(
-        self, name: str, dtype: DataType, shape: Sequence[int], format: Format | str | None = None
+        self,
+        name: str,
+        dtype: DataType,
+        shape: Sequence[int],
+        format: Format | str | None = None,
+        *,
+        shape_range: Sequence[tuple[int, int]] | None = None,
     ) -> TensorRef: ...
     def add_const(self, name: str, value: npt.ArrayLike, format: Format | str | None = None) -> TensorRef: ...
     def add_node(

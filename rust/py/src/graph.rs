@@ -158,7 +158,8 @@ impl PyGraph {
     }
 
     /// Adds a graph input (a Data node) and returns its tensor.
-    #[pyo3(signature = (name, dtype, shape, format = None))]
+    /// `shape_range`: inclusive `(min, max)` per dim (`max == -1`: unbounded).
+    #[pyo3(signature = (name, dtype, shape, format = None, *, shape_range = None))]
     fn add_input(
         &mut self,
         py: Python<'_>,
@@ -166,12 +167,14 @@ impl PyGraph {
         dtype: &Bound<'_, PyAny>,
         shape: &Bound<'_, PyAny>,
         format: Option<&Bound<'_, PyAny>>,
+        shape_range: Option<Vec<(i64, i64)>>,
     ) -> PyResult<TensorRef> {
         let format = format
             .map(format_from_py)
             .transpose()?
             .unwrap_or(Format::Nd);
-        let desc = TensorDesc::new(dtype_from_py(dtype)?, shape_from_py(shape)?, format);
+        let mut desc = TensorDesc::new(dtype_from_py(dtype)?, shape_from_py(shape)?, format);
+        desc.shape_range = shape_range;
         let edge = self
             .graph
             .add_input_node(name, desc)

@@ -12,6 +12,7 @@ mod control;
 mod data;
 mod math;
 mod nn;
+pub(crate) mod ranges;
 
 pub use math::broadcast_shapes;
 

@@ -7,6 +7,7 @@ use crate::bail;
 use crate::infer::OpContext;
 use crate::op::{op_fn, FollowType, OpError, OpSchema, ParamType, PortDef, ValueDepend};
 use crate::ops::common::{add_dims, normalize_axis};
+use crate::ops::ranges;
 use crate::types::{AttrType, AttrValue, Dims, Shape, UNKNOWN_DIM};
 
 pub(super) fn schemas() -> Vec<OpSchema> {
@@ -115,7 +116,34 @@ fn infer_concat(ctx: &mut OpContext<'_>, layout: Layout) -> Result<(), OpError> 
             };
         }
     }
-    ctx.set_output_shape(0, Shape::from_dims(out))
+    ctx.set_output_shape(0, Shape::from_dims(out))?;
+    if ranges::wanted(ctx, 0) {
+        concat_range(ctx, &values, axis, rank)?;
+    }
+    Ok(())
+}
+
+/// Along `axis` the ranges add up; elsewhere every value has the same dim,
+/// so it lies in all their ranges.
+fn concat_range(
+    ctx: &mut OpContext<'_>,
+    values: &[usize],
+    axis: usize,
+    rank: usize,
+) -> Result<(), OpError> {
+    let mut out = vec![ranges::ANY; rank];
+    out[axis] = (0, 0);
+    for &i in values {
+        let r = ranges::of_input(ctx, i).unwrap_or_else(|| vec![ranges::ANY; rank]);
+        for (d, (o, &v)) in out.iter_mut().zip(&r).enumerate() {
+            *o = if d == axis {
+                ranges::add(*o, v)
+            } else {
+                ranges::intersect(*o, v).unwrap_or(*o)
+            };
+        }
+    }
+    ranges::set(ctx, 0, out)
 }
 
 fn fold_concat(ctx: &mut OpContext<'_>, layout: Layout) -> Result<(), OpError> {
@@ -166,7 +194,22 @@ fn infer_pack(ctx: &mut OpContext<'_>) -> Result<(), OpError> {
     };
     let at = normalize_axis(ctx.attr_int("axis")?, dims.len() + 1)?;
     dims.insert(at, n as i64);
-    ctx.set_output_shape(0, Shape::from_dims(dims))
+    ctx.set_output_shape(0, Shape::from_dims(&dims))?;
+    if ranges::wanted(ctx, 0) {
+        // Every value has the same shape: each dim lies in all their ranges.
+        let mut out = vec![ranges::ANY; dims.len() - 1];
+        for i in 0..n {
+            for (o, v) in out
+                .iter_mut()
+                .zip(ranges::of_input(ctx, i).unwrap_or_default())
+            {
+                *o = ranges::intersect(*o, v).unwrap_or(*o);
+            }
+        }
+        out.insert(at, (n as i64, n as i64));
+        ranges::set(ctx, 0, out)?;
+    }
+    Ok(())
 }
 
 fn fold_pack(ctx: &mut OpContext<'_>) -> Result<(), OpError> {

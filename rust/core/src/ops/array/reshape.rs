@@ -7,6 +7,7 @@ use super::host::Elems;
 use crate::bail;
 use crate::infer::OpContext;
 use crate::op::{op_fn, FollowType, OpError, OpSchema, ParamType, PortDef, ValueDepend};
+use crate::ops::ranges;
 use crate::types::{AttrType, AttrValue, DataType, Dims, Shape, MAX_RANK, UNKNOWN_DIM};
 
 pub(super) fn schemas() -> Vec<OpSchema> {
@@ -66,7 +67,43 @@ fn infer_reshape(ctx: &mut OpContext<'_>) -> Result<(), OpError> {
     };
     let dims = splice(ctx, input, target)?;
     let out = resolve_unknown(input, dims)?;
-    ctx.set_output_shape(0, out)
+    ctx.set_output_shape(0, out)?;
+    if ranges::wanted(ctx, 0) {
+        reshape_range(ctx)?;
+    }
+    Ok(())
+}
+
+/// With one unknown output dim and the others known (product `k > 0`), the
+/// element count fixes it: it is in `count / k` for the input's count range.
+/// With more unknown dims nothing is computable per dim.
+fn reshape_range(ctx: &mut OpContext<'_>) -> Result<(), OpError> {
+    let Some(dims) = ctx.output_desc(0).map(|d| d.shape().dims().to_vec()) else {
+        return Ok(());
+    };
+    let Some(at) = dims.iter().position(|&d| d == UNKNOWN_DIM) else {
+        return Ok(());
+    };
+    if dims.iter().filter(|&&d| d == UNKNOWN_DIM).count() > 1 {
+        return Ok(());
+    }
+    let Some(known) = dims
+        .iter()
+        .filter(|&&d| d != UNKNOWN_DIM)
+        .try_fold(1i64, |acc, &d| acc.checked_mul(d))
+    else {
+        return Ok(());
+    };
+    let Some(input) = ranges::of_input(ctx, 0) else {
+        return Ok(());
+    };
+    let count = input.into_iter().fold((1, 1), ranges::mul);
+    let Some(r) = ranges::div_exact(count, known) else {
+        return Ok(());
+    };
+    let mut out: Vec<ranges::Range> = dims.iter().map(|&d| (d, d)).collect();
+    out[at] = r;
+    ranges::set(ctx, 0, out)
 }
 
 fn is_whole_reshape(ctx: &OpContext<'_>) -> Result<bool, OpError> {

@@ -7,6 +7,7 @@ use crate::bail;
 use crate::infer::OpContext;
 use crate::op::{op_fn, FollowType, OpError, OpSchema, ParamType, PortDef, ValueDepend};
 use crate::ops::common::{mul_dims, normalize_axis};
+use crate::ops::ranges;
 use crate::types::{Dims, Shape, MAX_RANK, UNKNOWN_DIM};
 
 pub(super) fn schemas() -> Vec<OpSchema> {
@@ -83,7 +84,13 @@ fn infer_transpose(ctx: &mut OpContext<'_>) -> Result<(), OpError> {
         Some(_) => perm.iter().map(|&p| input.dims()[p]).collect(),
         None => Dims::from_elem(UNKNOWN_DIM, rank),
     };
-    ctx.set_output_shape(0, Shape::from_dims(out))
+    ctx.set_output_shape(0, Shape::from_dims(out))?;
+    if ranges::wanted(ctx, 0) {
+        if let Some(r) = ranges::of_input(ctx, 0) {
+            ranges::set(ctx, 0, perm.iter().map(|&p| r[p]).collect())?;
+        }
+    }
+    Ok(())
 }
 
 fn fold_transpose(ctx: &mut OpContext<'_>) -> Result<(), OpError> {
@@ -178,7 +185,17 @@ fn infer_tile(ctx: &mut OpContext<'_>) -> Result<(), OpError> {
             .map(|&m| if m == 0 { 0 } else { UNKNOWN_DIM })
             .collect(),
     };
-    ctx.set_output_shape(0, Shape::from_dims(out))
+    ctx.set_output_shape(0, Shape::from_dims(out))?;
+    if ranges::wanted(ctx, 0) {
+        if let Some(r) = ranges::of_input(ctx, 0) {
+            let tiled = r
+                .iter()
+                .zip(&multiples)
+                .map(|(&r, &m)| ranges::mul(r, (m, m)));
+            ranges::set(ctx, 0, tiled.collect())?;
+        }
+    }
+    Ok(())
 }
 
 /// numpy's `broadcast_to`: the target has at least the input's rank, and

@@ -7,6 +7,7 @@ use crate::bail;
 use crate::infer::OpContext;
 use crate::op::{op_fn, FollowType, OpError, OpSchema, ParamType, PortDef, ValueDepend};
 use crate::ops::common::{known_rank, mul_dims, normalize_axis};
+use crate::ops::ranges;
 use crate::types::{AttrType, AttrValue, Dims, Shape, UNKNOWN_DIM};
 
 pub(super) fn schemas() -> Vec<OpSchema> {
@@ -146,7 +147,14 @@ fn infer_squeeze(ctx: &mut OpContext<'_>) -> Result<(), OpError> {
         .filter(|(_, &gone)| !gone)
         .map(|(&d, _)| d)
         .collect();
-    ctx.set_output_shape(0, Shape::from_dims(dims))
+    ctx.set_output_shape(0, Shape::from_dims(dims))?;
+    if ranges::wanted(ctx, 0) {
+        if let Some(r) = ranges::of_input(ctx, 0) {
+            let kept = r.into_iter().zip(&drop).filter(|(_, &gone)| !gone);
+            ranges::set(ctx, 0, kept.map(|(r, _)| r).collect())?;
+        }
+    }
+    Ok(())
 }
 
 /// A 1 inserted at `axis` in `[-rank-1, rank]`; an unknown axis leaves the
@@ -169,7 +177,14 @@ fn infer_expand_dims(ctx: &mut OpContext<'_>) -> Result<(), OpError> {
     let at = normalize_axis(axis, rank + 1)?;
     let mut dims = Dims::from_slice(input.dims());
     dims.insert(at, 1);
-    ctx.set_output_shape(0, Shape::from_dims(dims))
+    ctx.set_output_shape(0, Shape::from_dims(dims))?;
+    if ranges::wanted(ctx, 0) {
+        if let Some(mut r) = ranges::of_input(ctx, 0) {
+            r.insert(at, (1, 1));
+            ranges::set(ctx, 0, r)?;
+        }
+    }
+    Ok(())
 }
 
 /// GE's Flatten: `[prod(dims[..axis]), prod(dims[axis..])]`, axis in `[-rank, rank]`.

@@ -6,6 +6,7 @@ use super::dtypes::*;
 use super::fold::{fold_int_binary, IntOp};
 use crate::infer::OpContext;
 use crate::op::{op_fn, FollowType, OpError, OpSchema, ParamType, PortDef};
+use crate::ops::ranges;
 use crate::types::{AttrType, AttrValue, DataType, Shape};
 use std::sync::Arc;
 
@@ -100,13 +101,36 @@ fn schema(op: &Binary) -> OpSchema {
 
 fn infer_broadcast(ctx: &mut OpContext<'_>) -> Result<(), OpError> {
     match broadcast_shapes(ctx.input_shape(0)?, ctx.input_shape(1)?) {
-        Ok(shape) => ctx.set_output_shape(0, shape),
+        Ok(shape) => {
+            ctx.set_output_shape(0, shape)?;
+            broadcast_range(ctx)
+        }
         // TF's shape function leaves the shape unknown in that case.
         Err(_) if tolerates_incompatible_shapes(ctx) => {
             ctx.set_output_shape(0, Shape::unknown_rank())
         }
         Err(message) => Err(OpError::new(message)),
     }
+}
+
+/// Each output dim's range broadcasts the inputs' ranges, right-aligned;
+/// missing leading dims are 1.
+fn broadcast_range(ctx: &mut OpContext<'_>) -> Result<(), OpError> {
+    if !ranges::wanted(ctx, 0) {
+        return Ok(());
+    }
+    let (Some(a), Some(b)) = (ranges::of_input(ctx, 0), ranges::of_input(ctx, 1)) else {
+        return Ok(());
+    };
+    let rank = a.len().max(b.len());
+    let at = |r: &[ranges::Range], i: usize| match (i + r.len()).checked_sub(rank) {
+        Some(k) => r[k],
+        None => (1, 1),
+    };
+    let out = (0..rank)
+        .map(|i| ranges::broadcast(at(&a, i), at(&b, i)))
+        .collect();
+    ranges::set(ctx, 0, out)
 }
 
 fn tolerates_incompatible_shapes(ctx: &OpContext<'_>) -> bool {

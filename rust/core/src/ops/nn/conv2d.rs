@@ -4,6 +4,7 @@
 use crate::bail;
 use crate::infer::OpContext;
 use crate::op::{op_fn, OpError, OpSchema, ParamType, PortDef};
+use crate::ops::ranges;
 use crate::types::{AttrType, AttrValue, DataType, Format, Shape, UNKNOWN_DIM};
 
 pub(super) fn schemas() -> Vec<OpSchema> {
@@ -154,7 +155,45 @@ fn infer_conv2d(ctx: &mut OpContext<'_>) -> Result<(), OpError> {
         out[axis] = output_dim(x[axis], filter[k_axis], &window, padding)?;
     }
     ctx.set_output_shape(0, Shape::from_dims(out))?;
+    if ranges::wanted(ctx, 0) {
+        conv_range(ctx, layout, f_layout, filter, &strides, &dilations, &pads)?;
+    }
     ctx.set_output_format(0, data_format)
+}
+
+/// N from x, C from the filter, H and W through the (monotonic) output-size
+/// formula applied to the bounds of x's range.
+fn conv_range(
+    ctx: &mut OpContext<'_>,
+    layout: Layout,
+    f_layout: Layout,
+    filter: [i64; 4],
+    strides: &[i64; 4],
+    dilations: &[i64; 4],
+    pads: &[i64; 4],
+) -> Result<(), OpError> {
+    let Some(x) = ranges::of_input(ctx, 0) else {
+        return Ok(());
+    };
+    let f = ranges::of_input(ctx, 1).unwrap_or_else(|| vec![ranges::ANY; 4]);
+    let padding = ctx.attr_str("padding")?;
+    let mut out = vec![ranges::ANY; 4];
+    out[layout.n] = x[layout.n];
+    out[layout.c] = f[f_layout.n];
+    for (axis, k_axis, (before, after)) in [
+        (layout.h, f_layout.h, (pads[0], pads[1])),
+        (layout.w, f_layout.w, (pads[2], pads[3])),
+    ] {
+        let window = Window {
+            stride: strides[axis],
+            dilation: dilations[axis],
+            pad_before: before,
+            pad_after: after,
+        };
+        let kernel = filter[k_axis];
+        out[axis] = ranges::monotonic(x[axis], |d| output_dim(d, kernel, &window, padding));
+    }
+    ranges::set(ctx, 0, out)
 }
 
 pub(super) fn rank4(shape: &Shape, name: &str) -> Result<[i64; 4], OpError> {

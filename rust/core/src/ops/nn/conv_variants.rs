@@ -10,6 +10,7 @@ use crate::bail;
 use crate::infer::OpContext;
 use crate::op::{op_fn, OpError, OpSchema, ParamType, PortDef, ValueDepend};
 use crate::ops::common::mul_dims;
+use crate::ops::ranges;
 use crate::types::{AttrType, AttrValue, DataType, Format, Shape, UNKNOWN_DIM};
 
 const TYPES: &[DataType] = &[
@@ -171,7 +172,28 @@ fn infer_depthwise(ctx: &mut OpContext<'_>) -> Result<(), OpError> {
     out[g.layout.h] = output_dim(x[g.layout.h], &g.windows[0], g.padding)?;
     out[g.layout.w] = output_dim(x[g.layout.w], &g.windows[1], g.padding)?;
     ctx.set_output_shape(0, Shape::from_dims(out))?;
+    if ranges::wanted(ctx, 0) {
+        depthwise_range(ctx, &g, f)?;
+    }
     ctx.set_output_format(0, g.format)
+}
+
+/// N from x; C = channels (x and the filter agree) x multiplier; H and W
+/// through the monotonic output-size formula on the bounds of x's range.
+fn depthwise_range(ctx: &mut OpContext<'_>, g: &Geometry, f: Layout) -> Result<(), OpError> {
+    let Some(x) = ranges::of_input(ctx, 0) else {
+        return Ok(());
+    };
+    let fr = ranges::of_input(ctx, 1).unwrap_or_else(|| vec![ranges::ANY; 4]);
+    let l = &g.layout;
+    let channels = ranges::intersect(x[l.c], fr[f.c]).unwrap_or(x[l.c]);
+    let mut out = vec![ranges::ANY; 4];
+    out[l.n] = x[l.n];
+    out[l.c] = ranges::mul(channels, fr[f.n]);
+    for (axis, w) in [(l.h, &g.windows[0]), (l.w, &g.windows[1])] {
+        out[axis] = ranges::monotonic(x[axis], |d| output_dim(d, w, g.padding));
+    }
+    ranges::set(ctx, 0, out)
 }
 
 fn infer_backprop_input(ctx: &mut OpContext<'_>) -> Result<(), OpError> {

@@ -8,6 +8,7 @@ use super::window::{check_per_dim, layout, output_dim, padding, Padding, Window}
 use crate::bail;
 use crate::infer::OpContext;
 use crate::op::{FollowType, OpError, OpSchema, ParamType, PortDef};
+use crate::ops::ranges;
 use crate::types::{AttrType, AttrValue, DataType, Shape};
 
 const MAX_POOL_TYPES: &[DataType] = &[
@@ -99,6 +100,7 @@ fn infer_pool(ctx: &mut OpContext<'_>, rank: usize) -> Result<(), OpError> {
     let pad = padding(ctx.attr_str("padding")?)?;
     let explicit = ctx.attr_ints("explicit_paddings")?;
     let mut out = x.clone();
+    let mut windows = Vec::with_capacity(layout.spatial.len());
     for &axis in &layout.spatial {
         let mut w = Window::new(ksize[axis], strides[axis]);
         if pad == Padding::Explicit {
@@ -106,7 +108,17 @@ fn infer_pool(ctx: &mut OpContext<'_>, rank: usize) -> Result<(), OpError> {
             w.pad_after = explicit[2 * axis + 1];
         }
         out[axis] = output_dim(x[axis], &w, pad)?;
+        windows.push((axis, w));
     }
     ctx.set_output_shape(0, Shape::from_dims(out))?;
+    if ranges::wanted(ctx, 0) {
+        if let Some(mut r) = ranges::of_input(ctx, 0) {
+            // The output size is monotonic in the input size.
+            for (axis, w) in windows {
+                r[axis] = ranges::monotonic(r[axis], |d| output_dim(d, &w, pad));
+            }
+            ranges::set(ctx, 0, r)?;
+        }
+    }
     ctx.set_output_format(0, layout.format)
 }
