@@ -5,6 +5,7 @@ dynamic inputs (a SumN op) and which op type an OpDef is checked under."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import numpy as np
@@ -122,7 +123,9 @@ def test_unknown_dims_catch_a_rule_that_treats_minus_one_as_a_dim(op_type: str) 
     with pytest.raises(AssertionError) as failure:
         check_inference(sloppy, lambda x: np.pad(x, 1), unknown_dims=True)
     message = str(failure.value)
-    assert "x = FLOAT[-1] Data (concrete shape [0])" in message
+    # The counterexample hides the input's dim; which concrete size shrinking
+    # lands on ([0] or [1]) depends on the run, the sloppy -1 + 2 = 1 does not.
+    assert re.search(r"x = FLOAT\[-1\] Data \(concrete shape \[[01]\]\)", message), message
     assert "inferred:  y = FLOAT[1]" in message
 
 
