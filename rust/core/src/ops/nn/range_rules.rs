@@ -32,7 +32,7 @@ fn product_ranges(a: &[Range], b: &[Range], ta: bool, tb: bool) -> (Range, Range
         if n < 2 {
             return ANY;
         }
-        if transposed == far {
+        if transposed != far {
             r[n - 1]
         } else {
             r[n - 2]
