@@ -108,6 +108,11 @@ fn infer_fused(ctx: &mut OpContext<'_>, v3: bool) -> Result<(), OpError> {
     for i in 1..5 {
         ctx.set_output_shape(i, Shape::from_dims([channels]))?;
     }
+    super::range_rules::copy(ctx, 0, 0)?;
+    let c_range = super::range_rules::input_dim(ctx, 0, layout.c);
+    for i in 1..5 {
+        super::range_rules::prefix_then(ctx, i, 0, 0, &[c_range])?;
+    }
     if v3 {
         ctx.set_output_shape(5, Shape::unknown_rank())?;
     }

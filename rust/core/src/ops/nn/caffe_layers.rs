@@ -106,7 +106,8 @@ fn infer_fully_connection(ctx: &mut OpContext<'_>) -> Result<(), OpError> {
     }
     let mut out: Dims = x.dims()[..axis].iter().copied().collect();
     out.push(num_output);
-    ctx.set_output_shape(0, Shape::from_dims(out))
+    ctx.set_output_shape(0, Shape::from_dims(out))?;
+    super::range_rules::prefix_then(ctx, 0, 0, axis, &[(num_output, num_output)])
 }
 
 fn verify_eltwise(ctx: &mut OpContext<'_>) -> Result<(), OpError> {
@@ -158,6 +159,7 @@ fn infer_eltwise(ctx: &mut OpContext<'_>) -> Result<(), OpError> {
     }
     let format = ctx.dynamic_input_desc(0, 0)?.origin_format;
     ctx.set_output_shape(0, shape)?;
+    super::range_rules::intersect_dynamic(ctx)?;
     ctx.set_output_format(0, format)
 }
 
@@ -195,5 +197,6 @@ fn infer_crop(ctx: &mut OpContext<'_>) -> Result<(), OpError> {
         }
         out[i] = sd;
     }
-    ctx.set_output_shape(0, Shape::from_dims(out))
+    ctx.set_output_shape(0, Shape::from_dims(out))?;
+    super::range_rules::crop(ctx, axis, offsets)
 }

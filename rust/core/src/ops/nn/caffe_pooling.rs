@@ -123,6 +123,25 @@ fn infer_pooling(ctx: &mut OpContext<'_>) -> Result<(), OpError> {
         };
     }
     ctx.set_output_shape(0, Shape::from_dims(out))?;
+    // Global pooling makes H and W 1 (pinned by the shape); otherwise the
+    // pooled size is non-decreasing in the input size.
+    let dims: Vec<_> = (0..2)
+        .map(|i| {
+            let pads = (pad[2 * i], pad[2 * i + 1]);
+            move |d: i64| pooled_dim(d, window[i], stride[i], pads, ceil)
+        })
+        .collect();
+    let spatial: Vec<(usize, super::range_rules::DimFn<'_>)> = if global {
+        Vec::new()
+    } else {
+        layout
+            .spatial
+            .iter()
+            .copied()
+            .zip(dims.iter().map(|f| f as _))
+            .collect()
+    };
+    super::range_rules::windowed(ctx, 4, None, &spatial)?;
     ctx.set_output_format(0, layout.format)
 }
 

@@ -108,6 +108,7 @@ fn infer_conv3d(ctx: &mut OpContext<'_>) -> Result<(), OpError> {
     let pad_mode = padding(ctx.attr_str("padding")?)?;
     let mut out = x.clone();
     out[l.c] = cout;
+    let mut windows = Vec::with_capacity(3);
     for (i, (&axis, &k_axis)) in l.spatial.iter().zip(&f_layout.spatial).enumerate() {
         let w = Window {
             kernel: filter[k_axis],
@@ -117,7 +118,10 @@ fn infer_conv3d(ctx: &mut OpContext<'_>) -> Result<(), OpError> {
             pad_after: pads[2 * i + 1],
         };
         out[axis] = output_dim(x[axis], &w, pad_mode)?;
+        windows.push((axis, w));
     }
     ctx.set_output_shape(0, Shape::from_dims(out))?;
+    let cout_range = super::range_rules::input_dim(ctx, 1, f_layout.n);
+    super::range_rules::tf_windows(ctx, 5, Some((l.c, cout_range)), &windows, pad_mode)?;
     ctx.set_output_format(0, l.format)
 }

@@ -240,6 +240,7 @@ fn infer_backprop_input(ctx: &mut OpContext<'_>) -> Result<(), OpError> {
         }
     };
     ctx.set_output_shape(0, Shape::from_dims(out))?;
+    super::range_rules::backprop_input(ctx, (g.layout.n, g.layout.c), f.c, groups)?;
     ctx.set_output_format(0, g.format)
 }
 

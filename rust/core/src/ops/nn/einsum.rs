@@ -5,6 +5,7 @@
 //! ellipsis dims followed by the labels used once, in ASCII order.
 
 use super::dims::merge_dim;
+use super::range_rules::TermRef;
 use crate::bail;
 use crate::infer::OpContext;
 use crate::op::{op_fn, FollowType, OpError, OpSchema, ParamType, PortDef};
@@ -175,7 +176,15 @@ fn infer_einsum(ctx: &mut OpContext<'_>) -> Result<(), OpError> {
         None => implicit_output(&eq.inputs, any_ellipsis),
     };
     let out = assemble(&output, &sizes, batch, equation)?;
-    ctx.set_output_shape(0, out)
+    ctx.set_output_shape(0, out)?;
+    fn term(t: &Term) -> TermRef<'_> {
+        TermRef {
+            labels: &t.labels,
+            ellipsis: t.ellipsis,
+        }
+    }
+    let inputs: Vec<_> = eq.inputs.iter().map(term).collect();
+    super::range_rules::einsum(ctx, &inputs, &term(&output))
 }
 
 /// numpy's implicit output: `...` first, then labels used exactly once.

@@ -77,7 +77,9 @@ fn infer_matmul(ctx: &mut OpContext<'_>, kind: Kind) -> Result<(), OpError> {
         Kind::Batch | Kind::BatchBroadcast => batch_matmul(a, b, ta, tb, kind)?,
     };
     check_bias(ctx, &out)?;
-    ctx.set_output_shape(0, out)
+    ctx.set_output_shape(0, out)?;
+    let batched = kind != Kind::MatMul;
+    super::range_rules::matmul(ctx, (ta, tb), batched, kind == Kind::BatchBroadcast)
 }
 
 /// The dims of an operand: exactly 2-D for MatMul, at least 2-D for the

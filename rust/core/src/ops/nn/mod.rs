@@ -15,6 +15,7 @@ mod einsum;
 mod matmul;
 mod normalization;
 mod pooling;
+mod range_rules;
 mod resize;
 mod window;
 

@@ -74,7 +74,10 @@ fn infer_layer_norm(ctx: &mut OpContext<'_>) -> Result<(), OpError> {
         .map(|(i, &d)| if i < norm_axis { d } else { 1 })
         .collect();
     ctx.set_output_shape(1, Shape::from_dims(&stats))?;
-    ctx.set_output_shape(2, Shape::from_dims(stats))
+    ctx.set_output_shape(2, Shape::from_dims(stats))?;
+    let ones = vec![(1, 1); rank - norm_axis];
+    super::range_rules::prefix_then(ctx, 1, 0, norm_axis, &ones)?;
+    super::range_rules::prefix_then(ctx, 2, 0, norm_axis, &ones)
 }
 
 fn verify_lrn(ctx: &mut OpContext<'_>) -> Result<(), OpError> {

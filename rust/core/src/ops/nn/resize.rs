@@ -85,10 +85,16 @@ fn infer_resize(ctx: &mut OpContext<'_>) -> Result<(), OpError> {
             &[nh, nw] => bail!("size ({nh}, {nw}) must be positive"),
             other => bail!("size has {} values, expected 2", other.len()),
         },
-        None => (UNKNOWN_DIM, UNKNOWN_DIM),
+        // Folding may know one entry of the size ([-1, 224]).
+        None => match ctx.input_shape_value(1).as_ref().map(Shape::dims) {
+            Some(&[nh, nw]) if nh == 0 || nw == 0 => bail!("size ({nh}, {nw}) must be positive"),
+            Some(&[nh, nw]) => (nh, nw),
+            _ => (UNKNOWN_DIM, UNKNOWN_DIM),
+        },
     };
     out[h] = new_h;
     out[w] = new_w;
     ctx.set_output_shape(0, Shape::from_dims(out))?;
+    super::range_rules::resize(ctx, h, w)?;
     ctx.set_output_format(0, format)
 }
