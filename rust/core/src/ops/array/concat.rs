@@ -2,7 +2,7 @@
 //! Pack (new axis) and Unpack (dynamic outputs).
 
 use super::host::{join_axis, slice_axis, Elems};
-use super::{int_scalar, merge_dim, INDEX};
+use super::{int_scalar, merge_dim, range_rules, INDEX};
 use crate::bail;
 use crate::infer::OpContext;
 use crate::op::{op_fn, FollowType, OpError, OpSchema, ParamType, PortDef, ValueDepend};
@@ -254,7 +254,14 @@ fn infer_unpack(ctx: &mut OpContext<'_>) -> Result<(), OpError> {
     }
     let mut dims = Dims::from_slice(input.dims());
     dims.remove(axis);
-    (0..count).try_for_each(|o| ctx.set_output_shape(o, Shape::from_dims(&dims)))
+    (0..count).try_for_each(|o| {
+        ctx.set_output_shape(o, Shape::from_dims(&dims))?;
+        range_rules::propagate(ctx, o, |ctx| {
+            let mut r = ranges::of_input(ctx, 0)?;
+            r.remove(axis);
+            Some(r)
+        })
+    })
 }
 
 fn fold_unpack(ctx: &mut OpContext<'_>) -> Result<(), OpError> {

@@ -2,11 +2,12 @@
 //! GatherNd, and OneHot (a gather from the identity matrix).
 
 use super::host::{count, for_each_index, strides, Elems};
-use super::{int_scalar, merge_dim, INDEX};
+use super::{int_scalar, merge_dim, range_rules, INDEX};
 use crate::bail;
 use crate::infer::OpContext;
 use crate::op::{op_fn, FollowType, OpError, OpSchema, ParamType, PortDef, ValueDepend};
 use crate::ops::common::normalize_axis;
+use crate::ops::ranges;
 use crate::types::{AttrType, AttrValue, DataType, Dims, Shape, MAX_RANK, UNKNOWN_DIM};
 
 pub(super) fn schemas() -> Vec<OpSchema> {
@@ -120,7 +121,11 @@ fn infer_gather(ctx: &mut OpContext<'_>) -> Result<(), OpError> {
             dims.len()
         );
     }
-    ctx.set_output_shape(0, Shape::from_dims(dims))
+    ctx.set_output_shape(0, Shape::from_dims(dims))?;
+    range_rules::propagate(ctx, 0, |ctx| {
+        let (p, i) = (ranges::of_input(ctx, 0)?, ranges::of_input(ctx, 1)?);
+        Some(range_rules::gather(&p, &i, axis, batch))
+    })
 }
 
 fn index_in(i: i64, dim: i64) -> Result<usize, OpError> {
@@ -194,7 +199,11 @@ fn infer_gather_nd(ctx: &mut OpContext<'_>) -> Result<(), OpError> {
         .chain(&params.dims()[depth as usize..])
         .copied()
         .collect();
-    ctx.set_output_shape(0, Shape::from_dims(dims))
+    ctx.set_output_shape(0, Shape::from_dims(dims))?;
+    range_rules::propagate(ctx, 0, |ctx| {
+        let (p, i) = (ranges::of_input(ctx, 0)?, ranges::of_input(ctx, 1)?);
+        Some([&i[..q - 1], &p[depth as usize..]].concat())
+    })
 }
 
 fn fold_gather_nd(ctx: &mut OpContext<'_>) -> Result<(), OpError> {
@@ -255,5 +264,10 @@ fn infer_one_hot(ctx: &mut OpContext<'_>) -> Result<(), OpError> {
     let at = if axis == -1 { rank } else { axis as usize };
     let mut dims = Dims::from_slice(indices.dims());
     dims.insert(at, depth);
-    ctx.set_output_shape(0, Shape::from_dims(dims))
+    ctx.set_output_shape(0, Shape::from_dims(dims))?;
+    range_rules::propagate(ctx, 0, |ctx| {
+        let mut r = ranges::of_input(ctx, 0)?;
+        r.insert(at, ranges::of_dim(depth, None));
+        Some(r)
+    })
 }

@@ -9,6 +9,7 @@ mod fill;
 mod gather;
 mod host;
 mod pad;
+pub(crate) mod range_rules;
 mod reshape;
 mod select;
 mod shape_of;

@@ -3,11 +3,12 @@
 //! (before, after) counts.
 
 use super::host::{for_each_index, strides, Elems};
-use super::{int_value, INDEX};
+use super::{int_value, range_rules, INDEX};
 use crate::bail;
 use crate::infer::OpContext;
 use crate::op::{op_fn, FollowType, OpError, OpSchema, ParamType, PortDef, ValueDepend};
 use crate::ops::common::add_dims;
+use crate::ops::ranges;
 use crate::types::{AttrType, Dims, Shape, MAX_RANK};
 
 pub(super) fn schemas() -> Vec<OpSchema> {
@@ -108,13 +109,23 @@ fn infer_pad(ctx: &mut OpContext<'_>) -> Result<(), OpError> {
     let input = ctx.input_shape(0)?;
     let rows = ctx.input_shape(1)?.dims().first().copied();
     let Some(pairs) = pairs(ctx, input.rank().map(|_| input.dims()))? else {
-        return match (input.rank(), rows) {
+        // Unknown paddings only grow each dim.
+        let grown = |ctx: &OpContext<'_>| {
+            Some(
+                ranges::of_input(ctx, 0)?
+                    .iter()
+                    .map(|r| (r.0, -1))
+                    .collect(),
+            )
+        };
+        let set = match (input.rank(), rows) {
             (Some(r), _) => ctx.set_output_shape(0, Shape::unknown_dims(r)),
             (None, Some(n)) if (0..=MAX_RANK as i64).contains(&n) => {
                 ctx.set_output_shape(0, Shape::unknown_dims(n as usize))
             }
             _ => ctx.set_output_shape(0, Shape::unknown_rank()),
         };
+        return set.and_then(|()| range_rules::propagate(ctx, 0, grown));
     };
     let dims: Vec<i64> = match input.rank() {
         Some(_) => input.dims().to_vec(),
@@ -125,7 +136,15 @@ fn infer_pad(ctx: &mut OpContext<'_>) -> Result<(), OpError> {
         .zip(&pairs)
         .map(|(&d, &(b, a))| add_dims(d, b).and_then(|s| add_dims(s, a)))
         .collect::<Result<_, _>>()?;
-    ctx.set_output_shape(0, Shape::from_dims(out))
+    ctx.set_output_shape(0, Shape::from_dims(out))?;
+    range_rules::propagate(ctx, 0, |ctx| {
+        let r = ranges::of_input(ctx, 0)?;
+        let padded = r
+            .iter()
+            .zip(&pairs)
+            .map(|(&r, &(b, a))| ranges::add(r, (b.saturating_add(a), b.saturating_add(a))));
+        Some(padded.collect())
+    })
 }
 
 /// Where padded coordinate `c` (already shifted by `before`) reads along a

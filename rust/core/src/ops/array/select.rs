@@ -1,11 +1,12 @@
 //! Select (TensorFlow v1: a condition of x's shape, or a vector over x's
 //! first dim) and SelectV2 (numpy broadcasting of all three inputs).
 
-use super::merge_dim;
+use super::{merge_dim, range_rules};
 use crate::bail;
 use crate::infer::OpContext;
 use crate::op::{op_fn, FollowType, OpError, OpSchema, ParamType, PortDef};
 use crate::ops::broadcast_shapes;
+use crate::ops::ranges;
 use crate::types::{DataType, Dims, Shape};
 
 pub(super) fn schemas() -> Vec<OpSchema> {
@@ -65,11 +66,25 @@ fn infer_select(ctx: &mut OpContext<'_>) -> Result<(), OpError> {
     } else {
         bail!("the condition {cond} must have the shape of x1 and x2 ({out}), or be a vector over their first dim");
     };
-    ctx.set_output_shape(0, out)
+    ctx.set_output_shape(0, out)?;
+    // The output is x1 and x2 (and a full condition) at once.
+    range_rules::propagate(ctx, 0, |ctx| {
+        let mut all: Vec<_> = (0..3).filter_map(|i| ranges::of_input(ctx, i)).collect();
+        if c == 1 && r > 1 {
+            let first = all.remove(0)[0];
+            all.push([vec![first], vec![ranges::ANY; r - 1]].concat());
+        }
+        Some(range_rules::intersect_all(all, r))
+    })
 }
 
 fn infer_select_v2(ctx: &mut OpContext<'_>) -> Result<(), OpError> {
     let xy = broadcast_shapes(ctx.input_shape(1)?, ctx.input_shape(2)?).map_err(OpError::new)?;
     let out = broadcast_shapes(ctx.input_shape(0)?, &xy).map_err(OpError::new)?;
-    ctx.set_output_shape(0, out)
+    let rank = out.rank();
+    ctx.set_output_shape(0, out)?;
+    range_rules::propagate(ctx, 0, |ctx| {
+        let all: Option<Vec<_>> = (0..3).map(|i| ranges::of_input(ctx, i)).collect();
+        Some(range_rules::broadcast_all(&all?, rank?))
+    })
 }

@@ -2,10 +2,11 @@
 //! of the dim), TensorFlow's rule `0 <= begin <= begin + size <= dim`.
 
 use super::host::{for_each_index, strides, Elems};
-use super::{int_value, INDEX};
+use super::{int_value, range_rules, INDEX};
 use crate::bail;
 use crate::infer::OpContext;
 use crate::op::{op_fn, FollowType, OpError, OpSchema, ParamType, PortDef, ValueDepend};
+use crate::ops::ranges;
 use crate::types::{Shape, MAX_RANK, UNKNOWN_DIM};
 
 pub(super) fn schemas() -> Vec<OpSchema> {
@@ -78,7 +79,11 @@ fn infer_slice(ctx: &mut OpContext<'_>) -> Result<(), OpError> {
             _ => Shape::unknown_rank(),
         },
     };
-    ctx.set_output_shape(0, out)
+    ctx.set_output_shape(0, out)?;
+    range_rules::propagate(ctx, 0, |ctx| {
+        let r = ranges::of_input(ctx, 0)?;
+        Some(range_rules::slice(&r, begin.as_deref(), size.as_deref()))
+    })
 }
 
 fn fold_slice(ctx: &mut OpContext<'_>) -> Result<(), OpError> {

@@ -2,11 +2,12 @@
 //! axis given as a value-depend input; the parts are dynamic outputs.
 
 use super::host::{slice_axis, Elems};
-use super::{int_scalar, int_value, INDEX};
+use super::{int_scalar, int_value, range_rules, INDEX};
 use crate::bail;
 use crate::infer::OpContext;
 use crate::op::{op_fn, OpError, OpSchema, ParamType, PortDef, ValueDepend};
 use crate::ops::common::normalize_axis;
+use crate::ops::ranges;
 use crate::types::{AttrType, Dims, Shape, UNKNOWN_DIM};
 
 pub(super) fn schemas() -> Vec<OpSchema> {
@@ -129,6 +130,7 @@ fn split_sizes(ctx: &OpContext<'_>, n: usize, dim: i64) -> Result<Vec<i64>, OpEr
 
 fn infer_split(ctx: &mut OpContext<'_>, kind: Kind) -> Result<(), OpError> {
     let plan = plan(ctx, kind)?;
+    let part = part_range(ctx, kind, plan.sizes.len() as i64);
     for (o, &size) in plan.sizes.iter().enumerate() {
         let out = match (plan.axis, plan.input.rank()) {
             (Some(a), _) => {
@@ -140,8 +142,36 @@ fn infer_split(ctx: &mut OpContext<'_>, kind: Kind) -> Result<(), OpError> {
             (None, None) => Shape::unknown_rank(),
         };
         ctx.set_output_shape(o, out)?;
+        range_rules::propagate(ctx, o, |ctx| {
+            let (a, x) = (plan.axis?, usize::from(kind == Kind::Equal));
+            let mut r = ranges::of_input(ctx, x)?;
+            r[a] = part(r[a])?;
+            Some(r)
+        })?;
     }
     Ok(())
+}
+
+/// The range of an unknown part of a split axis in `r`: an equal share,
+/// the rest after the known sizes, or at most the axis.
+fn part_range(
+    ctx: &OpContext<'_>,
+    kind: Kind,
+    num: i64,
+) -> impl Fn(ranges::Range) -> Option<ranges::Range> {
+    let known = match kind {
+        Kind::Equal => None,
+        Kind::Sizes => int_value(ctx, 1).map(|s| {
+            s.iter()
+                .filter(|&&v| v >= 0)
+                .fold(0i64, |t, &v| t.saturating_add(v))
+        }),
+    };
+    move |r| match (kind, known) {
+        (Kind::Equal, _) => ranges::div_exact(r, num),
+        (Kind::Sizes, Some(k)) => Some(range_rules::sub(r, k)),
+        (Kind::Sizes, None) => Some(range_rules::up_to(r)),
+    }
 }
 
 fn fold_split(ctx: &mut OpContext<'_>, kind: Kind) -> Result<(), OpError> {

@@ -3,10 +3,11 @@
 //! to one entry per input dim, each canonicalised like a Python slice.
 
 use super::host::{for_each_index, strides as row_strides, Elems};
-use super::{int_value, INDEX};
+use super::{int_value, range_rules, INDEX};
 use crate::bail;
 use crate::infer::OpContext;
 use crate::op::{op_fn, FollowType, OpError, OpSchema, ParamType, PortDef, ValueDepend};
+use crate::ops::ranges;
 use crate::types::{AttrType, AttrValue, Shape, UNKNOWN_DIM};
 
 pub(super) fn schemas() -> Vec<OpSchema> {
@@ -280,9 +281,26 @@ fn known_plan(ctx: &OpContext<'_>) -> Result<Option<Plan>, OpError> {
 
 fn infer(ctx: &mut OpContext<'_>) -> Result<(), OpError> {
     match known_plan(ctx)? {
-        Some(plan) => ctx.set_output_shape(0, plan.shape()),
-        None => ctx.set_output_shape(0, Shape::unknown_rank()),
+        Some(plan) => ctx.set_output_shape(0, plan.shape())?,
+        None => return ctx.set_output_shape(0, Shape::unknown_rank()),
     }
+    range_rules::propagate(ctx, 0, ranges_of)
+}
+
+/// Each unknown input dim's slice length over its range (the spec is known
+/// here: the shape was planned).
+fn ranges_of(ctx: &OpContext<'_>) -> Option<Vec<ranges::Range>> {
+    let input = ranges::of_input(ctx, 0)?;
+    let (b, e, s) = (int_value(ctx, 1)?, int_value(ctx, 2)?, int_value(ctx, 3)?);
+    let m = masks(ctx).ok()?;
+    let dims = ctx.input_shape(0).ok()?.dims();
+    let out = ctx.output_desc(0)?.shape().dims();
+    let breaks = range_rules::slice_breaks(&[b.as_slice(), &e].concat());
+    let step = s.iter().map(|v| v.saturating_abs()).max().unwrap_or(1);
+    let shape_of = |d: &[i64]| Some(plan(d, &b, &e, &s, m).ok()?.shape().dims().to_vec());
+    Some(range_rules::strided_slice(
+        dims, &input, out, &breaks, step, shape_of,
+    ))
 }
 
 /// Output element `k` reads input coordinate `begin + k * stride` per dim.

@@ -2,7 +2,7 @@
 //! (multiples), BroadcastTo (shape); all value-depend on their second input.
 
 use super::host::{for_each_index, strides, Elems};
-use super::{int_value, INDEX};
+use super::{int_value, range_rules, INDEX};
 use crate::bail;
 use crate::infer::OpContext;
 use crate::op::{op_fn, FollowType, OpError, OpSchema, ParamType, PortDef, ValueDepend};
@@ -231,7 +231,15 @@ fn infer_broadcast_to(ctx: &mut OpContext<'_>) -> Result<(), OpError> {
             (d, t) => bail!("cannot broadcast dim {d} (axis {a}) to {t}"),
         }
     }
-    ctx.set_output_shape(0, Shape::from_dims(out))
+    ctx.set_output_shape(0, Shape::from_dims(out))?;
+    // Each input dim against its (possibly unknown) target dim.
+    range_rules::propagate(ctx, 0, |ctx| {
+        let mut r: Vec<_> = target.iter().map(|&t| ranges::of_dim(t, None)).collect();
+        for (a, x) in ranges::of_input(ctx, 0)?.into_iter().enumerate() {
+            r[offset + a] = ranges::broadcast(x, r[offset + a]);
+        }
+        Some(r)
+    })
 }
 
 /// Tile and BroadcastTo: output coordinate `c` reads input `c mod dim`

@@ -2,7 +2,7 @@
 //! IdentityN (pass-through) and Squeeze, ExpandDims, Flatten (new dims).
 
 use super::reshape::fold_view;
-use super::{int_value, INDEX};
+use super::{int_value, range_rules, INDEX};
 use crate::bail;
 use crate::infer::OpContext;
 use crate::op::{op_fn, FollowType, OpError, OpSchema, ParamType, PortDef, ValueDepend};
@@ -206,5 +206,10 @@ fn infer_flatten(ctx: &mut OpContext<'_>) -> Result<(), OpError> {
     let product = |dims: &[i64]| dims.iter().try_fold(1, |acc, &d| mul_dims(acc, d));
     let (head, tail) = input.dims().split_at(at);
     let out = [product(head)?, product(tail)?];
-    ctx.set_output_shape(0, Shape::from_dims(out))
+    ctx.set_output_shape(0, Shape::from_dims(out))?;
+    range_rules::propagate(ctx, 0, |ctx| {
+        let r = ranges::of_input(ctx, 0)?;
+        let (head, tail) = r.split_at(at);
+        Some(vec![range_rules::product(head), range_rules::product(tail)])
+    })
 }

@@ -3,9 +3,11 @@
 //! known ones, as TensorFlow's shape function merges them.
 
 use super::dtypes::NUMBER;
+use super::range_rules;
 use crate::bail;
 use crate::infer::OpContext;
 use crate::op::{op_fn, FollowType, OpError, OpSchema, ParamType, PortDef};
+use crate::ops::ranges;
 use crate::types::{AttrType, Shape, UNKNOWN_DIM};
 
 pub(super) fn schemas() -> Vec<OpSchema> {
@@ -40,7 +42,13 @@ fn infer_add_n(ctx: &mut OpContext<'_>) -> Result<(), OpError> {
         let shape = ctx.dynamic_input_desc(0, i)?.shape();
         merged = merge(&merged, shape).map_err(|e| OpError::new(format!("x[{i}]: {e}")))?;
     }
-    ctx.set_output_shape(0, merged)
+    let rank = merged.rank();
+    ctx.set_output_shape(0, merged)?;
+    // Every summand has the output's shape.
+    range_rules::propagate(ctx, 0, |ctx| {
+        let all = (0..ctx.input_count()).filter_map(|i| ranges::of_input(ctx, i));
+        Some(range_rules::intersect_all(all, rank?))
+    })
 }
 
 /// The most specific shape compatible with both, or why there is none.

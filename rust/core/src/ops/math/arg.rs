@@ -3,10 +3,12 @@
 //! `output_type`, default INT64). The axis is removed from the shape.
 
 use super::dtypes::*;
+use super::range_rules;
 use crate::bail;
 use crate::infer::OpContext;
 use crate::op::{op_fn, FollowType, OpError, OpSchema, ParamType, PortDef, ValueDepend};
 use crate::ops::common::normalize_axis;
+use crate::ops::ranges;
 use crate::types::{AttrType, AttrValue, DataType, Shape};
 
 /// The index dtypes TensorFlow's `output_type` allows.
@@ -76,5 +78,10 @@ fn infer_arg(ctx: &mut OpContext<'_>) -> Result<(), OpError> {
         bail!("cannot take an arg extremum over axis {axis}, which is empty in shape {input}");
     }
     dims.remove(axis);
-    ctx.set_output_shape(0, Shape::from_dims(dims))
+    ctx.set_output_shape(0, Shape::from_dims(dims))?;
+    range_rules::propagate(ctx, 0, |ctx| {
+        let mut r = ranges::of_input(ctx, 0)?;
+        r.remove(axis);
+        Some(r)
+    })
 }

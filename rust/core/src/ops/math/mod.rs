@@ -12,6 +12,7 @@ mod fold;
 #[cfg(test)]
 mod fold_tests;
 mod identity;
+mod range_rules;
 mod reduce;
 mod softmax;
 mod topk;

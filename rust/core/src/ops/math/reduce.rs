@@ -7,10 +7,12 @@
 //! repeat (it is reduced once), negative axes count from the end.
 
 use super::dtypes::*;
+use super::range_rules;
 use crate::bail;
 use crate::infer::OpContext;
 use crate::op::{op_fn, FollowType, OpError, OpSchema, ParamType, PortDef, ValueDepend};
 use crate::ops::common::normalize_axis;
+use crate::ops::ranges;
 use crate::types::{AttrType, AttrValue, DataType, Shape};
 
 /// (TensorFlow name, GE name, dtypes).
@@ -69,7 +71,14 @@ fn infer_reduce(ctx: &mut OpContext<'_>) -> Result<(), OpError> {
         (_, Some(rank)) if keep_dims => Shape::unknown_dims(rank),
         _ => Shape::unknown_rank(),
     };
-    ctx.set_output_shape(0, out)
+    ctx.set_output_shape(0, out)?;
+    range_rules::propagate(ctx, 0, |ctx| {
+        let axes = match ctx.input_value(1).and_then(|v| v.to_ints()) {
+            None if ctx.input_shape(1).ok()?.dims() == [0] => Some(Vec::new()),
+            axes => axes,
+        };
+        range_rules::reduce(ranges::of_input(ctx, 0)?, axes.as_deref(), keep_dims)
+    })
 }
 
 /// `input` with `axes` reduced: dropped, or kept as 1 with `keep_dims`.

@@ -46,7 +46,8 @@ fn same_shape(op_type: &str, x: &str, y: &str) -> OpSchema {
 /// The input shape, explicitly, so shape functions run after the checks.
 pub(super) fn infer_same_shape(ctx: &mut OpContext<'_>) -> Result<(), OpError> {
     let shape = ctx.input_shape(0)?.clone();
-    ctx.set_output_shape(0, shape)
+    ctx.set_output_shape(0, shape)?;
+    super::range_rules::propagate(ctx, 0, |ctx| crate::ops::ranges::of_input(ctx, 0))
 }
 
 /// TensorFlow's Softmax needs at least one axis.

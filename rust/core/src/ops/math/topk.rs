@@ -3,10 +3,12 @@
 //! indices. `k` is a value-depend scalar; `k` above the axis size is an error.
 
 use super::dtypes::*;
+use super::range_rules;
 use crate::bail;
 use crate::infer::OpContext;
 use crate::op::{op_fn, FollowType, OpError, OpSchema, ParamType, PortDef, ValueDepend};
 use crate::ops::common::normalize_axis;
+use crate::ops::ranges;
 use crate::types::{AttrType, AttrValue, DataType, Shape, UNKNOWN_DIM};
 
 pub(super) fn schemas() -> Vec<OpSchema> {
@@ -70,5 +72,21 @@ fn infer_top_k(ctx: &mut OpContext<'_>) -> Result<(), OpError> {
         }
     };
     ctx.set_output_shape(0, out.clone())?;
-    ctx.set_output_shape(1, out)
+    ctx.set_output_shape(1, out)?;
+    // Both outputs: the input's dims, the axis k (at most the axis if unknown).
+    for o in 0..2 {
+        range_rules::propagate(ctx, o, |ctx| {
+            let mut r = ranges::of_input(ctx, 0)?;
+            let axis = match ctx.schema().attr_def("dim") {
+                Some(_) => normalize_axis(ctx.attr_int("dim").ok()?, r.len()).ok()?,
+                None => r.len().checked_sub(1)?,
+            };
+            r[axis] = match k {
+                UNKNOWN_DIM => range_rules::up_to(r[axis]),
+                k => (k, k),
+            };
+            Some(r)
+        })?;
+    }
+    Ok(())
 }
