@@ -5,7 +5,7 @@ mod node;
 mod topo;
 
 pub use node::{Node, NodeId, OutputRef, Subgraph};
-pub use topo::{is_loop_back_edge, topological_order, CycleError};
+pub use topo::{is_loop_back_edge, is_merge, topological_order, CycleError};
 
 use crate::types::TensorDesc;
 use rustc_hash::FxHashMap;

@@ -105,7 +105,8 @@ fn producers<'a>(nodes: &'a [Node], node: &'a Node) -> impl Iterator<Item = Node
         .chain(node.control_inputs.iter().copied())
 }
 
-fn is_merge(node: &Node) -> bool {
+/// A TF v1 Merge (the only op a loop back edge can feed).
+pub fn is_merge(node: &Node) -> bool {
     matches!(node.op_type.as_str(), "Merge" | "RefMerge")
 }
 

@@ -4,7 +4,7 @@
 use super::check::{check_prototype, dtype_names, port_counts, LiveCombinations};
 use super::context::{OpContext, SET_DTYPE, SET_FORMAT, SET_SHAPE};
 use super::error::{InferFailure, NodeError, Stage};
-use crate::graph::{is_loop_back_edge, topological_order, Graph, Node, NodeId};
+use crate::graph::{is_loop_back_edge, is_merge, topological_order, Graph, Node, NodeId};
 use crate::op::{OpError, OpFn, OpRegistry, OpSchema};
 use crate::types::{same_name, AttrValue, DataType, TensorDesc};
 use smallvec::SmallVec;
@@ -294,10 +294,14 @@ impl<'r> SchemaCache<'r> {
 /// True when node `id` is a Merge closing a TF v1 loop.
 fn has_back_edge(graph: &Graph, id: NodeId) -> bool {
     let node = graph.node(id);
-    node.inputs
-        .iter()
-        .flatten()
-        .any(|e| is_loop_back_edge(node, graph.node(e.node)))
+    // Checked per node on every pass: rule out non-Merge nodes by op type
+    // before looking at producers.
+    is_merge(node)
+        && node
+            .inputs
+            .iter()
+            .flatten()
+            .any(|e| is_loop_back_edge(node, graph.node(e.node)))
 }
 
 fn fed_by_failure(node: &Node, failed: &[bool]) -> bool {
