@@ -1,6 +1,6 @@
 """Uses ``opgraph.testing`` with precise annotations; must pass
 ``mypy --strict tests/typing/check_testing_api.py`` from the repository root.
-``main()`` runs it (tests/testing/test_check_testing_typing.py), so every line
+``main()`` runs it (tests/test_typing_examples.py), so every line
 is working code: a user op checked against numpy, strategies in a hand-written
 ``@given`` test, and the overrides each keyword takes."""
 
