@@ -142,16 +142,7 @@ fn infer_conv2d(ctx: &mut OpContext<'_>) -> Result<(), OpError> {
     let mut out = [UNKNOWN_DIM; 4];
     out[layout.n] = x[layout.n];
     out[layout.c] = cout;
-    for (axis, k_axis, (before, after)) in [
-        (layout.h, f_layout.h, (pads[0], pads[1])),
-        (layout.w, f_layout.w, (pads[2], pads[3])),
-    ] {
-        let window = Window {
-            stride: strides[axis],
-            dilation: dilations[axis],
-            pad_before: before,
-            pad_after: after,
-        };
+    for (axis, k_axis, window) in spatial_windows(layout, f_layout, &strides, &dilations, &pads) {
         out[axis] = output_dim(x[axis], filter[k_axis], &window, padding)?;
     }
     ctx.set_output_shape(0, Shape::from_dims(out))?;
@@ -180,20 +171,33 @@ fn conv_range(
     let mut out = vec![ranges::ANY; 4];
     out[layout.n] = x[layout.n];
     out[layout.c] = f[f_layout.n];
-    for (axis, k_axis, (before, after)) in [
-        (layout.h, f_layout.h, (pads[0], pads[1])),
-        (layout.w, f_layout.w, (pads[2], pads[3])),
-    ] {
-        let window = Window {
-            stride: strides[axis],
-            dilation: dilations[axis],
-            pad_before: before,
-            pad_after: after,
-        };
+    for (axis, k_axis, window) in spatial_windows(layout, f_layout, strides, dilations, pads) {
         let kernel = filter[k_axis];
         out[axis] = ranges::monotonic(x[axis], |d| output_dim(d, kernel, &window, padding));
     }
     ranges::set(ctx, 0, out)
+}
+
+/// For H and W: the activation axis, the filter's kernel axis, and the
+/// window (stride and dilation in data_format order; pads are
+/// `[top, bottom, left, right]`).
+fn spatial_windows(
+    layout: Layout,
+    f_layout: Layout,
+    strides: &[i64; 4],
+    dilations: &[i64; 4],
+    pads: &[i64; 4],
+) -> [(usize, usize, Window); 2] {
+    let window = |axis: usize, before: i64, after: i64| Window {
+        stride: strides[axis],
+        dilation: dilations[axis],
+        pad_before: before,
+        pad_after: after,
+    };
+    [
+        (layout.h, f_layout.h, window(layout.h, pads[0], pads[1])),
+        (layout.w, f_layout.w, window(layout.w, pads[2], pads[3])),
+    ]
 }
 
 pub(super) fn rank4(shape: &Shape, name: &str) -> Result<[i64; 4], OpError> {
