@@ -25,6 +25,9 @@ pub mod op;
 pub mod ops;
 pub mod types;
 
+#[cfg(test)]
+mod test_graphs;
+
 /// The names most users need.
 pub mod prelude {
     pub use crate::builder::{add_op, BuildError, OpSpec, PortInput};

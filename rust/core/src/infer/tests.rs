@@ -1,33 +1,12 @@
 //! Engine tests on small graphs of built-in ops.
 
 use crate::prelude::*;
+use crate::test_graphs::{input, op, register_shape_of};
 use crate::types::NamedAttrs;
 use std::sync::Arc;
 
 fn f32_input(g: &mut Graph, name: &str, dims: &[i64], format: Format) -> OutputRef {
-    g.add_input_node(
-        name,
-        TensorDesc::new(DataType::Float, Shape::from_dims(dims), format),
-    )
-    .unwrap()
-}
-
-fn op(
-    g: &mut Graph,
-    r: &OpRegistry,
-    op_type: &str,
-    name: &str,
-    inputs: &[OutputRef],
-    attrs: Attrs,
-) -> OutputRef {
-    let spec = OpSpec {
-        op_type: op_type.into(),
-        name: name.into(),
-        inputs: inputs.iter().map(|&e| PortInput::Single(Some(e))).collect(),
-        attrs,
-        ..OpSpec::default()
-    };
-    OutputRef::new(add_op(g, r, spec).unwrap(), 0)
+    input(g, name, DataType::Float, dims, format)
 }
 
 fn ints(v: &[i64]) -> AttrValue {
@@ -391,23 +370,6 @@ fn values_fold_through_identity_into_value_depend_inputs() {
     };
     infer_graph(&mut g, &r, no_fold).unwrap();
     assert_eq!(g.tensor(y).shape().dims(), &[-1, -1]);
-}
-
-/// A test op whose fold records its input's shape as a partial shape value
-/// (what the built-in Shape op does).
-fn register_shape_of(r: &mut OpRegistry) {
-    let schema = OpSchema::new("TestShapeOf")
-        .input(PortDef::new("x", ParamType::Required))
-        .output(PortDef::new("y", ParamType::Required).dtype_list(&[DataType::Int64]))
-        .infer_shape(Arc::new(|ctx| {
-            let rank = ctx.input_shape(0)?.rank().unwrap_or(0) as i64;
-            ctx.set_output_shape(0, Shape::from_dims([rank]))
-        }))
-        .fold(Arc::new(|ctx| {
-            let shape = ctx.input_shape(0)?.clone();
-            ctx.set_output_shape_value(0, shape)
-        }));
-    r.register(schema, false).unwrap();
 }
 
 #[test]

@@ -1,46 +1,19 @@
 //! Engine tests of integer folding: shape arithmetic feeding Reshape.
 
 use crate::prelude::*;
-use std::sync::Arc;
+use crate::test_graphs::{self, int_const as ints};
 
 fn input(g: &mut Graph, name: &str, dtype: DataType, dims: &[i64]) -> OutputRef {
-    g.add_input_node(
-        name,
-        TensorDesc::new(dtype, Shape::from_dims(dims), Format::Nd),
-    )
-    .unwrap()
+    test_graphs::input(g, name, dtype, dims, Format::Nd)
 }
 
 fn op(g: &mut Graph, r: &OpRegistry, op_type: &str, name: &str, inputs: &[OutputRef]) -> OutputRef {
-    let spec = OpSpec {
-        op_type: op_type.into(),
-        name: name.into(),
-        inputs: inputs.iter().map(|&e| PortInput::Single(Some(e))).collect(),
-        ..OpSpec::default()
-    };
-    OutputRef::new(add_op(g, r, spec).unwrap(), 0)
+    test_graphs::op(g, r, op_type, name, inputs, Attrs::new())
 }
 
-fn ints(g: &mut Graph, name: &str, dtype: DataType, dims: &[i64], values: &[i64]) -> OutputRef {
-    let t = HostTensor::from_ints(dtype, Shape::from_dims(dims), values).unwrap();
-    g.add_const_node(name, t).unwrap()
-}
-
-/// What the array area's Shape op does: the input shape as a partial value.
 fn registry_with_shape_of() -> OpRegistry {
     let mut r = OpRegistry::with_builtins();
-    let schema = OpSchema::new("TestShapeOf")
-        .input(PortDef::new("x", ParamType::Required))
-        .output(PortDef::new("y", ParamType::Required).dtype_list(&[DataType::Int64]))
-        .infer_shape(Arc::new(|ctx| {
-            let rank = ctx.input_shape(0)?.rank().unwrap_or(0) as i64;
-            ctx.set_output_shape(0, Shape::from_dims([rank]))
-        }))
-        .fold(Arc::new(|ctx| {
-            let shape = ctx.input_shape(0)?.clone();
-            ctx.set_output_shape_value(0, shape)
-        }));
-    r.register(schema, false).unwrap();
+    test_graphs::register_shape_of(&mut r);
     r
 }
 
