@@ -1,18 +1,17 @@
 //! `DeviceSpec` (device descriptions) and `estimate_cost` (the cost model).
 //! The report crosses as JSON; `opgraph.cost` turns it into dataclasses.
 
-use crate::errors::exception;
+use crate::errors::{exception, guard_panics_detached};
 use crate::graph::PyGraph;
 use opgraph_core::device::cost::{
     estimate_cost as estimate, CostError, CostOptions, PrecisionMode,
 };
 use opgraph_core::device::spec::{DeviceSpec, SpecError};
-use pyo3::exceptions::{PyOSError, PyRuntimeError, PyValueError};
+use pyo3::exceptions::{PyOSError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyDict, PyType};
 use std::collections::BTreeMap;
-use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::PathBuf;
 
 fn class<'py>(py: Python<'py>, name: &'static str) -> PyResult<&'py Bound<'py, PyType>> {
@@ -211,13 +210,11 @@ pub fn estimate_cost(
         loop_trip_count,
         l2_residency,
     };
+    graph.usable(py)?;
     let g = &graph.graph;
     let spec = &spec.spec;
-    let result = py
-        .detach(|| catch_unwind(AssertUnwindSafe(|| estimate(g, spec, &options))))
-        .map_err(|_| {
-            PyRuntimeError::new_err("internal error in the opgraph cost model (please report it)")
-        })?;
+    let result = guard_panics_detached(py, "the cost model", || estimate(g, spec, &options));
+    let result = graph.poison_on_panic(py, result)?;
     result
         .map(|report| report.to_json())
         .map_err(|e| cost_err(py, e))

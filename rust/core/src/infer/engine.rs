@@ -5,10 +5,10 @@ use super::check::{check_prototype, dtype_names, port_counts, LiveCombinations};
 use super::context::{OpContext, SET_DTYPE, SET_FORMAT, SET_SHAPE};
 use super::error::{InferFailure, NodeError, Stage};
 use crate::graph::{is_loop_back_edge, is_merge, topological_order, Graph, Node, NodeId};
+use crate::internal::catch_internal;
 use crate::op::{OpError, OpFn, OpRegistry, OpSchema};
 use crate::types::{same_name, AttrValue, DataType, TensorDesc};
 use smallvec::SmallVec;
-use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::Arc;
 
 #[derive(Clone, Copy, Debug)]
@@ -21,10 +21,6 @@ pub struct InferOptions {
     /// inference never computes real activations.
     pub fold_limit: usize,
 }
-
-/// How a caught panic's error message starts: it is opgraph's bug, not the
-/// node's.
-pub const INTERNAL_ERROR: &str = "internal error in opgraph";
 
 /// Default [`InferOptions::fold_limit`]: ample for shape arithmetic.
 pub const DEFAULT_FOLD_LIMIT: usize = 4096;
@@ -185,10 +181,9 @@ impl Engine<'_> {
                     }
                 }
             }
-            catch_unwind(AssertUnwindSafe(|| {
-                run_node(node, schema, &inputs, &mut outputs, &engine)
-            }))
-            .unwrap_or_else(|panic| Err((Stage::InferShape, internal_error(panic))))
+            // A panic is opgraph's bug: its own stage, never the node's fault.
+            catch_internal(|| run_node(node, schema, &inputs, &mut outputs, &engine))
+                .unwrap_or_else(|bug| Err((Stage::Internal, OpError::new(bug.to_string()))))
         };
         graph.node_mut(id).outputs = outputs;
         result.map_err(|(stage, e)| self.error(graph, id, stage, e))
@@ -403,20 +398,12 @@ fn outputs_within(ctx: &OpContext<'_>, limit: usize) -> bool {
 
 fn call(f: &Option<OpFn>, ctx: &mut OpContext<'_>, stage: Stage) -> StageResult {
     match f {
-        Some(f) => catch_unwind(AssertUnwindSafe(|| f(ctx)))
-            .unwrap_or_else(|panic| Err(internal_error(panic)))
-            .map_err(|e| (stage, e)),
+        Some(f) => match catch_internal(|| f(ctx)) {
+            Ok(result) => result.map_err(|e| (stage, e)),
+            Err(bug) => Err((Stage::Internal, OpError::new(bug.to_string()))),
+        },
         None => Ok(()),
     }
-}
-
-fn internal_error(panic: Box<dyn std::any::Any + Send>) -> OpError {
-    let what = panic
-        .downcast_ref::<&str>()
-        .map(|s| s.to_string())
-        .or_else(|| panic.downcast_ref::<String>().cloned())
-        .unwrap_or_else(|| "unknown panic".into());
-    OpError::new(format!("{INTERNAL_ERROR} (please report it): {what}"))
 }
 
 /// `(instance, prototype port)` of every output instance, from the node's
