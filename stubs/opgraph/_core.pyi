@@ -58,6 +58,7 @@ __all__ = [
     "load_tensorflow",
     "memory_strategies",
     "op_schema",
+    "_register_panicking_op",
     "parser_plugins",
     "plan_lifetimes",
     "plan_memory",
@@ -406,6 +407,10 @@ def register_op(
 ) -> None: ...
 def registered_op_types() -> list[str]: ...
 def op_schema(op_type: str) -> dict[str, Any] | None: ...
+def _register_panicking_op(op_type: str) -> None:
+    """TEST ONLY, not part of the API: registers ``op_type`` (input ``x``,
+    output ``y``) whose Rust shape function panics, so tests can check that a
+    panic in the engine comes out as ``InternalError`` and poisons the graph."""
 
 # The memory planner (opgraph.memory wraps these).
 

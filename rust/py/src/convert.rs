@@ -81,8 +81,8 @@ pub fn shape_from_py(obj: &Bound<'_, PyAny>) -> PyResult<Shape> {
 pub fn shape_arg(obj: &Bound<'_, PyAny>, input: Option<&str>) -> PyResult<Shape> {
     let py = obj.py();
     let what = match input {
-        Some(name) => format!("the shape of input '{name}'"),
-        None => "the shape".to_owned(),
+        Some(name) => format!("invalid shape for input '{name}'"),
+        None => "invalid shape".to_owned(),
     };
     let fail = |type_error: bool, dim: Option<usize>, message: String| -> PyErr {
         let result = (|| {
@@ -104,7 +104,10 @@ pub fn shape_arg(obj: &Bound<'_, PyAny>, input: Option<&str>) -> PyResult<Shape>
             return Err(fail(
                 true,
                 None,
-                format!("{what} must be a sequence of ints, got {}", type_name(obj)),
+                format!(
+                    "{what}: expected a sequence of ints, got {}",
+                    type_name(obj)
+                ),
             ))
         }
     };
@@ -116,7 +119,7 @@ pub fn shape_arg(obj: &Bound<'_, PyAny>, input: Option<&str>) -> PyResult<Shape>
             return Err(fail(
                 false,
                 None,
-                format!("{what} has rank {rank}, more than the maximum rank {MAX_RANK}"),
+                format!("{what}: rank {rank} exceeds the maximum rank {MAX_RANK}"),
             ));
         }
         match item.extract::<i64>() {
@@ -126,7 +129,7 @@ pub fn shape_arg(obj: &Bound<'_, PyAny>, input: Option<&str>) -> PyResult<Shape>
                     false,
                     Some(index),
                     format!(
-                        "dim {index} of {what} is {item}, which does not fit int64 \
+                        "{what}: dim {index} is {item}, which does not fit int64 \
                          (dims are >= 0, or -1 for unknown)"
                     ),
                 ))
@@ -136,7 +139,7 @@ pub fn shape_arg(obj: &Bound<'_, PyAny>, input: Option<&str>) -> PyResult<Shape>
                     true,
                     Some(index),
                     format!(
-                        "dim {index} of {what} is {} {}; dims are ints (-1 unknown)",
+                        "{what}: dim {index} is {} {}; dims are ints (-1 unknown)",
                         type_name(&item),
                         item.repr().map(|r| r.to_string()).unwrap_or_default()
                     ),
@@ -149,7 +152,7 @@ pub fn shape_arg(obj: &Bound<'_, PyAny>, input: Option<&str>) -> PyResult<Shape>
             ShapeError::BadDim { index, .. } => Some(index),
             _ => None,
         };
-        fail(false, dim, format!("{what} {dims:?} is invalid: {e}"))
+        fail(false, dim, format!("{what} {dims:?}: {e}"))
     })
 }
 

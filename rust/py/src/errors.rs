@@ -5,6 +5,7 @@ use opgraph_core::builder::BuildError;
 use opgraph_core::graph::GraphError;
 use opgraph_core::infer::{InferFailure, NodeError, Stage};
 use opgraph_core::internal::{catch_internal, InternalError};
+use opgraph_core::message::capped_text;
 use opgraph_core::op::RegistrationError;
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
@@ -40,13 +41,14 @@ error_classes! {
     shape_type_error => "ShapeTypeError",
 }
 
-/// An exception of `class` with message `message` and keyword attributes.
+/// An exception of `class` with message `message` (capped, whatever the
+/// model: see `opgraph_core::message`) and keyword attributes.
 pub fn new_error(
     class: &Bound<'_, PyType>,
     message: impl Into<String>,
     kwargs: Option<&Bound<'_, PyDict>>,
 ) -> PyErr {
-    match class.call((message.into(),), kwargs) {
+    match class.call((capped_text(message.into()),), kwargs) {
         Ok(exc) => PyErr::from_value(exc),
         Err(e) => e,
     }
