@@ -119,7 +119,7 @@ mod tests {
         let line = line!() + 1;
         let err = catch_internal(|| -> u32 { panic!("boom {}", 7) }).unwrap_err();
         assert_eq!(err.message, "boom 7");
-        let location = err.location.expect("the hook records the location");
+        let location = err.location.clone().expect("the hook records the location");
         assert!(
             location.starts_with(&format!("{}:{line}:", file!())),
             "{location}"
