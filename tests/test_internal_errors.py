@@ -59,7 +59,7 @@ def test_the_graph_is_unusable_afterwards() -> None:
         lambda: Graph("user").add_node("PartitionedCall", "c", [], subgraphs={"f": graph}),
     ]
     for call in later:
-        with pytest.raises(InternalError, match="graph 'victim' is unusable.*deliberate test panic"):
+        with pytest.raises(InternalError, match=r"graph 'victim' is unusable.*deliberate test panic"):
             call()
     assert "unusable" in repr(graph)
 

@@ -28,7 +28,13 @@ BAD_VALUES: list[tuple[list[Any], int | None, str]] = [
     ([-2, 3], None, "-2 (unknown rank) must be the only dim"),
     ([1] * 300, None, "rank 300 exceeds the maximum rank 254"),
 ]
-BAD_TYPES: list[tuple[Any, int | None]] = [("abc", None), (7, None), ([1, 2.5], 1), ([1, "2"], 1), ([None], 0)]
+BAD_TYPES: list[tuple[Any, int | None]] = [
+    ("abc", None),
+    (7, None),
+    ([1, 2.5], 1),
+    ([1, "2"], 1),
+    ([None], 0),
+]
 
 
 def _first_input(framework: str) -> str:
@@ -57,7 +63,9 @@ def test_bad_input_shape_values_name_the_input_and_dim(
 
 @pytest.mark.parametrize("framework", ["tensorflow", "caffe"])
 @pytest.mark.parametrize(("shape", "dim"), BAD_TYPES)
-def test_input_shapes_that_are_not_int_sequences_are_typed(framework: str, shape: Any, dim: int | None) -> None:
+def test_input_shapes_that_are_not_int_sequences_are_typed(
+    framework: str, shape: Any, dim: int | None
+) -> None:
     name = _first_input(framework)
     with pytest.raises(ShapeTypeError) as info:
         _load(framework, {name: shape})

@@ -37,6 +37,8 @@ def input_shape_pairs(input_shapes: Mapping[str, Sequence[int]] | None) -> list[
     pairs: list[tuple[str, Sequence[int]]] = []
     for name, shape in input_shapes.items():
         if not isinstance(name, str):
-            raise ShapeTypeError(f"input_shapes keys are input names (str), got {type(name).__name__} {name!r}")
+            raise ShapeTypeError(
+                f"input_shapes keys are input names (str), got {type(name).__name__} {name!r}"
+            )
         pairs.append((name, shape))
     return pairs

@@ -148,7 +148,9 @@ class TF:
     def const(self, g: Any, name: str, dtype: int, dims: list[int], **values: Any) -> Any:
         return self.node(g, name, "Const", dtype=self.type(dtype), value=self.tensor(dtype, dims, **values))
 
-    def function(self, g: Any, name: str, inputs: list[tuple[str, int]], outputs: list[tuple[str, int]]) -> Any:
+    def function(
+        self, g: Any, name: str, inputs: list[tuple[str, int]], outputs: list[tuple[str, int]]
+    ) -> Any:
         f = g.library.function.add()
         f.signature.name = name
         for arg, dtype in inputs:
@@ -161,7 +163,9 @@ class TF:
 # ------------------------------------------------------ TensorFlow classes
 
 
-def _one_op(tf: TF, op: str, x_dims: list[int], extra: Callable[[Any], list[str]] | None = None, **attrs: Any) -> Any:
+def _one_op(
+    tf: TF, op: str, x_dims: list[int], extra: Callable[[Any], list[str]] | None = None, **attrs: Any
+) -> Any:
     """``x`` (a Placeholder) → ``op`` → the graph output."""
     g = tf.graph()
     tf.placeholder(g, "x", x_dims)
@@ -175,17 +179,25 @@ def _doubling_library(tf: TF, depth: int, via_if: bool) -> Any:
     an If whose branches are both f_{i+1}); the main graph calls f0 once."""
     g = tf.graph()
     tf.placeholder(g, "x", [1, 8])
-    tf.node(g, "call", "PartitionedCall", ("x",), Tin=tf.types(DT_FLOAT), Tout=tf.types(DT_FLOAT), f=tf.func("f0"))
+    tf.node(
+        g, "call", "PartitionedCall", ("x",), Tin=tf.types(DT_FLOAT), Tout=tf.types(DT_FLOAT), f=tf.func("f0")
+    )
     for i in range(depth):
         f = tf.function(g, f"f{i}", [("x", DT_FLOAT)], [("y", DT_FLOAT)])
         callee = tf.func(f"f{i + 1}")
         if via_if:
             tf.const(f, "c", DT_BOOL, [], bool_val=[True])
             tf.node(
-                f, "branch", "If", ("c:output:0", "x"),
-                Tcond=tf.type(DT_BOOL), Tin=tf.types(DT_FLOAT), Tout=tf.types(DT_FLOAT),
-                then_branch=callee, else_branch=callee,
-            )  # fmt: skip
+                f,
+                "branch",
+                "If",
+                ("c:output:0", "x"),
+                Tcond=tf.type(DT_BOOL),
+                Tin=tf.types(DT_FLOAT),
+                Tout=tf.types(DT_FLOAT),
+                then_branch=callee,
+                else_branch=callee,
+            )
             f.ret["y"] = "branch:output:0"
         else:
             io = {"Tin": tf.types(DT_FLOAT), "Tout": tf.types(DT_FLOAT), "f": callee}
@@ -261,33 +273,78 @@ def _tf_cases(tf: TF) -> Iterator[tuple[Case, Callable[[], Any]]]:
     conv = {"T": tf.type(DT_FLOAT), "padding": tf.str("VALID")}
     yield case(
         "conv2d_huge_strides",
-        lambda: _one_op(tf, "Conv2D", [1, 8, 8, 3], filt([3, 3, 3, 4]), strides=tf.ints(1, 2**62, 2**62, 1), **conv),
+        lambda: _one_op(
+            tf, "Conv2D", [1, 8, 8, 3], filt([3, 3, 3, 4]), strides=tf.ints(1, 2**62, 2**62, 1), **conv
+        ),
     )
     yield case(
         "conv2d_huge_dilations",
-        lambda: _one_op(tf, "Conv2D", [1, 8, 8, 3], filt([3, 3, 3, 4]), strides=tf.ints(1, 1, 1, 1),
-                dilations=tf.ints(1, 2**62, 2**62, 1), **conv),
-    )  # fmt: skip
-    yield case("placeholder_huge_dims", lambda: _one_op(tf, "Relu", [2**62, 2**62, 2**62], T=tf.type(DT_FLOAT)))
+        lambda: _one_op(
+            tf,
+            "Conv2D",
+            [1, 8, 8, 3],
+            filt([3, 3, 3, 4]),
+            strides=tf.ints(1, 1, 1, 1),
+            dilations=tf.ints(1, 2**62, 2**62, 1),
+            **conv,
+        ),
+    )
+    yield case(
+        "placeholder_huge_dims", lambda: _one_op(tf, "Relu", [2**62, 2**62, 2**62], T=tf.type(DT_FLOAT))
+    )
     # 5. Invalid input_shapes (the model is fine).
     base = _one_op(tf, "Relu", [-1, 8, 8, 3], T=tf.type(DT_FLOAT))
-    yield case("input_shape_negative", lambda: base, input_shapes={"x": [-7, 8, 8, 3]}, cli_input_shape="x:-5,8,8,3",
-               must_fail=True)  # fmt: skip
-    yield case("input_shape_int64_overflow", lambda: base, input_shapes={"x": [2**70, 8, 8, 3]},
-               cli_input_shape="x:" + "9" * 23 + ",8,8,3", must_fail=True)  # fmt: skip
-    yield case("input_shape_misplaced_unknown_rank", lambda: base, input_shapes={"x": [-2, 3]}, cli_input_shape="x:-2,3",
-               must_fail=True)  # fmt: skip
-    yield case("input_shape_rank_300", lambda: base, input_shapes={"x": [1] * 300}, cli_input_shape="x:" + ",".join(["1"] * 300),
-               must_fail=True)  # fmt: skip
+    yield case(
+        "input_shape_negative",
+        lambda: base,
+        input_shapes={"x": [-7, 8, 8, 3]},
+        cli_input_shape="x:-5,8,8,3",
+        must_fail=True,
+    )
+    yield case(
+        "input_shape_int64_overflow",
+        lambda: base,
+        input_shapes={"x": [2**70, 8, 8, 3]},
+        cli_input_shape="x:" + "9" * 23 + ",8,8,3",
+        must_fail=True,
+    )
+    yield case(
+        "input_shape_misplaced_unknown_rank",
+        lambda: base,
+        input_shapes={"x": [-2, 3]},
+        cli_input_shape="x:-2,3",
+        must_fail=True,
+    )
+    yield case(
+        "input_shape_rank_300",
+        lambda: base,
+        input_shapes={"x": [1] * 300},
+        cli_input_shape="x:" + ",".join(["1"] * 300),
+        must_fail=True,
+    )
     # 7. Accepted without error today (each is an error in TensorFlow).
-    yield case("conv2d_zero_channel_filter", lambda: _one_op(tf, "Conv2D", [1, 8, 8, 0], filt([3, 3, 0, 4]),
-               strides=tf.ints(1, 1, 1, 1), **conv), must_fail=True)  # fmt: skip
-    yield case("conv2d_zero_window_filter", lambda: _one_op(tf, "Conv2D", [1, 8, 8, 3], filt([0, 0, 3, 4]),
-               strides=tf.ints(1, 1, 1, 1), **conv), must_fail=True)  # fmt: skip
-    yield case("conv2d_without_padding", lambda: _one_op(tf, "Conv2D", [1, 8, 8, 3], filt([3, 3, 3, 4]),
-               strides=tf.ints(1, 1, 1, 1), T=tf.type(DT_FLOAT)), must_fail=True)  # fmt: skip
-    yield case("cast_to_float_ref", lambda: _one_op(tf, "Cast", [2, 3], SrcT=tf.type(DT_FLOAT), DstT=tf.type(DT_FLOAT_REF)),
-               must_fail=True)  # fmt: skip
+    yield case(
+        "conv2d_zero_channel_filter",
+        lambda: _one_op(tf, "Conv2D", [1, 8, 8, 0], filt([3, 3, 0, 4]), strides=tf.ints(1, 1, 1, 1), **conv),
+        must_fail=True,
+    )
+    yield case(
+        "conv2d_zero_window_filter",
+        lambda: _one_op(tf, "Conv2D", [1, 8, 8, 3], filt([0, 0, 3, 4]), strides=tf.ints(1, 1, 1, 1), **conv),
+        must_fail=True,
+    )
+    yield case(
+        "conv2d_without_padding",
+        lambda: _one_op(
+            tf, "Conv2D", [1, 8, 8, 3], filt([3, 3, 3, 4]), strides=tf.ints(1, 1, 1, 1), T=tf.type(DT_FLOAT)
+        ),
+        must_fail=True,
+    )
+    yield case(
+        "cast_to_float_ref",
+        lambda: _one_op(tf, "Cast", [2, 3], SrcT=tf.type(DT_FLOAT), DstT=tf.type(DT_FLOAT_REF)),
+        must_fail=True,
+    )
     g = tf.graph()
     tf.const(g, "c", DT_FLOAT_REF, [2], float_val=[1.0, 2.0])
     yield case("const_float_ref", lambda: g, must_fail=True)
@@ -298,6 +355,7 @@ def _tf_cases(tf: TF) -> Iterator[tuple[Case, Callable[[], Any]]]:
     # Two strings whose varint lengths claim more bytes than the content holds.
     tf.const(g, "c", DT_STRING, [2], tensor_content=bytes([0x7F, 0x7F, 0x61]))
     yield case("const_bad_string_content", lambda: g, must_fail=True)
+
     # 8. Unbounded messages.
     def rank_1m() -> Any:
         g = tf.graph()
@@ -344,10 +402,20 @@ def _caffe_cases(out: Path) -> Iterator[Case]:
         must_fail=True,
     )
     relu = 'layer { name: "r" type: "ReLU" bottom: "data" top: "r" }'
-    yield net("caffe_input_shape_negative", relu, input_shapes={"data": [1, -3, 8, 8]},
-              cli_input_shape="data:1,-3,8,8", must_fail=True)  # fmt: skip
-    yield net("caffe_input_shape_23_digits", relu, input_shapes={"data": [1, 3, 2**75, 8]},
-              cli_input_shape="data:1,3," + "1" * 23 + ",8", must_fail=True)  # fmt: skip
+    yield net(
+        "caffe_input_shape_negative",
+        relu,
+        input_shapes={"data": [1, -3, 8, 8]},
+        cli_input_shape="data:1,-3,8,8",
+        must_fail=True,
+    )
+    yield net(
+        "caffe_input_shape_23_digits",
+        relu,
+        input_shapes={"data": [1, 3, 2**75, 8]},
+        cli_input_shape="data:1,3," + "1" * 23 + ",8",
+        must_fail=True,
+    )
     # custom.proto: one message defined twice; a stock field number reused.
     (out / "custom_twice.proto").write_text(
         'syntax = "proto2";\npackage caffe;\n'
@@ -359,7 +427,9 @@ def _caffe_cases(out: Path) -> Iterator[Case]:
     (out / "custom_stock_number.proto").write_text(
         'syntax = "proto2";\npackage caffe;\nmessage LayerParameter { optional string my_name = 1; }\n'
     )
-    yield net("custom_proto_stock_field_number", relu, custom_protos=["custom_stock_number.proto"], must_fail=True)
+    yield net(
+        "custom_proto_stock_field_number", relu, custom_protos=["custom_stock_number.proto"], must_fail=True
+    )
     # An overlong packed blob: a real caffemodel cut inside its last blob's
     # packed data (the length prefix then claims bytes that are not there).
     weights = net_cls()
@@ -385,9 +455,15 @@ def _seeds() -> list[tuple[Path, str]]:
     """Real model files to truncate and bit-flip, with their framework."""
     tf_data = REPO / "tests" / "tensorflow" / "data"
     caffe_data = REPO / "tests" / "caffe" / "data"
-    seeds = [(tf_data / n, "tensorflow") for n in ("decode_conv_cond.pb", "model_convnet.pb", "model_control_flow.pb")]
+    seeds = [
+        (tf_data / n, "tensorflow")
+        for n in ("decode_conv_cond.pb", "model_convnet.pb", "model_control_flow.pb")
+    ]
     seeds += [(tf_data / "decode_conv_cond.pbtxt", "tensorflow")]
-    seeds += [(caffe_data / n, "caffe") for n in ("decode_v1.prototxt", "decode_inplace.prototxt", "layers_zoo.prototxt")]
+    seeds += [
+        (caffe_data / n, "caffe")
+        for n in ("decode_v1.prototxt", "decode_inplace.prototxt", "layers_zoo.prototxt")
+    ]
     seeds += [(caffe_data / "decode_v1.caffemodel", "caffe")]
     shared = SHARED_MODELS / "caffe"
     if shared.is_dir():

@@ -25,7 +25,7 @@ import pytest
 
 pytest.importorskip("grpc_tools", reason="the hostile suite builds models with grpcio-tools' protoc")
 
-import generate  # noqa: E402 (after the skip: it needs protobuf and grpc_tools)
+import generate
 
 MEMORY_CAP_BYTES = 3 << 30
 TIMEOUT_S = float(os.environ.get("HOSTILE_TIMEOUT", "30"))
@@ -88,7 +88,9 @@ def cases(tmp_path_factory: pytest.TempPathFactory) -> dict[str, generate.Case]:
 
 
 @pytest.fixture(scope="module")
-def outcomes(request: pytest.FixtureRequest, cases: dict[str, generate.Case]) -> dict[tuple[str, str], Outcome]:
+def outcomes(
+    request: pytest.FixtureRequest, cases: dict[str, generate.Case]
+) -> dict[tuple[str, str], Outcome]:
     """Every selected (case, mode) run, in parallel, once per session."""
     selected = [
         (item.callspec.params["name"], item.callspec.params["mode"])

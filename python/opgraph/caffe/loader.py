@@ -49,11 +49,11 @@ def load_caffe(
     Each layer becomes a node of the same name (an in-place layer too), so
     every layer's output shapes can be read off the graph. Raises
     :class:`~opgraph.ShapeArgumentError` for an invalid ``input_shapes``
-    value (naming the input and the dim), :class:`~opgraph.ParseError` when a file cannot be decoded (naming the
-    file, line and field), when layer types have no plugin (all of them are
-    listed), or when a plugin fails (a Python plugin's exception is the
-    error's ``__cause__``); inference failures raise as :func:`opgraph.infer`
-    does."""
+    value (naming the input and the dim), :class:`~opgraph.ParseError`
+    when a file cannot be decoded (naming the file, line and field), when
+    layer types have no plugin (all of them are listed), or when a plugin
+    fails (a Python plugin's exception is the error's ``__cause__``);
+    inference failures raise as :func:`opgraph.infer` does."""
     if isinstance(custom_protos, (str, os.PathLike)):
         raise TypeError(f"custom_protos is a list of paths; wrap it: [{custom_protos!r}]")
     if isinstance(outputs, str):

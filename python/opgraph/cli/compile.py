@@ -81,7 +81,9 @@ def parse_input_shapes(text: str) -> dict[str, list[int]]:
             raise UsageError(f"--input-shape entry {item!r} is not NAME:D,D,...")
         if name in shapes:
             raise UsageError(f"--input-shape names input {name!r} twice")
-        shapes[name] = [_dim(item, i, d.strip()) for i, d in enumerate(dims.split(","))] if dims.strip() else []
+        shapes[name] = (
+            [_dim(item, i, d.strip()) for i, d in enumerate(dims.split(","))] if dims.strip() else []
+        )
     return shapes
 
 
