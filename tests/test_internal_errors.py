@@ -34,6 +34,7 @@ def test_a_panic_is_an_internal_error_with_its_location() -> None:
     message = str(error)
     assert "deliberate test panic in a shape function" in message
     assert re.search(r" at rust/py/src/registry\.rs:\d+:\d+", message), message
+    assert error.location is not None and re.fullmatch(r"rust/py/src/registry\.rs:\d+:\d+", error.location)
     assert "please report it" in message
 
 

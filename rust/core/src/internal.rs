@@ -13,7 +13,12 @@ use std::any::Any;
 use std::cell::{Cell, RefCell};
 use std::fmt;
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::sync::Once;
+use std::sync::{Mutex, Once};
+
+/// The last panic's location on any thread: a panic on a worker thread
+/// (the memory planner's strategies run in scoped threads) is resumed on
+/// the guarded thread, whose own record is then empty.
+static ANY_THREAD_LOCATION: Mutex<Option<String>> = Mutex::new(None);
 
 thread_local! {
     /// Guards active on this thread (they nest: a pass inside a binding).
@@ -56,9 +61,16 @@ impl InternalError {
             .map(|s| s.to_string())
             .or_else(|| payload.downcast_ref::<String>().cloned())
             .unwrap_or_else(|| "a panic without a message".into());
+        let here = LAST_LOCATION.with(|l| l.borrow_mut().take());
+        let anywhere = || {
+            ANY_THREAD_LOCATION
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .take()
+        };
         InternalError {
             message,
-            location: LAST_LOCATION.with(|l| l.borrow_mut().take()),
+            location: here.or_else(anywhere),
         }
     }
 }
@@ -74,6 +86,9 @@ pub fn install_panic_hook() {
             let location = info
                 .location()
                 .map(|l| format!("{}:{}:{}", l.file(), l.line(), l.column()));
+            *ANY_THREAD_LOCATION
+                .lock()
+                .unwrap_or_else(|e| e.into_inner()) = location.clone();
             LAST_LOCATION.with(|l| *l.borrow_mut() = location);
             if GUARDS.with(Cell::get) == 0 {
                 previous(info);
@@ -125,6 +140,20 @@ mod tests {
             "{location}"
         );
         assert!(err.to_string().contains("boom 7 at "), "{err}");
+    }
+
+    #[test]
+    fn a_panic_on_a_worker_thread_keeps_its_location() {
+        install_panic_hook();
+        let err = catch_internal(|| {
+            let worker = std::thread::spawn(|| panic!("worker bug"));
+            if let Err(payload) = worker.join() {
+                std::panic::resume_unwind(payload);
+            }
+        })
+        .unwrap_err();
+        assert_eq!(err.message, "worker bug");
+        assert!(err.location.is_some_and(|l| l.contains("internal.rs:")));
     }
 
     #[test]

@@ -136,6 +136,13 @@ fn node_error_to_py(py: Python<'_>, e: NodeError) -> PyResult<PyErr> {
     kwargs.set_item("node", e.qualified_node())?;
     kwargs.set_item("op_type", &e.op_type)?;
     kwargs.set_item("inputs", &e.inputs)?;
+    if e.stage == Stage::Internal {
+        let bug = e
+            .source
+            .as_ref()
+            .and_then(|s| s.downcast_ref::<InternalError>());
+        kwargs.set_item("location", bug.and_then(|b| b.location.as_deref()))?;
+    }
     let message = e.to_string();
     let err = new_error(class, message, Some(&kwargs));
     if let Some(source) = e.source {

@@ -5,7 +5,7 @@ use super::check::{check_prototype, dtype_names, port_counts, LiveCombinations};
 use super::context::{OpContext, SET_DTYPE, SET_FORMAT, SET_SHAPE};
 use super::error::{InferFailure, NodeError, Stage};
 use crate::graph::{is_loop_back_edge, is_merge, topological_order, Graph, Node, NodeId};
-use crate::internal::catch_internal;
+use crate::internal::{catch_internal, InternalError};
 use crate::op::{OpError, OpFn, OpRegistry, OpSchema};
 use crate::types::{same_name, AttrValue, DataType, TensorDesc};
 use smallvec::SmallVec;
@@ -183,7 +183,7 @@ impl Engine<'_> {
             }
             // A panic is opgraph's bug: its own stage, never the node's fault.
             catch_internal(|| run_node(node, schema, &inputs, &mut outputs, &engine))
-                .unwrap_or_else(|bug| Err((Stage::Internal, OpError::new(bug.to_string()))))
+                .unwrap_or_else(|bug| Err((Stage::Internal, internal_failure(bug))))
         };
         graph.node_mut(id).outputs = outputs;
         result.map_err(|(stage, e)| self.error(graph, id, stage, e))
@@ -400,10 +400,16 @@ fn call(f: &Option<OpFn>, ctx: &mut OpContext<'_>, stage: Stage) -> StageResult 
     match f {
         Some(f) => match catch_internal(|| f(ctx)) {
             Ok(result) => result.map_err(|e| (stage, e)),
-            Err(bug) => Err((Stage::Internal, OpError::new(bug.to_string()))),
+            Err(bug) => Err((Stage::Internal, internal_failure(bug))),
         },
         None => Ok(()),
     }
+}
+
+/// A caught panic as the node's error: its text, with the
+/// [`InternalError`] as the source (for its location).
+fn internal_failure(bug: InternalError) -> OpError {
+    OpError::with_source(bug.to_string(), Box::new(bug))
 }
 
 /// `(instance, prototype port)` of every output instance, from the node's
