@@ -48,6 +48,8 @@ class Case:
     input_shapes: dict[str, list[int]] | None = None
     cli_input_shape: str | None = None
     must_fail: bool = False
+    # Big or deep: run first so the suite's wall time is not one long tail.
+    heavy: bool = False
 
 
 # ---------------------------------------------------------------- schemas
@@ -247,7 +249,8 @@ def _tf_cases(tf: TF) -> Iterator[tuple[Case, Callable[[], Any]]]:
     builders run only when the files are written."""
 
     def case(name: str, graph: Callable[[], Any], **kw: Any) -> tuple[Case, Callable[[], Any]]:
-        return Case(name, "tensorflow", f"{name}.pb", **kw), graph
+        heavy = any(mark in name for mark in ("doubling", "_100k", "1000x1000", "_1m", "splat", "recursive"))
+        return Case(name, "tensorflow", f"{name}.pb", heavy=heavy, **kw), graph
 
     # 1. Function bodies copied per call site: memory doubles per level.
     yield case("doubling_if_depth20", lambda: _doubling_library(tf, 20, via_if=True))

@@ -97,9 +97,17 @@ def outcomes(
         for item in request.session.items
         if item.module is request.module and hasattr(item, "callspec")
     ]
+    # The big models first, so no long run starts last and stretches the suite.
+    selected.sort(key=lambda key: -_weight(cases[key[0]]))
     with ThreadPoolExecutor(WORKERS) as pool:
         futures = {key: pool.submit(_run, cases[key[0]], key[1]) for key in selected}
         return {key: future.result() for key, future in futures.items()}
+
+
+def _weight(case: generate.Case) -> int:
+    """Heavy cases first, then by the size of the files."""
+    files = [case.model, *([case.weights] if case.weights else [])]
+    return (1 << 40) * case.heavy + sum(Path(f).stat().st_size for f in files)
 
 
 def _check_api(case: generate.Case, outcome: Outcome) -> None:
