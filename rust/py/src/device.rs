@@ -2,7 +2,7 @@
 //! storage-shape formulas and the list of known socs.
 
 use crate::convert::{dtype_from_py, format_from_py, shape_from_py};
-use crate::errors::{device_error, exception, guard_panics_detached, new_error};
+use crate::errors::{device_error, exception, guard_panics, guard_panics_detached, new_error};
 use crate::graph::PyGraph;
 use opgraph_core::device::formats::{self, PrepareOptions};
 use opgraph_core::device::soc::{soc_versions as known_socs, Soc};
@@ -116,14 +116,16 @@ pub fn storage_shape(
     );
     let dtype = dtype_from_py(dtype)?;
     let soc = soc_from(py, soc)?;
-    formats::storage_shape(&shape, from, to, dtype, groups, &soc)
-        .map(|s| s.dims().to_vec())
-        .map_err(|e| {
-            exception(
-                device_error(py),
-                format!("cannot store {dtype}{shape} ({from}) as {to}: {e}"),
-            )
-        })
+    guard_panics(py, "the storage-shape formulas", || {
+        formats::storage_shape(&shape, from, to, dtype, groups, &soc)
+    })?
+    .map(|s| s.dims().to_vec())
+    .map_err(|e| {
+        exception(
+            device_error(py),
+            format!("cannot store {dtype}{shape} ({from}) as {to}: {e}"),
+        )
+    })
 }
 
 /// The soc names `prepare` accepts: the family names, then ATC's soc_versions.

@@ -5,7 +5,7 @@ use crate::convert::{
     attr_from_py, attrs_from_py, attrs_to_py, dtype_from_py, dtype_to_py, format_from_py,
     format_to_py, shape_arg, shape_from_py, shape_to_py, tensor_from_py, tensor_to_py, type_name,
 };
-use crate::errors::{build_err, graph_err, graph_error, internal_error, new_error};
+use crate::errors::{build_err, graph_err, graph_error, guard_panics, internal_error, new_error};
 use opgraph_core::builder::{add_op, OpSpec, PortInput};
 use opgraph_core::graph::{Graph, Node, NodeId, OutputRef, Subgraph};
 use opgraph_core::op::global_registry;
@@ -284,8 +284,13 @@ impl PyGraph {
             subgraphs: bodies,
             control_inputs: control,
         };
-        let id =
-            add_op(&mut self.graph, &global_registry(), spec).map_err(|e| build_err(py, &e))?;
+        let registry = global_registry();
+        let added = guard_panics(py, "the graph builder", || {
+            add_op(&mut self.graph, &registry, spec)
+        });
+        let id = self
+            .poison_on_panic(py, added)?
+            .map_err(|e| build_err(py, &e))?;
         Ok(self.handle(OutputRef::new(id, 0)))
     }
 
