@@ -36,7 +36,7 @@ fn free_row(name: String, node: &Node, note: Option<String>) -> NodeCost {
     }
 }
 
-fn node_work(
+pub(super) fn node_work(
     graph: &Graph,
     node: &Node,
     class: OpClass,
