@@ -159,22 +159,22 @@ class CostColumns:
 
     def row(self, i: int) -> NodeCost:
         """Row ``i`` as a :class:`NodeCost`."""
-        fused, note = int(self.fused_into_codes[i]), int(self.note_codes[i])
+        fused, note = self.fused_into_codes.item(i), self.note_codes.item(i)
         return NodeCost(
-            name=self.names[i],
-            op_type=self.op_types[self.op_type_codes[i]],
-            time_us=float(self.time_us[i]),
-            bound=BOUNDS[self.bound_codes[i]],
-            flops=float(self.flops[i]),
-            padded_flops=float(self.padded_flops[i]),
-            bytes=float(self.bytes[i]),
-            l2_bytes=float(self.l2_bytes[i]),
-            compute_us=float(self.compute_us[i]),
-            memory_us=float(self.memory_us[i]),
-            overhead_us=float(self.overhead_us[i]),
-            count=float(self.count[i]),
-            fused_into=None if fused < 0 else self.fused_into[fused],
-            note=None if note < 0 else self.notes[note],
+            self.names[i],
+            self.op_types[self.op_type_codes.item(i)],
+            self.time_us.item(i),
+            BOUNDS[self.bound_codes.item(i)],
+            self.flops.item(i),
+            self.padded_flops.item(i),
+            self.bytes.item(i),
+            self.l2_bytes.item(i),
+            self.compute_us.item(i),
+            self.memory_us.item(i),
+            self.overhead_us.item(i),
+            self.count.item(i),
+            None if fused < 0 else self.fused_into[fused],
+            None if note < 0 else self.notes[note],
         )
 
     def rows(self) -> Iterator[NodeCost]:

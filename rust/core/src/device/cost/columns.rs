@@ -39,15 +39,24 @@ pub struct CostColumns {
 struct Interner<'a> {
     table: Vec<String>,
     codes: FxHashMap<&'a str, i32>,
+    /// The last string seen and its code: neighbouring rows often repeat one.
+    last: Option<(&'a str, i32)>,
 }
 
 impl<'a> Interner<'a> {
     fn code(&mut self, text: &'a str) -> i32 {
+        if let Some((last, code)) = self.last {
+            if last == text {
+                return code;
+            }
+        }
         let next = self.table.len() as i32;
-        *self.codes.entry(text).or_insert_with(|| {
+        let code = *self.codes.entry(text).or_insert_with(|| {
             self.table.push(text.to_owned());
             next
-        })
+        });
+        self.last = Some((text, code));
+        code
     }
 
     fn optional(&mut self, text: Option<&'a str>) -> i32 {

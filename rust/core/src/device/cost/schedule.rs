@@ -107,6 +107,7 @@ pub(crate) fn walk_graph(
         }
     }
     let mut times = vec![0.0; graph.len()];
+    walk.rows.reserve(graph.len());
     for &id in &order {
         let node = graph.node(id);
         let name = format!("{prefix}{}", node.name);
