@@ -5,9 +5,11 @@ nodes: a chain of Identity views between two Relus (the shape that was
 quadratic in the L2 model), √n parallel chains of √n Identity views, and a
 residual DAG ``x[i+1] = Add(x[i], Relu(x[i]))``. Per shape and size: the
 time of ``estimate_cost`` (the core, its columns and the Python report) in
-µs per node, the bytes per node the report holds in Python (tracemalloc:
-numpy columns, names and tables) and the peak RSS growth during the
-estimate, per node.
+µs per node (best of ``--runs``), the bytes per node the report holds
+(Python objects by tracemalloc, plus the numpy column buffers), the peak
+RSS growth during the first estimate per node (Linux; 0 when freed memory
+was reused), and the time of ``CostReport.node(name)``: building the name
+index on the first call, then per lookup.
 
 The peer, measured in the same run on the same rows: the JSON crossing the
 report used before, i.e. ``json.loads`` of the report's JSON text and one
@@ -35,8 +37,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TypeVar
 
+import numpy as np
+
 import opgraph
-from opgraph import DataType, Graph, NodeCost
+from opgraph import CostReport, DataType, Graph, NodeCost
 
 T = TypeVar("T")
 SHAPE = [1024]  # fp16 elements of every tensor: 2 KiB, so activations fit in L2
@@ -114,12 +118,16 @@ def timed(f: Callable[[], T], runs: int) -> tuple[T, float]:
 
 
 def held_bytes(f: Callable[[], object]) -> int:
-    """Bytes that ``f()``'s result holds in Python (tracemalloc; numpy arrays included)."""
+    """Bytes that ``f()``'s result holds: its Python objects (tracemalloc)
+    plus the buffers of a report's numpy columns, which the core allocated
+    (so tracemalloc does not see them)."""
     gc.collect()
     tracemalloc.start()
     result = f()
     held, _ = tracemalloc.get_traced_memory()
     tracemalloc.stop()
+    if isinstance(result, CostReport):
+        held += sum(v.nbytes for v in vars(result.columns).values() if isinstance(v, np.ndarray))
     del result
     return held
 
