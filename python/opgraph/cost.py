@@ -148,10 +148,9 @@ class CostColumns:
         """The row of node ``name`` (the first, if a name repeats); raises
         :class:`KeyError` for a name not in the report."""
         if self._index is None:
-            index: dict[str, int] = {}
-            for i, n in enumerate(self.names):
-                index.setdefault(n, i)
-            self._index = index
+            # Built back to front, so a repeated name keeps its first row.
+            n = len(self.names)
+            self._index = dict(zip(reversed(self.names), range(n - 1, -1, -1), strict=True))
         try:
             return self._index[name]
         except KeyError:

@@ -166,10 +166,9 @@ class MemoryPlan(_Arena):
     @cached_property
     def _index(self) -> dict[str, int]:
         """Row of every tensor name (the first, if a name repeats)."""
-        index: dict[str, int] = {}
-        for i, name in enumerate(self.names):
-            index.setdefault(name, i)
-        return index
+        # Built back to front, so a repeated name keeps its first row.
+        n = len(self.names)
+        return dict(zip(reversed(self.names), range(n - 1, -1, -1), strict=True))
 
     def tensor(self, name: str) -> PlannedTensor:
         """The tensor named ``name`` (``node:i``, or ``caller/body/node:i``),

@@ -164,3 +164,13 @@ def test_memory_plan_finds_every_tensor_by_name_without_building_all() -> None:
         assert plan.tensor(t.name) == t == plan.tensors[i]
     with pytest.raises(KeyError, match="the plan has no tensor named 'conv:9'"):
         plan.tensor("conv:9")
+
+
+def test_a_repeated_name_finds_its_first_row(report: CostReport) -> None:
+    # A body's qualified name can repeat a top-level one ("call/f/r" both
+    # ways): the lookup keeps the first row, as a scan from the front did.
+    rows = list(report.nodes)
+    clash = NodeCost(**{**vars(rows[0]), "name": "call/f/r", "op_type": "Clash"})
+    columns = CostColumns.from_nodes([*rows, clash])
+    assert columns.row(columns.index("call/f/r")).op_type == "Relu"
+    assert columns.row(len(rows)).op_type == "Clash" and "Clash" in columns.op_types
