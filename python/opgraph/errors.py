@@ -11,6 +11,13 @@ class OpgraphError(Exception):
     """Base of every opgraph error."""
 
 
+class MemoryLimitError(OpgraphError):
+    """A pass stopped because it would need more memory than the process may
+    use (its address-space limit, its control group's limit, or the memory
+    the machine has available); see ``docs/limits.md``. Raised instead of
+    letting an allocation fail, which would abort the process."""
+
+
 class RegistrationError(OpgraphError):
     """An op prototype or plugin could not be registered."""
 

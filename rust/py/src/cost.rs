@@ -1,6 +1,7 @@
 //! `DeviceSpec` (device descriptions) and `estimate_cost` (the cost model).
 //! The report crosses as JSON; `opgraph.cost` turns it into dataclasses.
 
+use crate::budget::{bytes_per_node, ensure_room};
 use crate::errors::exception;
 use crate::graph::PyGraph;
 use opgraph_core::device::cost::{
@@ -212,6 +213,7 @@ pub fn estimate_cost(
         l2_residency,
     };
     let g = &graph.graph;
+    ensure_room(py, "estimate_cost", g.len(), bytes_per_node::ESTIMATE_COST)?;
     let spec = &spec.spec;
     let result = py
         .detach(|| catch_unwind(AssertUnwindSafe(|| estimate(g, spec, &options))))

@@ -1,6 +1,7 @@
 //! `prepare(graph, soc)` (the storage-format pass), the format check, the
 //! storage-shape formulas and the list of known socs.
 
+use crate::budget::{bytes_per_node, ensure_room};
 use crate::convert::{dtype_from_py, format_from_py, shape_from_py};
 use crate::errors::{device_error, exception, new_error};
 use crate::graph::PyGraph;
@@ -63,6 +64,7 @@ pub fn prepare(
     };
     let registry = global_registry();
     let g = &mut graph.graph;
+    ensure_room(py, "prepare", g.len(), bytes_per_node::PREPARE)?;
     // The pass never calls Python, so the GIL is released for its whole run.
     let result = py.detach(|| {
         catch_unwind(AssertUnwindSafe(|| {

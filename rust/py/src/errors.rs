@@ -34,6 +34,7 @@ error_classes! {
     parse_error => "ParseError",
     device_error => "DeviceError",
     memory_plan_error => "MemoryPlanError",
+    memory_limit_error => "MemoryLimitError",
 }
 
 /// An exception of `class` with message `message` and keyword attributes.

@@ -1,5 +1,6 @@
 //! `infer(graph)` and the enumeration tables the Python enums are checked against.
 
+use crate::budget::{bytes_per_node, ensure_room};
 use crate::errors::failure_to_py;
 use crate::graph::PyGraph;
 use opgraph_core::graph::Graph;
@@ -38,6 +39,7 @@ pub fn infer(
         fold_limit: fold_limit.unwrap_or(DEFAULT_FOLD_LIMIT),
     };
     let g = &mut graph.graph;
+    ensure_room(py, "infer", g.len(), bytes_per_node::INFER)?;
     // Op functions' panics are caught per node by the engine; this guard keeps
     // any other internal panic from crossing into Python as well.
     let run = |g: &mut Graph| catch_unwind(AssertUnwindSafe(|| infer_graph(g, &registry, options)));
