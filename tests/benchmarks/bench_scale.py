@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from large_graphs import SHAPES, X_DIMS, write_graphdef  # noqa: E402
+from large_graphs import SHAPES, X_DIMS, write_graphdef
 
 TARGET_RSS_PER_NODE = 1024
 STAGES = ("load", "infer", "prepare", "plan_memory", "estimate_cost")
@@ -49,11 +49,19 @@ def hwm_kib():
 
 base = hwm_kib()
 times = {}
-t = time.perf_counter(); g = opgraph.load_tensorflow(sys.argv[1], infer=False); times["load"] = time.perf_counter() - t
-t = time.perf_counter(); opgraph.infer(g); times["infer"] = time.perf_counter() - t
-t = time.perf_counter(); opgraph.prepare(g, "Ascend310"); times["prepare"] = time.perf_counter() - t
-t = time.perf_counter(); opgraph.plan_memory(g); times["plan_memory"] = time.perf_counter() - t
-t = time.perf_counter(); opgraph.estimate_cost(g, "Ascend310"); times["estimate_cost"] = time.perf_counter() - t
+stages = [
+    ("load", lambda: opgraph.load_tensorflow(sys.argv[1], infer=False)),
+    ("infer", lambda: opgraph.infer(g)),
+    ("prepare", lambda: opgraph.prepare(g, "Ascend310")),
+    ("plan_memory", lambda: opgraph.plan_memory(g)),
+    ("estimate_cost", lambda: opgraph.estimate_cost(g, "Ascend310")),
+]
+for name, run in stages:
+    t = time.perf_counter()
+    result = run()
+    times[name] = time.perf_counter() - t
+    if name == "load":
+        g = result
 print(json.dumps({"times": times, "peak_bytes": (hwm_kib() - base) * 1024}))
 """
 

@@ -17,8 +17,9 @@ import pytest
 
 pytest.importorskip("grpc_tools", reason="writing GraphDefs needs grpcio-tools (the test extra)")
 
-import opgraph  # noqa: E402
-from large_graphs import X_DIMS, graphdef, write_graphdef  # noqa: E402
+from large_graphs import X_DIMS, graphdef, write_graphdef
+
+import opgraph
 
 CAPPED_PIPELINE = textwrap.dedent(
     """
