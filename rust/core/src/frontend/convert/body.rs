@@ -7,10 +7,17 @@ use super::order::{is_back_edge, lookup, OpNames};
 use super::ports::OutputLayout;
 use super::support::FunctionRef;
 use super::Place;
+use crate::budget::Budget;
 use crate::frontend::{FrameworkGraph, FrameworkInput, FrameworkOp, FrontendError, PluginRegistry};
 use crate::graph::{Graph, NodeId, OutputRef, Subgraph};
 use crate::op::OpRegistry;
 use crate::types::{AttrValue, Shape};
+
+/// What one IR node and its conversion bookkeeping take, about (a
+/// million-node Relu chain holds 1.03 KiB per node once converted;
+/// `tests/benchmarks/bench_scale.py`): conversion stops up front when the
+/// graph it would build cannot fit.
+const IR_BYTES_PER_NODE: usize = 1200;
 
 /// What every graph of one conversion shares.
 pub(super) struct Context<'f> {
@@ -94,7 +101,11 @@ impl<'c, 'f> GraphBuilder<'c, 'f> {
 
     /// Converts the ops at `order` (framework indices, producers first).
     pub(super) fn convert_all(&mut self, order: &[usize]) -> Result<(), FrontendError> {
+        let budget = Budget::for_this_process();
+        budget.check_with(order.len().saturating_mul(IR_BYTES_PER_NODE))?;
+        self.graph.reserve(order.len());
         for &k in order {
+            budget.check()?;
             self.convert_op(k)?;
         }
         Ok(())

@@ -20,7 +20,7 @@ use super::pb::attr_value::{ListValue, Value};
 use super::pb::{self, NameAttrList, TensorShapeProto};
 use super::tensor::tensor_attr;
 use crate::types::{AttrValue, Attrs, DataType, NamedAttrs, UNKNOWN_RANK};
-use std::collections::BTreeMap;
+use std::collections::HashMap;
 use std::fmt;
 
 /// `bytes` as text, invalid UTF-8 replaced by U+FFFD.
@@ -42,9 +42,11 @@ impl fmt::Display for BadAttr {
 }
 
 /// Every attribute of a node (or function), converted, in key order.
-pub(super) fn convert_attrs(attrs: &BTreeMap<String, pb::AttrValue>) -> Result<Attrs, BadAttr> {
-    let mut out = Attrs::new();
-    for (name, value) in attrs {
+pub(super) fn convert_attrs(attrs: &HashMap<String, pb::AttrValue>) -> Result<Attrs, BadAttr> {
+    let mut sorted: Vec<(&String, &pb::AttrValue)> = attrs.iter().collect();
+    sorted.sort_unstable_by(|a, b| a.0.cmp(b.0));
+    let mut out = Attrs::with_capacity(sorted.len());
+    for (name, value) in sorted {
         let value = convert_value(value).map_err(|why| BadAttr {
             name: name.clone(),
             why,

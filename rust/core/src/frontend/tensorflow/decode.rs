@@ -4,26 +4,53 @@
 use super::attrs::{convert_attrs, text};
 use super::functions::convert_function;
 use super::inputs::{parse_input, NodeInput};
+use super::parse::ParsedGraph;
 use super::pb;
 use super::site::Site;
+use crate::budget::Budget;
 use crate::frontend::{Framework, FrameworkGraph, FrameworkOp, FrontendError};
 use crate::types::AttrValue;
+use prost::Message;
 
 /// The attr holding a node's `device` field (when set). TensorFlow keeps
 /// placement outside the attr map; the underscore marks it as not an op
 /// attribute, as TensorFlow does for its own internal attrs.
 pub const DEVICE_ATTR: &str = "_device";
 
+/// What one decoded framework op takes, about (a million-node Relu chain
+/// holds 0.48 KiB per op): decoding stops up front when the ops cannot fit.
+const FRAMEWORK_BYTES_PER_NODE: usize = 600;
+
 pub(super) fn convert_graph(
-    graph: pb::GraphDef,
+    graph: ParsedGraph,
     name: &str,
 ) -> Result<FrameworkGraph, FrontendError> {
-    let ops = graph
-        .node
-        .iter()
-        .map(|node| convert_node(node, None))
-        .collect::<Result<Vec<_>, _>>()?;
-    let functions = match &graph.library {
+    // One NodeDef at a time, dropped once converted: the decoded nodes and
+    // the framework graph are never both whole in memory.
+    let (ops, library) = match graph {
+        ParsedGraph::Binary(graph) => {
+            let budget = Budget::for_this_process();
+            budget.check_with(graph.node.len().saturating_mul(FRAMEWORK_BYTES_PER_NODE))?;
+            let mut ops = Vec::with_capacity(graph.node.len());
+            for (index, encoded) in graph.node.into_iter().enumerate() {
+                budget.check()?;
+                let node = pb::NodeDef::decode(encoded).map_err(|e| {
+                    FrontendError::Decode(format!("node {index} is not a NodeDef: {e}"))
+                })?;
+                ops.push(convert_node(&node, None)?);
+            }
+            (ops, graph.library)
+        }
+        ParsedGraph::Text(graph) => {
+            let ops = graph
+                .node
+                .into_iter()
+                .map(|node| convert_node(&node, None))
+                .collect::<Result<Vec<_>, _>>()?;
+            (ops, graph.library)
+        }
+    };
+    let functions = match &library {
         Some(library) => library
             .function
             .iter()

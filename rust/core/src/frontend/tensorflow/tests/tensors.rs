@@ -18,7 +18,7 @@ fn const_graph(value: pb::TensorProto) -> pb::GraphDef {
         "c",
         "Const",
         &[],
-        vec![("value", attr(Value::Tensor(value)))],
+        vec![("value", attr(Value::Tensor(Box::new(value))))],
     )])
 }
 
