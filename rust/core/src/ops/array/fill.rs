@@ -161,6 +161,10 @@ fn bounds(ctx: &OpContext<'_>) -> Result<Option<Bounds>, OpError> {
 
 /// TensorFlow's size: `ceil(|limit - start| / |delta|)`, with the sign of
 /// `delta` pointing from start to limit.
+#[allow(
+    clippy::arithmetic_side_effects,
+    reason = "int64 values widened to i128 cannot overflow; divisors were checked >= 1 above"
+)]
 fn range_len(bounds: &Bounds) -> Result<i64, OpError> {
     let (forward, backward, zero) = match *bounds {
         Bounds::Int(s, l, d) => (d > 0 && s > l, d < 0 && s < l, d == 0),

@@ -6,6 +6,13 @@
 //! let a partially known shape vector (`Shape` of `[?, 224, 224, 3]`) keep
 //! its known entries through gathers, slices, packs and concatenations.
 
+// Index arithmetic here runs on tensors the engine has bounded: inputs by
+// MAX_INPUT_ELEMS, outputs by the fold limit, so it stays far below usize.
+#![allow(
+    clippy::arithmetic_side_effects,
+    reason = "folded tensors are bounded by MAX_INPUT_ELEMS and the fold limit"
+)]
+
 use crate::infer::OpContext;
 use crate::op::OpError;
 use crate::types::{DataType, HostTensor, Shape, UNKNOWN_DIM};
@@ -86,7 +93,9 @@ fn mask(bits: usize) -> u128 {
 /// Element count of static `dims` (callers pass shapes the engine has
 /// already bounded by the fold limit).
 pub(crate) fn count(dims: &[i64]) -> usize {
-    dims.iter().map(|&d| d.max(0) as usize).product()
+    dims.iter()
+        .try_fold(1usize, |n, &d| n.checked_mul(d.max(0) as usize))
+        .unwrap_or(usize::MAX)
 }
 
 /// Row-major strides of static `dims`.
