@@ -354,15 +354,7 @@ impl<'a> OpContext<'a> {
         self.outputs.get(i)
     }
 
-    /// Every op's output passes here, so the element count check covers
-    /// them all: like TensorFlow's TensorShape, a static shape must hold at
-    /// most int64::MAX elements (each dim fitting is not enough).
     pub fn set_output_shape(&mut self, i: usize, shape: Shape) -> Result<(), OpError> {
-        if shape.num_elements().is_err() {
-            return Err(OpError::new(format!(
-                "output {i} would have shape {shape}, whose element count overflows int64"
-            )));
-        }
         self.output_mut(i, SET_SHAPE)?.set_shape(shape);
         Ok(())
     }
