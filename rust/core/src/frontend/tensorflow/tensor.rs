@@ -11,7 +11,7 @@
 //! `string_val` (ListStr, values as stored, before the repeat rule) for
 //! strings. A Const holding one has a known dtype and shape but no value.
 
-use super::dtype::{ge_dtype, tf_dtype_name};
+use super::dtype::{ge_dtype, is_ref, tf_dtype_name};
 use super::{attrs, pb};
 use crate::types::{AttrValue, Attrs, DataType, HostTensor, NamedAttrs, Shape};
 use bytes::Bytes;
@@ -26,6 +26,12 @@ pub const MAX_EXPANDED_BYTES: usize = 1 << 30;
 /// `tensor` as an attribute value: [`AttrValue::Tensor`], or an opaque tensor.
 /// The error says what is wrong, for the caller to prefix with the node.
 pub(super) fn tensor_attr(tensor: &pb::TensorProto) -> Result<AttrValue, String> {
+    if is_ref(tensor.dtype) {
+        return Err(format!(
+            "is a tensor of TensorFlow type {}, a reference type; a tensor value cannot have one",
+            tf_dtype_name(tensor.dtype)
+        ));
+    }
     let dtype = ge_dtype(tensor.dtype).ok_or_else(|| {
         format!(
             "is a tensor of TensorFlow type {}, which opgraph does not support",
@@ -33,6 +39,10 @@ pub(super) fn tensor_attr(tensor: &pb::TensorProto) -> Result<AttrValue, String>
         )
     })?;
     let shape = static_shape(tensor.tensor_shape.as_ref())?;
+    if dtype == DataType::String && !tensor.tensor_content.is_empty() {
+        let strings = string_list(&tensor.tensor_content, element_count(&shape)?)?;
+        return Ok(opaque(dtype, &shape, &strings));
+    }
     if is_opaque(dtype) {
         return Ok(opaque(dtype, &shape, &tensor.string_val));
     }
@@ -45,6 +55,44 @@ pub(super) fn tensor_attr(tensor: &pb::TensorProto) -> Result<AttrValue, String>
     HostTensor::new(dtype, shape, data)
         .map(AttrValue::Tensor)
         .map_err(|e| format!("is a tensor whose content does not match its shape: {e}"))
+}
+
+/// A DT_STRING `tensor_content`: TensorFlow's string list encoding, the
+/// `count` lengths as varint32s, then the bytes of every string in order
+/// (and nothing else), as TensorFlow's DecodeStringList requires.
+fn string_list(content: &Bytes, count: usize) -> Result<Vec<Bytes>, String> {
+    let bad = |why: String| {
+        format!("is a string tensor whose tensor_content is not a string list: {why}")
+    };
+    let mut rest: &[u8] = content;
+    let mut lengths = Vec::new();
+    for i in 0..count {
+        // Each length is at least one byte, so a short buffer fails early.
+        if rest.is_empty() {
+            return Err(bad(format!("it holds {i} lengths for {count} strings")));
+        }
+        let len = prost::encoding::decode_varint(&mut rest)
+            .map_err(|e| bad(format!("length {i}: {e}")))?;
+        let len = u32::try_from(len)
+            .map_err(|_| bad(format!("length {i} is {len}, more than a varint32")))?;
+        lengths.push(len as usize);
+    }
+    let total: u128 = lengths.iter().map(|&n| n as u128).sum();
+    if total != rest.len() as u128 {
+        return Err(bad(format!(
+            "the {count} lengths add up to {total} bytes but {} follow them",
+            rest.len()
+        )));
+    }
+    let mut at = content.len() - rest.len();
+    Ok(lengths
+        .into_iter()
+        .map(|n| {
+            let s = content.slice(at..at + n);
+            at += n;
+            s
+        })
+        .collect())
 }
 
 fn is_opaque(dtype: DataType) -> bool {

@@ -21,6 +21,17 @@ fn parse_pooling(src: &FrameworkOp, dst: &mut OpDraft) -> Result<(), PluginError
     expect_bottoms(src, 1..=1)?;
     let p = Params::of(src);
     let global = p.bool_or("global_pooling", false)?;
+    if global {
+        // Caffe: "With Global_pooling: true Filter size cannot specified".
+        for field in ["kernel_size", "kernel_h", "kernel_w"] {
+            if p.ints(field)?.iter().any(|&k| k != 0) {
+                return Err(PluginError::new(format!(
+                    "Pooling layer '{}' sets both global_pooling: true and '{field}'; a global pool's window is the whole input, so Caffe forbids a kernel size",
+                    src.name
+                )));
+            }
+        }
+    }
     let window = Window2d::read(&p, &src.name, !global)?;
     if window.dilation != [1, 1] {
         return Err(PluginError::new(format!(
