@@ -7,6 +7,8 @@ position. Models are the committed fixtures, edited as text (.pbtxt /
 from __future__ import annotations
 
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -242,3 +244,82 @@ def test_einsum_names_a_non_ascii_label_as_itself(equation: str, bad: str) -> No
 def test_numpy_agrees_those_equations_are_invalid() -> None:
     with pytest.raises(ValueError):
         np.einsum("éj,jk->ék", np.ones((2, 3)), np.ones((3, 4)))
+
+
+# --- item 9: a Const of one repeated value stays one value ---
+
+SPLAT_MODEL = """\
+node { name: "x" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } }
+  attr { key: "shape" value { shape { dim { size: 16384 } dim { size: 16384 } } } } }
+node { name: "c" op: "Const" attr { key: "dtype" value { type: DT_FLOAT } }
+  attr { key: "value" value { tensor { dtype: DT_FLOAT
+    tensor_shape { dim { size: 16384 } dim { size: 16384 } } float_val: 1.5 } } } }
+node { name: "y" op: "Add" input: "x" input: "c" attr { key: "T" value { type: DT_FLOAT } } }
+"""
+
+# The pipeline on SPLAT_MODEL in a fresh process; prints its peak RSS in
+# KiB (VmHWM: getrusage's maxrss would include the forking pytest process).
+PIPELINE = """\
+import re, sys
+from pathlib import Path
+import opgraph
+g = opgraph.load_tensorflow(sys.argv[1])
+opgraph.prepare(g)
+opgraph.plan_memory(g)
+opgraph.estimate_cost(g)
+value = g.desc(g.tensor("c", 0)).value
+assert value.shape == (16384, 16384) and float(value[123, 456]) == 1.5
+print(re.search(r"VmHWM:\\s+(\\d+) kB", Path("/proc/self/status").read_text()).group(1))
+"""
+
+
+def test_a_splat_const_is_one_read_only_element_in_numpy(tmp_path: Path) -> None:
+    path = tmp_path / "splat.pbtxt"
+    path.write_text(SPLAT_MODEL)
+    graph = load_tensorflow(path)
+    value = graph.desc(graph.tensor("c", 0)).value
+    assert value is not None
+    assert value.shape == (16384, 16384) and value.dtype == np.float32
+    # np.broadcast_to of one element: no 1 GiB buffer, and read-only.
+    assert value.strides == (0, 0)
+    assert not value.flags.writeable
+    np.testing.assert_array_equal(value[:3, :3], np.full((3, 3), 1.5, np.float32))
+
+
+def test_a_splat_const_keeps_the_pipeline_far_below_its_expanded_size(tmp_path: Path) -> None:
+    path = tmp_path / "splat.pbtxt"
+    path.write_text(SPLAT_MODEL)
+    result = subprocess.run(
+        [sys.executable, "-c", PIPELINE, str(path)], capture_output=True, text=True, check=True, timeout=120
+    )
+    peak_mib = int(result.stdout.split()[-1]) / 1024
+    # The expanded constant alone is 1024 MiB; the interpreter, numpy and
+    # the extension take well under 300.
+    assert peak_mib < 300, f"peak RSS {peak_mib:.0f} MiB"
+
+
+def test_small_splats_still_fold_and_cast(tmp_path: Path) -> None:
+    model = """\
+node { name: "x" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } }
+  attr { key: "shape" value { shape { dim { size: 16 } } } } }
+node { name: "shape" op: "Const" attr { key: "dtype" value { type: DT_INT32 } }
+  attr { key: "value" value { tensor { dtype: DT_INT32 tensor_shape { dim { size: 2 } } int_val: 4 } } } }
+node { name: "r" op: "Reshape" input: "x" input: "shape"
+  attr { key: "T" value { type: DT_FLOAT } } attr { key: "Tshape" value { type: DT_INT32 } } }
+node { name: "w" op: "Const" attr { key: "dtype" value { type: DT_FLOAT } }
+  attr { key: "value" value { tensor { dtype: DT_FLOAT
+    tensor_shape { dim { size: 4 } dim { size: 8 } } float_val: 0.5 } } } }
+node { name: "m" op: "MatMul" input: "r" input: "w"
+  attr { key: "T" value { type: DT_FLOAT } } attr { key: "transpose_a" value { b: false } }
+  attr { key: "transpose_b" value { b: false } } }
+"""
+    path = tmp_path / "small.pbtxt"
+    path.write_text(model)
+    graph = load_tensorflow(path)
+    assert graph.desc(graph.tensor("r", 0)).shape == (4, 4)
+    assert graph.desc(graph.tensor("m", 0)).shape == (4, 8)
+    opgraph.prepare(graph, allow_fp32_to_fp16=True)
+    weight = graph.desc(graph.tensor("w", 0)).value
+    assert weight is not None and weight.dtype == np.float16
+    assert weight.strides == (0, 0), "the fp16 cast expanded the splat"
+    np.testing.assert_array_equal(weight, np.full((4, 8), 0.5, np.float16))

@@ -1,7 +1,9 @@
 //! TensorProto → host tensor. `tensor_content` is borrowed (a slice of the
 //! decoded buffer, so of the memory-mapped file); the typed value fields are
 //! expanded with TensorFlow's rule: fewer values than elements repeat the
-//! last value, no values at all mean zeros.
+//! last value, no values at all mean zeros. One value (or none) for many
+//! elements stays a splat ([`HostTensor::splat`]): 4 bytes, not the 1 GiB a
+//! 90-byte Const of shape [16384, 16384] would expand to.
 //!
 //! Tensors GE cannot hold as host bytes — DT_STRING (GE sizes a string
 //! element as a 16-byte descriptor, not its text), DT_RESOURCE, DT_VARIANT,
@@ -47,12 +49,15 @@ pub(super) fn tensor_attr(tensor: &pb::TensorProto) -> Result<AttrValue, String>
         return Ok(opaque(dtype, &shape, &tensor.string_val));
     }
     let count = element_count(&shape)?;
-    let data = if tensor.tensor_content.is_empty() {
-        typed_values(tensor, dtype, count)?
+    let value = if tensor.tensor_content.is_empty() {
+        match typed_values(tensor, dtype, count)? {
+            Expanded::Dense(data) => HostTensor::new(dtype, shape, data),
+            Expanded::Splat(element) => HostTensor::splat(dtype, shape, element),
+        }
     } else {
-        tensor.tensor_content.clone()
+        HostTensor::new(dtype, shape, tensor.tensor_content.clone())
     };
-    HostTensor::new(dtype, shape, data)
+    value
         .map(AttrValue::Tensor)
         .map_err(|e| format!("is a tensor whose content does not match its shape: {e}"))
 }
@@ -143,7 +148,7 @@ fn element_count(shape: &Shape) -> Result<usize, String> {
 }
 
 /// The elements from the typed field `dtype` uses, expanded to `count`.
-fn typed_values(t: &pb::TensorProto, dtype: DataType, count: usize) -> Result<Bytes, String> {
+fn typed_values(t: &pb::TensorProto, dtype: DataType, count: usize) -> Result<Expanded, String> {
     let n = Expansion {
         count,
         width: dtype
@@ -199,6 +204,13 @@ fn pairs<T: Copy>(parts: &[T]) -> Result<Vec<[T; 2]>, String> {
     Ok(parts.chunks_exact(2).map(|p| [p[0], p[1]]).collect())
 }
 
+/// Typed values as a tensor's content: every element, or one element that
+/// repeats over the whole shape (kept symbolic, see [`HostTensor::splat`]).
+enum Expanded {
+    Dense(Bytes),
+    Splat(Bytes),
+}
+
 /// `count` elements of `width` bytes to be written from typed values.
 struct Expansion {
     count: usize,
@@ -212,7 +224,7 @@ impl Expansion {
         &self,
         values: &[T],
         write: impl Fn(T, &mut Vec<u8>),
-    ) -> Result<Bytes, String> {
+    ) -> Result<Expanded, String> {
         if values.len() > self.count {
             return Err(format!(
                 "is a tensor of {} elements holding {} values",
@@ -232,13 +244,23 @@ impl Expansion {
                 ))
             }
         };
+        // One value (or none: zeros) for several elements is a splat. It
+        // stays under the same cap, so expanding it later is bounded too.
+        if values.len() <= 1 && self.count > 1 && self.width > 0 {
+            let mut element = Vec::with_capacity(self.width);
+            match values.first() {
+                Some(&v) => write(v, &mut element),
+                None => element.resize(self.width, 0),
+            }
+            return Ok(Expanded::Splat(Bytes::from(element)));
+        }
         let mut out = Vec::new();
         out.try_reserve_exact(total).map_err(|_| {
             format!("expands to {total} bytes, more than this machine can allocate")
         })?;
         if values.is_empty() {
             out.resize(total, 0);
-            return Ok(Bytes::from(out));
+            return Ok(Expanded::Dense(Bytes::from(out)));
         }
         for &v in values {
             write(v, &mut out);
@@ -252,6 +274,6 @@ impl Expansion {
             }
             out.extend_from_within(run_start..run_start + take);
         }
-        Ok(Bytes::from(out))
+        Ok(Expanded::Dense(Bytes::from(out)))
     }
 }

@@ -180,6 +180,17 @@ impl Elems {
     }
 
     fn from_tensor(value: &HostTensor, width: usize) -> Option<Elems> {
+        let dims = value.shape().dims().to_vec();
+        if let Some(element) = value.splat_element() {
+            // Read the one element; expanding the splat is not needed.
+            let mut buf = [0u8; 16];
+            buf.get_mut(..width)?.copy_from_slice(element.get(..width)?);
+            return Some(Elems {
+                dtype: value.dtype(),
+                items: vec![Some(u128::from_le_bytes(buf)); count(&dims)],
+                dims,
+            });
+        }
         let data = value.bytes();
         let items = data
             .chunks_exact(width)
@@ -189,7 +200,6 @@ impl Elems {
                 Some(u128::from_le_bytes(buf))
             })
             .collect::<Vec<_>>();
-        let dims = value.shape().dims().to_vec();
         (items.len() == count(&dims)).then(|| Elems {
             dtype: value.dtype(),
             dims,

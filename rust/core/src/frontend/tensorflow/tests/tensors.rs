@@ -428,3 +428,30 @@ fn a_const_whose_dtype_differs_from_its_value_is_an_error() {
     )]);
     assert!(round_trip(&ok).is_ok());
 }
+
+#[test]
+fn one_value_for_many_elements_stays_a_splat() {
+    let t = pb::TensorProto {
+        float_val: vec![1.0],
+        ..tensor(pb::DataType::DtFloat, &[16384, 16384])
+    };
+    let value = host(t);
+    assert_eq!(
+        value.splat_element().map(|e| e.as_ref().to_vec()),
+        Some(1.0f32.to_le_bytes().to_vec())
+    );
+    assert!(!value.is_expanded(), "decoding expanded the splat to 1 GiB");
+    assert_eq!(value.byte_len(), 1 << 30);
+    // No values at all: a splat of zeros.
+    let zeros = host(tensor(pb::DataType::DtInt64, &[1000, 1000]));
+    assert_eq!(
+        zeros.splat_element().map(|e| e.as_ref().to_vec()),
+        Some(vec![0; 8])
+    );
+    // Several values repeat the last by expansion, as before.
+    let two = pb::TensorProto {
+        int_val: vec![1, 2],
+        ..tensor(pb::DataType::DtInt32, &[3])
+    };
+    assert_eq!(host(two).splat_element(), None);
+}
