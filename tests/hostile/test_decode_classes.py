@@ -194,6 +194,12 @@ def test_caffe_global_pooling_with_a_kernel_size_is_an_error(tmp_path: Path, ker
     assert graph.desc(graph.tensor("pool", 0)).shape == (1, 3, 1, 1)
 
 
+@pytest.mark.parametrize("extra", ["pad: 1", "stride: 2"])
+def test_caffe_global_pooling_with_a_pad_or_stride_is_an_error(tmp_path: Path, extra: str) -> None:
+    with pytest.raises(ParseError, match="Caffe allows only pad 0 and stride 1"):
+        load_caffe(caffe_net(tmp_path, f"pool: AVE global_pooling: true {extra}"))
+
+
 def custom_error(tmp_path: Path, proto: str) -> str:
     path = tmp_path / "custom.proto"
     path.write_text(proto)

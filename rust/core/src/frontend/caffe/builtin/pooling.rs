@@ -39,6 +39,13 @@ fn parse_pooling(src: &FrameworkOp, dst: &mut OpDraft) -> Result<(), PluginError
             src.name
         )));
     }
+    // Caffe: "With Global_pooling: true; only pad = 0 and stride = 1".
+    if global && (window.pad != [0, 0] || window.stride != [1, 1]) {
+        return Err(PluginError::new(format!(
+            "Pooling layer '{}' sets global_pooling: true with pad {:?} and stride {:?}; Caffe allows only pad 0 and stride 1 there",
+            src.name, window.pad, window.stride
+        )));
+    }
     let kernel = if global { [1, 1] } else { window.kernel };
     dst.set_attr("mode", AttrValue::Int(p.enum_or("pool", POOL_METHODS, 0)?));
     dst.set_attr("global_pooling", AttrValue::Bool(global));

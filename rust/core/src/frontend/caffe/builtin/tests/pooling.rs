@@ -132,3 +132,15 @@ fn global_pooling_with_a_kernel_size_is_an_error() {
         assert!(error.contains("'pool'"), "{error}");
     }
 }
+
+#[test]
+fn global_pooling_with_a_pad_or_stride_is_an_error() {
+    for extra in [("pad", int(1)), ("stride", int(2))] {
+        let params = vec![("global_pooling", boolean(true)), extra];
+        let error = pool(&[1, 8, 7, 7], params).error();
+        assert!(
+            error.contains("Caffe allows only pad 0 and stride 1"),
+            "{error}"
+        );
+    }
+}
