@@ -262,3 +262,13 @@ def test_every_builtin_op_survives_extreme_int_attrs(value: int) -> None:
 )
 def test_any_int_attr_value_is_never_an_internal_error(op_type: str, value: int, length: int) -> None:
     _one_op_with_ints(op_type, value, length)
+
+
+@pytest.mark.parametrize("length", [255, 2**40, INT64_MAX])
+def test_shape_vectors_longer_than_the_maximum_rank_are_rejected(length: int) -> None:
+    # TF's TensorShape holds at most 254 dims; a shape vector input of unknown
+    # value but this length names a rank beyond it.
+    shape = desc([length], DataType.INT32)
+    rejects("Fill", [shape, np.float32(0)], match="maximum rank")
+    rejects("BroadcastTo", [desc([1]), shape], match="maximum rank")
+    rejects("Reshape", [desc([4]), shape], match="maximum rank")

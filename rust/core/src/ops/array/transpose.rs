@@ -223,7 +223,10 @@ fn infer_broadcast_to(ctx: &mut OpContext<'_>) -> Result<(), OpError> {
             v
         }
         (None, Some(partial), _) if !partial.is_unknown_rank() => partial.dims().to_vec(),
-        (None, _, Some(n)) if n <= MAX_RANK => vec![UNKNOWN_DIM; n],
+        (None, _, Some(n)) if n > MAX_RANK => {
+            bail!("shape has {n} elements, more than the maximum rank {MAX_RANK}")
+        }
+        (None, _, Some(n)) => vec![UNKNOWN_DIM; n],
         _ => return ctx.set_output_shape(0, Shape::unknown_rank()),
     };
     let Some(rank) = input.rank() else {
