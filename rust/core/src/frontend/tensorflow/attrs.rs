@@ -15,7 +15,7 @@
 //! - A `placeholder` (a function-body attr bound at instantiation) → Str
 //!   `"$name"`, TensorFlow's own spelling for it in FunctionDefHelper.
 
-use super::dtype::{ge_dtype, tf_dtype_name};
+use super::dtype::{ge_dtype, is_ref, tf_dtype_name};
 use super::pb::attr_value::{ListValue, Value};
 use super::pb::{self, NameAttrList, TensorShapeProto};
 use super::tensor::tensor_attr;
@@ -127,6 +127,12 @@ fn named_attrs(func: &NameAttrList) -> Result<NamedAttrs, String> {
 }
 
 fn dtype(value: i32) -> Result<DataType, String> {
+    if is_ref(value) {
+        return Err(format!(
+            "is TensorFlow type {}, a reference type; attribute types must not be references",
+            tf_dtype_name(value)
+        ));
+    }
     ge_dtype(value).ok_or_else(|| {
         format!(
             "is TensorFlow type {}, which opgraph does not support",

@@ -2,10 +2,12 @@
 //! inputs and converted attributes, and the function library.
 
 use super::attrs::{convert_attrs, text};
+use super::dtype::tf_dtype_name;
 use super::functions::convert_function;
 use super::inputs::{parse_input, NodeInput};
 use super::parse::ParsedGraph;
 use super::pb;
+use super::pb::attr_value::Value;
 use super::site::Site;
 use crate::budget::Budget;
 use crate::frontend::{Framework, FrameworkGraph, FrameworkOp, FrontendError};
@@ -97,9 +99,28 @@ pub(super) fn convert_node(
         }
     }
     op.attrs = convert_attrs(&node.attr).map_err(|bad| site.attr_error(bad))?;
+    check_const_dtype(node).map_err(|why| site.error(why))?;
     if !node.device.is_empty() {
         op.attrs
             .set(DEVICE_ATTR, AttrValue::Str(text(node.device.as_bytes())));
     }
     Ok(op)
+}
+
+/// A Const's `dtype` attr must name its `value` tensor's type, as
+/// TensorFlow's Const kernel requires ("Type mismatch between value and
+/// dtype"); otherwise consumers would be typed by one and read the other.
+fn check_const_dtype(node: &pb::NodeDef) -> Result<(), String> {
+    if node.op != "Const" {
+        return Ok(());
+    }
+    let value = |name: &str| node.attr.get(name).and_then(|a| a.value.as_ref());
+    match (value("dtype"), value("value")) {
+        (Some(Value::Type(dtype)), Some(Value::Tensor(t))) if t.dtype != *dtype => Err(format!(
+            "has dtype {} but its value is a {} tensor; they must match",
+            tf_dtype_name(*dtype),
+            tf_dtype_name(t.dtype)
+        )),
+        _ => Ok(()),
+    }
 }

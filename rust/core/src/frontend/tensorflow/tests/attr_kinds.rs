@@ -39,10 +39,6 @@ fn types_use_ge_numbering() {
         AttrValue::DataType(DataType::Float16)
     );
     assert_eq!(
-        decoded(dtype_attr(pb::DataType::DtFloatRef)),
-        AttrValue::DataType(DataType::Float)
-    );
-    assert_eq!(
         decoded(dtype_attr(pb::DataType::DtBfloat16)),
         AttrValue::DataType(DataType::Bf16)
     );
