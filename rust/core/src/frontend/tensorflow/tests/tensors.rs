@@ -409,7 +409,7 @@ fn a_const_whose_dtype_differs_from_its_value_is_an_error() {
         &[],
         vec![
             ("dtype", dtype_attr(pb::DataType::DtFloat)),
-            ("value", attr(Value::Tensor(value.clone()))),
+            ("value", attr(Value::Tensor(Box::new(value.clone())))),
         ],
     )]);
     let message = decode_error(round_trip(&g));
@@ -423,7 +423,7 @@ fn a_const_whose_dtype_differs_from_its_value_is_an_error() {
         &[],
         vec![
             ("dtype", dtype_attr(pb::DataType::DtInt32)),
-            ("value", attr(Value::Tensor(value))),
+            ("value", attr(Value::Tensor(Box::new(value)))),
         ],
     )]);
     assert!(round_trip(&ok).is_ok());
