@@ -29,7 +29,7 @@ X_DIMS = (1, 64)
 _modules: dict[str, ModuleType] = {}
 
 
-def _graph_pb2() -> ModuleType:
+def graph_pb2_module() -> ModuleType:
     """``tensorflow.graph_pb2`` generated from opgraph's schema (cached)."""
     if "graph" not in _modules:
         out = Path(tempfile.mkdtemp(prefix="opgraph-pb2-"))
@@ -46,7 +46,7 @@ def _graph_pb2() -> ModuleType:
 
 def graphdef(shape: str, n: int) -> Any:
     """A GraphDef of ``n`` compute nodes of the given ``shape`` (see above)."""
-    graph_pb2 = _graph_pb2()
+    graph_pb2 = graph_pb2_module()
     dt_float = _modules["types"].DT_FLOAT
     graph = graph_pb2.GraphDef()
     x = graph.node.add(name="x", op="Placeholder")
