@@ -7,19 +7,42 @@ use super::order::{is_back_edge, lookup, OpNames};
 use super::ports::OutputLayout;
 use super::support::FunctionRef;
 use super::Place;
-use crate::frontend::{FrameworkGraph, FrameworkInput, FrameworkOp, FrontendError, PluginRegistry};
-use crate::graph::{Graph, NodeId, OutputRef, Subgraph};
+use crate::frontend::{
+    FrameworkGraph, FrameworkInput, FrameworkOp, FrontendError, FunctionIndex, PluginRegistry,
+};
+use crate::graph::{ExpansionCounter, Graph, NodeId, OutputRef, Subgraph};
 use crate::op::OpRegistry;
 use crate::types::{AttrValue, Shape};
+use rustc_hash::FxHashMap;
+use std::sync::Arc;
 
 /// What every graph of one conversion shares.
 pub(super) struct Context<'f> {
     pub framework: &'f FrameworkGraph,
     pub plugins: &'f PluginRegistry,
     pub ops: &'f OpRegistry,
+    /// The framework's library by name.
+    pub functions: FunctionIndex<'f>,
     /// Functions being converted, outermost first: meeting one of them
     /// again is recursion, which a static graph cannot express.
     pub calls: Vec<String>,
+    /// Every body converted so far, by (function, where its arguments
+    /// start among the caller's inputs): each is converted once and shared
+    /// by all its call sites.
+    pub bodies: FxHashMap<(&'f str, usize), ConvertedBody>,
+    /// The deepest body nesting (1 = a body that calls nothing) among the
+    /// bodies of the graph being built: a function's own depth is one more.
+    pub nested: usize,
+    /// Inlined sizes of the bodies converted (see `MAX_EXPANDED_NODES`).
+    pub expansion: ExpansionCounter,
+}
+
+/// A converted function body and what its call sites need to know of it.
+#[derive(Clone)]
+pub(super) struct ConvertedBody {
+    pub graph: Arc<Graph>,
+    /// How deeply bodies nest in it, itself included.
+    pub depth: usize,
 }
 
 /// What a framework op became.
