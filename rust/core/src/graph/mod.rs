@@ -6,7 +6,7 @@ mod node;
 mod topo;
 
 pub use expansion::{
-    check_expansion, expanded_nodes, ExpansionCounter, ExpansionError, MAX_EXPANDED_NODES,
+    check_expansion, expanded_nodes, expansion, Expansion, ExpansionError, MAX_EXPANDED_NODES,
 };
 pub use node::{Node, NodeId, OutputRef, Subgraph};
 pub use topo::{is_loop_back_edge, is_merge, topological_order, CycleError};

@@ -4,9 +4,7 @@
 use super::check::{check_prototype, dtype_names, port_counts, LiveCombinations};
 use super::context::{OpContext, SET_DTYPE, SET_FORMAT, SET_SHAPE};
 use super::error::{InferFailure, NodeError, Stage};
-use crate::graph::{
-    is_loop_back_edge, is_merge, topological_order, Graph, Node, NodeId, Subgraph,
-};
+use crate::graph::{is_loop_back_edge, is_merge, topological_order, Graph, Node, NodeId, Subgraph};
 use crate::op::{OpError, OpFn, OpRegistry, OpSchema};
 use crate::types::{same_name, AttrValue, DataType, TensorDesc};
 use rustc_hash::FxHashMap;

@@ -134,8 +134,7 @@ fn check_ready(graph: &Graph, checked: &mut FxHashSet<*const Graph>) -> Result<(
         }
         for body in &node.subgraphs {
             if checked.insert(Arc::as_ptr(&body.graph)) {
-                check_ready(&body.graph, checked)
-                    .map_err(|e| e.in_body(&node.name, &body.name))?;
+                check_ready(&body.graph, checked).map_err(|e| e.in_body(&node.name, &body.name))?;
             }
         }
     }

@@ -4,8 +4,8 @@ use super::PrepareOptions;
 use crate::device::soc::Soc;
 use crate::graph::Graph;
 use crate::types::Format;
-use std::collections::BTreeMap;
 use rustc_hash::FxHashMap;
+use std::collections::BTreeMap;
 use std::sync::Arc;
 
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -10,7 +10,7 @@ use super::Place;
 use crate::frontend::{
     FrameworkGraph, FrameworkInput, FrameworkOp, FrontendError, FunctionIndex, PluginRegistry,
 };
-use crate::graph::{ExpansionCounter, Graph, NodeId, OutputRef, Subgraph};
+use crate::graph::{Graph, NodeId, OutputRef, Subgraph};
 use crate::op::OpRegistry;
 use crate::types::{AttrValue, Shape};
 use rustc_hash::FxHashMap;
@@ -33,8 +33,6 @@ pub(super) struct Context<'f> {
     /// The deepest body nesting (1 = a body that calls nothing) among the
     /// bodies of the graph being built: a function's own depth is one more.
     pub nested: usize,
-    /// Inlined sizes of the bodies converted (see `MAX_EXPANDED_NODES`).
-    pub expansion: ExpansionCounter,
 }
 
 /// A converted function body and what its call sites need to know of it.

@@ -22,7 +22,8 @@
 //! - A function attribute (`then_branch`, `cond`, `f` ...; a list such as
 //!   Case's `branches` gives `branches0`, `branches1` ...) becomes a
 //!   subgraph of that name, converted from the library once per function
-//!   (and argument offset) and shared by every call site. Its
+//!   (and argument offset) and shared by every call site; a graph whose
+//!   inlined size passes `MAX_EXPANDED_NODES` is refused. Its
 //!   `_Arg` ops become Data nodes whose `index` counts from the caller's
 //!   first DYNAMIC input (If's and Case's selector is input 0); its returns
 //!   are the subgraph's outputs. A function reached again while converting
@@ -49,7 +50,7 @@ mod support;
 mod tests;
 
 use super::{FrameworkGraph, FrontendError, PluginRegistry};
-use crate::graph::{ExpansionCounter, Graph, MAX_EXPANDED_NODES};
+use crate::graph::{check_expansion, Graph};
 use crate::op::OpRegistry;
 use crate::types::Shape;
 use body::{Context, ConvertedBody, GraphBuilder};
@@ -120,7 +121,6 @@ pub fn convert(
         calls: Vec::new(),
         bodies: FxHashMap::default(),
         nested: 0,
-        expansion: ExpansionCounter::new(),
     };
     let mut builder = GraphBuilder::new(&mut cx, &framework.ops, names, place, 0);
     builder.input_shapes = &options.input_shapes;
@@ -131,7 +131,7 @@ pub fn convert(
         requested
     };
     let graph = builder.finish(&outputs)?;
-    check_expansion(&mut cx.expansion, &graph, "the graph")?;
+    check_expansion(&graph).map_err(|e| FrontendError::Graph(e.to_string()))?;
     Ok(graph)
 }
 
@@ -228,7 +228,6 @@ fn convert_function<'f>(
     let depth = cx.nested + 1;
     cx.nested = outer_nested.max(depth);
     let graph = Arc::new(result?);
-    check_expansion(&mut cx.expansion, &graph, &format!("function '{name}'"))?;
     cx.bodies.insert(
         (name, arg_offset),
         ConvertedBody {
@@ -237,23 +236,4 @@ fn convert_function<'f>(
         },
     );
     Ok(graph)
-}
-
-/// Refuses `graph` (`what`: "the graph", "function 'f'") when inlining
-/// every call in it would pass [`MAX_EXPANDED_NODES`].
-fn check_expansion(
-    counter: &mut ExpansionCounter,
-    graph: &Graph,
-    what: &str,
-) -> Result<(), FrontendError> {
-    let nodes = counter.count(graph);
-    if nodes <= MAX_EXPANDED_NODES {
-        return Ok(());
-    }
-    Err(FrontendError::Graph(format!(
-        "{what} would expand to {nodes} nodes if every function call in it were inlined \
-         (its {} nodes call shared bodies); opgraph allows at most {MAX_EXPANDED_NODES} \
-         expanded nodes (MAX_EXPANDED_NODES)",
-        graph.len()
-    )))
 }

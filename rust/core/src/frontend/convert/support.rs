@@ -2,9 +2,9 @@
 //! ops conversion will visit (the kept ops and the function bodies they
 //! reach), reported at once; and where function references live in attrs.
 
+use super::MAX_FUNCTION_DEPTH;
 use crate::frontend::error::UnsupportedOp;
 use crate::frontend::framework::OPAQUE_TENSOR;
-use super::MAX_FUNCTION_DEPTH;
 use crate::frontend::{FrameworkGraph, FrameworkOp, FrontendError, FunctionIndex, PluginRegistry};
 use crate::types::{AttrValue, Attrs};
 use rustc_hash::{FxHashMap, FxHashSet};
@@ -40,9 +40,7 @@ pub(super) fn function_refs(attrs: &Attrs, library: &FunctionIndex<'_>) -> Vec<F
                     function: f.name.clone(),
                 })
             }
-            AttrValue::ListStr(fs)
-                if !fs.is_empty() && fs.iter().all(|f| library.contains(f)) =>
-            {
+            AttrValue::ListStr(fs) if !fs.is_empty() && fs.iter().all(|f| library.contains(f)) => {
                 refs.extend(fs.iter().enumerate().map(|(i, f)| FunctionRef {
                     subgraph: format!("{name}{i}"),
                     function: f.clone(),
