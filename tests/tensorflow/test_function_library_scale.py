@@ -14,6 +14,7 @@ import json
 import subprocess
 import sys
 import textwrap
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -77,7 +78,7 @@ else:
 """
 
 
-def pipeline(tmp_path: Path, depth: int, via: str, shapes: list[tuple[int, ...]]) -> dict[str, Any]:
+def pipeline(tmp_path: Path, depth: int, via: str, shapes: Sequence[tuple[int, ...]]) -> dict[str, Any]:
     body = f"DEPTH = {depth}\nVIA = {via!r}\nSHAPES = {shapes!r}\n" + PIPELINE
     return run_capped(body, tmp_path)
 
