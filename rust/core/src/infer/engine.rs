@@ -68,9 +68,9 @@ pub fn infer_graph(
 /// caller's input descriptors, and the inferred body (shared in turn by
 /// every call site with the same inputs).
 struct InferredBody {
-    /// Keeps the body alive, so its address (the memo key) is not reused.
-    #[allow(dead_code)]
-    original: Arc<Graph>,
+    /// Keeps a shared body alive, so its address (the memo key) is not
+    /// reused while the run lasts.
+    _original: Option<Arc<Graph>>,
     caller_inputs: Vec<Option<TensorDesc>>,
     result: Arc<Graph>,
     ok: bool,
@@ -238,7 +238,10 @@ impl Engine<'_> {
                     ok
                 }
                 None => {
-                    let original = Arc::clone(&body.graph);
+                    // Kept only when shared: a body this call site alone
+                    // holds is inferred in place (its address stays its own).
+                    let original =
+                        (Arc::strong_count(&body.graph) > 1).then(|| Arc::clone(&body.graph));
                     let ok = match self.infer_body(graph.node(id), body, &caller_inputs) {
                         Ok(ok) => ok,
                         Err(message) => {
@@ -247,7 +250,7 @@ impl Engine<'_> {
                         }
                     };
                     self.inferred.entry(key).or_default().push(InferredBody {
-                        original,
+                        _original: original,
                         caller_inputs: caller_inputs.clone(),
                         result: Arc::clone(&body.graph),
                         ok,

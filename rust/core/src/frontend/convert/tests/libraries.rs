@@ -238,3 +238,30 @@ fn a_shallow_function_reached_deep_through_a_shared_body_is_still_refused() {
     let message = error(&framework, &ConvertOptions::default());
     assert!(message.contains("nested 65 deep"), "{message}");
 }
+
+#[test]
+fn the_memory_plan_refuses_a_built_graph_past_the_expansion_budget() {
+    use crate::device::memory::{plan_memory, MemoryError, PlanOptions};
+    use crate::graph::{Node, Subgraph};
+    // Built directly (the loader refuses such a model): 40 levels, each
+    // body called twice, all shared.
+    let mut body = Arc::new(Graph::new("leaf"));
+    for level in (0..40).rev() {
+        let mut g = Graph::new(format!("f{level}"));
+        for name in ["a", "b"] {
+            let mut node = Node::new(name, "PartitionedCall", vec![], 0);
+            node.subgraphs.push(Subgraph {
+                name: "f".into(),
+                graph: Arc::clone(&body),
+            });
+            g.add_node(node).unwrap();
+        }
+        body = Arc::new(g);
+    }
+    let result = plan_memory(&body, &OpRegistry::with_builtins(), &PlanOptions::default());
+    assert!(
+        matches!(&result, Err(MemoryError::Expanded(e)) if e.size.stored == 80),
+        "{:?}",
+        result.map(|_| ())
+    );
+}
