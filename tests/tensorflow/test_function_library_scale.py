@@ -112,17 +112,6 @@ def test_doubling_library_runs_the_pipeline_or_is_refused(tmp_path: Path, depth:
         assert result["planned"]
 
 
-def test_a_library_within_the_budget_runs_every_pass(tmp_path: Path) -> None:
-    # 2 * 2**11 inlined calls of the last function: within MAX_EXPANDED_NODES,
-    # so prepare, the memory plan and the cost walk see every call site.
-    shapes = [(2, 3, 4)]
-    result = pipeline(tmp_path, 12, "If", shapes)
-    assert "refused" not in result, result
-    assert result["shapes"] == [expected_shape("If", s) for s in shapes]
-    assert result["planned"]
-    assert result["elapsed_s"] < TIME_LIMIT_S, result
-
-
 SIGNATURES = """
 path = fl.doubling_library(tmp / "library.pbtxt", DEPTH, inputs=SHAPES)
 before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
@@ -131,20 +120,25 @@ result["shapes"] = [list(graph.desc(graph.tensor(f"y{k}")).shape) for k in range
 inner = graph.subgraph("y1", "then_branch")
 result["inner"] = list(inner.desc(inner.tensor("call")).shape)
 result["grew_kb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before
+# Within the budget, so the passes that lay bodies out per call site run.
+opgraph.prepare(graph)
+result["planned"] = opgraph.plan_memory(graph).arena_bytes > 0
+opgraph.estimate_cost(graph)
 """
 
 
 def test_a_function_called_with_two_shapes_infers_each(tmp_path: Path) -> None:
     # f0 is called with two shapes and calls f1 twice per level down to
-    # f13: one body per function, inferred once per input signature.
+    # f12: one body per function, inferred once per input signature.
     shapes = [(2, 3, 4), (5, 6)]
-    result = run_capped(f"DEPTH = 14\nSHAPES = {shapes!r}\n" + SIGNATURES, tmp_path)
+    result = run_capped(f"DEPTH = 13\nSHAPES = {shapes!r}\n" + SIGNATURES, tmp_path)
     assert result["shapes"] == [expected_shape("If", s) for s in shapes]
     assert result["inner"] == expected_shape("If", shapes[1])
-    # Copying bodies per call path took about 2 KB per inlined node
-    # (~230,000 here, just within MAX_EXPANDED_NODES); shared bodies take
-    # next to nothing.
-    assert result["grew_kb"] < 100_000, result
+    # Loading and inferring copied bodies per call path: about 2 KB per
+    # inlined node (~115,000 here, within MAX_EXPANDED_NODES). Shared
+    # bodies take next to nothing.
+    assert result["grew_kb"] < 50_000, result
+    assert result["planned"]
     assert result["elapsed_s"] < TIME_LIMIT_S, result
 
 
