@@ -44,7 +44,10 @@ for target in $targets; do
     # local runs; crashes land in artifacts/<target>/.
     mkdir -p "corpus/$target"
     # shellcheck disable=SC2046 # no seeds: no extra argument
+    dict=()
+    # Issue 12's hostile values as a dictionary, where the target has one.
+    if [ -f "dicts/$target.dict" ]; then dict=(-dict="dicts/$target.dict"); fi
     cargo fuzz run -s none "$target" "corpus/$target" $(seeds_for "$target") \
-        -- -max_total_time="$seconds" -print_final_stats=1
+        -- -max_total_time="$seconds" -print_final_stats=1 "${dict[@]}"
 done
 echo "smoke: all targets ran clean"

@@ -16,7 +16,7 @@ import numpy.typing as npt
 
 import opgraph
 from opgraph import DataType, Format, Graph, OpDef, ParseError, TensorDesc, TensorRef
-from opgraph.errors import UnsupportedOp
+from opgraph.errors import InternalError, OpgraphError, UnsupportedOp
 
 Feed: TypeAlias = "TensorDesc | npt.NDArray[Any] | list[TensorDesc | npt.NDArray[Any]] | None"
 """One prototype input of a one-node graph: a graph input described by a
@@ -177,3 +177,18 @@ def reference_conv2d_nchw(
     weights = w.reshape(groups, cout // groups, cin_g, kh, kw)
     out = np.einsum("ngchwij,gocij->ngohw", taps, weights)
     return out.reshape(n, cout, ho, wo)
+
+
+MAX_ERROR_MESSAGE_BYTES = 8192
+"""What a test accepts as one error message: the core caps messages at 4096
+bytes (rust/core/src/message.rs) and the Python layer adds a few words."""
+
+
+def assert_typed_error(error: BaseException, expected: type[OpgraphError] = OpgraphError) -> None:
+    """``error`` is the typed error bad input must give: an ``expected``
+    (an OpgraphError), never an InternalError (opgraph's own bug, which a
+    hostile input must not reach), with a bounded message."""
+    assert not isinstance(error, InternalError), f"an internal error, not a typed one: {error}"
+    assert isinstance(error, expected), f"expected {expected.__name__}, got {type(error).__name__}: {error}"
+    size = len(str(error).encode())
+    assert size <= MAX_ERROR_MESSAGE_BYTES, f"a {size}-byte message: {str(error)[:200]}..."

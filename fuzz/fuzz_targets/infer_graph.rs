@@ -1,5 +1,5 @@
 //! Random small graphs of built-in ops through `infer_graph`: no panic, no
-//! caught panic ("internal error"), and every inferred shape consistent with
+//! caught panic (`Stage::Internal`), and every inferred shape consistent with
 //! its op's rule. See `opgraph_fuzz::oracle` for the full list.
 
 #![no_main]

@@ -6,6 +6,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+import numpy as np
+
+from .cost import BOUNDS
+
 if TYPE_CHECKING:
     from ._core import DeviceSpec
     from .cost import CostReport
@@ -28,25 +32,28 @@ def plot_report(report: CostReport, spec: DeviceSpec, path: Path, top: int) -> P
     import matplotlib.pyplot as plt
 
     fig, (roof, bars) = plt.subplots(1, 2, figsize=(14, 5.5))
-    timed = [n for n in report.nodes if n.time_us > 0 and n.flops > 0 and n.bytes > 0]
+    c = report.columns
+    timed = (c.time_us > 0) & (c.flops > 0) & (c.bytes > 0)
+    intensity = np.divide(c.flops, c.bytes, out=np.full(len(c), np.inf), where=c.bytes > 0)
+    achieved = np.divide(c.flops, c.time_us * 1e-6, out=np.zeros(len(c)), where=c.time_us > 0)
 
     peak = spec.sustained_fp16_flops
     bandwidth = spec.sustained_bytes_per_s
     ridge = peak / bandwidth
-    intensities = [n.arithmetic_intensity for n in timed] or [ridge]
-    lo = min(min(intensities), ridge) / 4
-    hi = max(max(intensities), ridge) * 4
+    lo = min(float(intensity[timed].min(initial=ridge)), ridge) / 4
+    hi = max(float(intensity[timed].max(initial=ridge)), ridge) * 4
     roof.plot([lo, ridge, hi], [lo * bandwidth, peak, peak], color="black", linewidth=1.5, label="ceiling")
     for bound, color in COLORS.items():
-        points = [n for n in timed if n.bound == bound]
-        if points:
+        points = timed & (c.bound_codes == BOUNDS.index(bound))
+        count = int(points.sum())
+        if count:
             roof.scatter(
-                [n.arithmetic_intensity for n in points],
-                [n.flops / (n.time_us * 1e-6) for n in points],
+                intensity[points],
+                achieved[points],
                 s=14,
                 color=color,
                 alpha=0.7,
-                label=f"{bound} ({len(points)})",
+                label=f"{bound} ({count})",
             )
     roof.set_xscale("log")
     roof.set_yscale("log")

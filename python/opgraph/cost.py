@@ -6,26 +6,44 @@ loaded from TOML / JSON) and returns a :class:`CostReport`: per node its
 time, what bounds it (cube, vector, memory, overhead, AI CPU), its FLOPs
 and bytes; the single-stream total, the critical path over parallel
 streams, a JSON form and matplotlib plots (a roofline and the time by op
-type)."""
+type). The rows come from the core as columns (:class:`CostColumns`:
+numpy arrays and name tables); a :class:`NodeCost` is built only when a
+row is read."""
 
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
-from dataclasses import asdict, dataclass, field
+import operator
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import asdict, dataclass
 from os import PathLike
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, overload
+
+import numpy as np
+import numpy.typing as npt
 
 from . import _core
 from ._core import DeviceSpec, Graph
 
-__all__ = ["BOUNDS", "PRECISION_MODES", "CostReport", "DeviceSpec", "NodeCost", "estimate_cost"]
+__all__ = [
+    "BOUNDS",
+    "PRECISION_MODES",
+    "CostColumns",
+    "CostReport",
+    "DeviceSpec",
+    "NodeCost",
+    "NodeCosts",
+    "estimate_cost",
+]
 
 Bound = Literal["cube", "vector", "memory", "overhead", "ai_cpu", "fused", "free"]
 BOUNDS: tuple[Bound, ...] = ("cube", "vector", "memory", "overhead", "ai_cpu", "fused", "free")
 PrecisionMode = Literal["force_fp16", "allow_fp32_to_fp16", "must_keep_origin_dtype"]
 PRECISION_MODES: tuple[PrecisionMode, ...] = ("force_fp16", "allow_fp32_to_fp16", "must_keep_origin_dtype")
+Float64Array = npt.NDArray[np.float64]
+Int32Array = npt.NDArray[np.int32]
+UInt8Array = npt.NDArray[np.uint8]
 
 
 @dataclass(frozen=True)
@@ -53,18 +71,218 @@ class NodeCost:
         return self.flops / self.bytes if self.bytes > 0 else float("inf")
 
 
-@dataclass(frozen=True)
-class CostReport:
-    """The whole-graph estimate on ``device``."""
+class CostColumns:
+    """Every row of a :class:`CostReport` as columns, in row order (single
+    stream execution order, bodies after their caller): ``names``, float64
+    arrays ``time_us``, ``flops``, ``padded_flops``, ``bytes``, ``l2_bytes``,
+    ``compute_us``, ``memory_us``, ``overhead_us`` and ``count``, and small
+    integer codes into name tables: ``bound_codes`` (uint8) into
+    :data:`BOUNDS`, ``op_type_codes`` into ``op_types``, ``fused_into_codes``
+    into ``fused_into`` and ``note_codes`` into ``notes`` (int32, -1 for
+    none). :meth:`row` builds one :class:`NodeCost`; :meth:`index` finds a
+    row by name in O(1)."""
 
-    device: str
-    precision: str
-    nodes: list[NodeCost]
-    total_us: float
-    critical_path_us: float
-    critical_path: list[str]
-    task_count: int
-    flags: list[str] = field(default_factory=list)
+    FLOAT_FIELDS: tuple[str, ...] = (
+        "time_us",
+        "flops",
+        "padded_flops",
+        "bytes",
+        "l2_bytes",
+        "compute_us",
+        "memory_us",
+        "overhead_us",
+        "count",
+    )
+
+    def __init__(self, raw: Mapping[str, Any]) -> None:
+        self.names: list[str] = raw["names"]
+        self.op_types: list[str] = raw["op_types"]
+        self.op_type_codes: Int32Array = raw["op_type_codes"]
+        self.bound_codes: UInt8Array = raw["bound_codes"]
+        self.time_us: Float64Array = raw["time_us"]
+        self.flops: Float64Array = raw["flops"]
+        self.padded_flops: Float64Array = raw["padded_flops"]
+        self.bytes: Float64Array = raw["bytes"]
+        self.l2_bytes: Float64Array = raw["l2_bytes"]
+        self.compute_us: Float64Array = raw["compute_us"]
+        self.memory_us: Float64Array = raw["memory_us"]
+        self.overhead_us: Float64Array = raw["overhead_us"]
+        self.count: Float64Array = raw["count"]
+        self.fused_into: list[str] = raw["fused_into"]
+        self.fused_into_codes: Int32Array = raw["fused_into_codes"]
+        self.notes: list[str] = raw["notes"]
+        self.note_codes: Int32Array = raw["note_codes"]
+        self._index: dict[str, int] | None = None
+
+    @classmethod
+    def from_nodes(cls, nodes: Iterable[NodeCost]) -> CostColumns:
+        """The columns of ``nodes`` (rows as objects)."""
+        rows = list(nodes)
+        tables: dict[str, dict[str, int]] = {"op_types": {}, "fused_into": {}, "notes": {}}
+
+        def codes(table: str, values: Iterable[str | None]) -> Int32Array:
+            seen = tables[table]
+            return np.fromiter(
+                (-1 if v is None else seen.setdefault(v, len(seen)) for v in values),
+                dtype=np.int32,
+                count=len(rows),
+            )
+
+        bound_code = {b: i for i, b in enumerate(BOUNDS)}
+        raw: dict[str, Any] = {
+            "names": [n.name for n in rows],
+            "op_type_codes": codes("op_types", (n.op_type for n in rows)),
+            "fused_into_codes": codes("fused_into", (n.fused_into for n in rows)),
+            "note_codes": codes("notes", (n.note for n in rows)),
+            "bound_codes": np.fromiter((bound_code[n.bound] for n in rows), dtype=np.uint8, count=len(rows)),
+        }
+        for name in cls.FLOAT_FIELDS:
+            raw[name] = np.fromiter((getattr(n, name) for n in rows), dtype=np.float64, count=len(rows))
+        raw.update({table: list(seen) for table, seen in tables.items()})
+        return cls(raw)
+
+    def __len__(self) -> int:
+        return len(self.names)
+
+    def index(self, name: str) -> int:
+        """The row of node ``name`` (the first, if a name repeats); raises
+        :class:`KeyError` for a name not in the report."""
+        if self._index is None:
+            # Built back to front, so a repeated name keeps its first row.
+            n = len(self.names)
+            self._index = dict(zip(reversed(self.names), range(n - 1, -1, -1), strict=True))
+        try:
+            return self._index[name]
+        except KeyError:
+            raise KeyError(f"no node named {name!r} in this report") from None
+
+    def row(self, i: int) -> NodeCost:
+        """Row ``i`` as a :class:`NodeCost`."""
+        fused, note = self.fused_into_codes.item(i), self.note_codes.item(i)
+        return NodeCost(
+            self.names[i],
+            self.op_types[self.op_type_codes.item(i)],
+            self.time_us.item(i),
+            BOUNDS[self.bound_codes.item(i)],
+            self.flops.item(i),
+            self.padded_flops.item(i),
+            self.bytes.item(i),
+            self.l2_bytes.item(i),
+            self.compute_us.item(i),
+            self.memory_us.item(i),
+            self.overhead_us.item(i),
+            self.count.item(i),
+            None if fused < 0 else self.fused_into[fused],
+            None if note < 0 else self.notes[note],
+        )
+
+    def rows(self) -> Iterator[NodeCost]:
+        """Every row as a :class:`NodeCost`, built one at a time."""
+        floats = [getattr(self, name).tolist() for name in self.FLOAT_FIELDS]
+        op_types, bounds = self.op_types, BOUNDS
+        fused_names, notes = self.fused_into, self.notes
+        for name, op_code, bound, fused, note, *values in zip(
+            self.names,
+            self.op_type_codes.tolist(),
+            self.bound_codes.tolist(),
+            self.fused_into_codes.tolist(),
+            self.note_codes.tolist(),
+            *floats,
+            strict=True,
+        ):
+            time_us, flops, padded, nbytes, l2, compute, memory, overhead, count = values
+            yield NodeCost(
+                name,
+                op_types[op_code],
+                time_us,
+                bounds[bound],
+                flops,
+                padded,
+                nbytes,
+                l2,
+                compute,
+                memory,
+                overhead,
+                count,
+                None if fused < 0 else fused_names[fused],
+                None if note < 0 else notes[note],
+            )
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, CostColumns):
+            return NotImplemented
+        return list(self.rows()) == list(other.rows())
+
+    __hash__ = None  # type: ignore[assignment]
+
+
+class NodeCosts(Sequence[NodeCost]):
+    """The rows of a report as a read-only sequence of :class:`NodeCost`,
+    each built when it is read."""
+
+    def __init__(self, columns: CostColumns) -> None:
+        self._columns = columns
+
+    def __len__(self) -> int:
+        return len(self._columns)
+
+    @overload
+    def __getitem__(self, i: int) -> NodeCost: ...
+    @overload
+    def __getitem__(self, i: slice) -> list[NodeCost]: ...
+    def __getitem__(self, i: int | slice) -> NodeCost | list[NodeCost]:
+        if isinstance(i, slice):
+            return [self._columns.row(k) for k in range(*i.indices(len(self)))]
+        n = len(self)
+        k = operator.index(i)
+        if not -n <= k < n:
+            raise IndexError(f"row {i} out of range for a report of {n} nodes")
+        return self._columns.row(k % n if k < 0 else k)
+
+    def __iter__(self) -> Iterator[NodeCost]:
+        return self._columns.rows()
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Sequence):
+            return NotImplemented
+        return len(self) == len(other) and all(a == b for a, b in zip(self, other, strict=True))
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"<NodeCosts: {len(self)} rows>"
+
+
+class CostReport:
+    """The whole-graph estimate on ``device``: totals, the critical path, and
+    per node a row, as columns (:attr:`columns`) or as :class:`NodeCost`
+    objects built on access (:attr:`nodes`, :meth:`node`)."""
+
+    def __init__(
+        self,
+        device: str,
+        precision: str,
+        nodes: Iterable[NodeCost] | CostColumns,
+        total_us: float,
+        critical_path_us: float,
+        critical_path: list[str],
+        task_count: int,
+        flags: list[str] | None = None,
+    ) -> None:
+        self.device = device
+        self.precision = precision
+        self.columns: CostColumns = nodes if isinstance(nodes, CostColumns) else CostColumns.from_nodes(nodes)
+        self.total_us = total_us
+        self.critical_path_us = critical_path_us
+        self.critical_path = critical_path
+        self.task_count = task_count
+        self.flags: list[str] = flags if flags is not None else []
+
+    @property
+    def nodes(self) -> NodeCosts:
+        """Every node's row, in single-stream execution order (bodies follow
+        their caller); each :class:`NodeCost` is built when read."""
+        return NodeCosts(self.columns)
 
     @property
     def total_ms(self) -> float:
@@ -77,34 +295,50 @@ class CostReport:
 
     def breakdown(self) -> list[NodeCost]:
         """Nodes that take time, slowest first."""
-        timed = [n for n in self.nodes if n.time_us > 0]
-        return sorted(timed, key=lambda n: (-n.time_us, n.name))
+        times, names = self.columns.time_us.tolist(), self.columns.names
+        timed = np.flatnonzero(self.columns.time_us > 0).tolist()
+        timed.sort(key=lambda i: (-times[i], names[i]))
+        return [self.columns.row(i) for i in timed]
+
+    def _time_by(self, codes: npt.NDArray[np.integer[Any]], labels: Sequence[str]) -> dict[str, float]:
+        """Microseconds per label of the timed rows, in first-seen order
+        (added row by row, as a running sum would)."""
+        timed = self.columns.time_us > 0
+        timed_codes = codes[timed]
+        sums = np.bincount(timed_codes, weights=self.columns.time_us[timed], minlength=len(labels))
+        present, first = np.unique(timed_codes, return_index=True)
+        ordered = present[np.argsort(first, kind="stable")]
+        return {labels[c]: float(sums[c]) for c in ordered.tolist()}
 
     def time_by_op_type(self) -> dict[str, float]:
         """Microseconds per op type, largest first."""
-        totals: dict[str, float] = {}
-        for n in self.nodes:
-            if n.time_us > 0:
-                totals[n.op_type] = totals.get(n.op_type, 0.0) + n.time_us
+        totals = self._time_by(self.columns.op_type_codes, self.columns.op_types)
         return dict(sorted(totals.items(), key=lambda kv: (-kv[1], kv[0])))
 
     def time_by_bound(self) -> dict[str, float]:
         """Microseconds per bound label."""
-        totals: dict[str, float] = {}
-        for n in self.nodes:
-            if n.time_us > 0:
-                totals[n.bound] = totals.get(n.bound, 0.0) + n.time_us
-        return totals
+        return self._time_by(self.columns.bound_codes, BOUNDS)
 
     def node(self, name: str) -> NodeCost:
-        """The row of node ``name`` (qualified inside bodies)."""
-        for n in self.nodes:
-            if n.name == name:
-                return n
-        raise KeyError(f"no node named {name!r} in this report")
+        """The row of node ``name`` (qualified inside bodies), found in O(1);
+        raises :class:`KeyError` for a name not in the report."""
+        return self.columns.row(self.columns.index(name))
+
+    def to_dict(self) -> dict[str, Any]:
+        """The report as plain data (what :meth:`to_json` writes)."""
+        return {
+            "device": self.device,
+            "precision": self.precision,
+            "nodes": [asdict(n) for n in self.columns.rows()],
+            "total_us": self.total_us,
+            "critical_path_us": self.critical_path_us,
+            "critical_path": list(self.critical_path),
+            "task_count": self.task_count,
+            "flags": list(self.flags),
+        }
 
     def to_json(self) -> str:
-        return json.dumps(asdict(self))
+        return json.dumps(self.to_dict())
 
     @classmethod
     def from_json(cls, text: str) -> CostReport:
@@ -113,16 +347,52 @@ class CostReport:
 
     @classmethod
     def _from_dict(cls, data: Mapping[str, Any]) -> CostReport:
-        nodes = [NodeCost(**n) for n in data["nodes"]]
         return cls(
             device=data["device"],
             precision=data["precision"],
-            nodes=nodes,
+            nodes=(NodeCost(**n) for n in data["nodes"]),
             total_us=float(data["total_us"]),
             critical_path_us=float(data["critical_path_us"]),
             critical_path=list(data["critical_path"]),
             task_count=int(data["task_count"]),
             flags=list(data["flags"]),
+        )
+
+    @classmethod
+    def _from_core(cls, raw: Mapping[str, Any]) -> CostReport:
+        if tuple(raw["bound_names"]) != BOUNDS:
+            raise AssertionError(f"the core's bounds {raw['bound_names']} are not {BOUNDS}")
+        return cls(
+            device=raw["device"],
+            precision=raw["precision"],
+            nodes=CostColumns(raw),
+            total_us=raw["total_us"],
+            critical_path_us=raw["critical_path_us"],
+            critical_path=raw["critical_path"],
+            task_count=raw["task_count"],
+            flags=raw["flags"],
+        )
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, CostReport):
+            return NotImplemented
+        scalars = (
+            "device",
+            "precision",
+            "total_us",
+            "critical_path_us",
+            "critical_path",
+            "task_count",
+            "flags",
+        )
+        return all(getattr(self, k) == getattr(other, k) for k in scalars) and self.columns == other.columns
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return (
+            f"<CostReport on {self.device} ({self.precision}): {len(self.columns)} nodes, "
+            f"{self.total_us:.3f} us, critical path {self.critical_path_us:.3f} us, {self.task_count} tasks>"
         )
 
     def plot(self, path: str | PathLike[str], *, spec: DeviceSpec | None = None, top: int = 15) -> Path:
@@ -166,5 +436,5 @@ def estimate_cost(
         )
     if loop_trip_count is not None and loop_trip_count < 0:
         raise ValueError(f"loop_trip_count is {loop_trip_count}, expected >= 0")
-    text = _core.estimate_cost(graph, spec, precision, fuse, loop_trip_count, l2_residency)
-    return CostReport.from_json(text)
+    raw = _core.estimate_cost(graph, spec, precision, fuse, loop_trip_count, l2_residency)
+    return CostReport._from_core(raw)

@@ -11,6 +11,47 @@ class OpgraphError(Exception):
     """Base of every opgraph error."""
 
 
+class InternalError(OpgraphError):
+    """opgraph itself failed (a caught panic in the Rust core): a bug to
+    report, never a fault of the model. The message keeps the panic's text
+    and ``location`` (``file:line:column`` in opgraph's source, when known);
+    ``node`` names the node being inferred, if any. The graph the failing
+    call worked on may be half updated, so it is marked unusable: every
+    later call on it raises InternalError until it is rebuilt or reloaded."""
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        node: str | None = None,
+        op_type: str | None = None,
+        inputs: Sequence[str] = (),
+        location: str | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.node = node
+        self.op_type = op_type
+        self.inputs: list[str] = list(inputs)
+        self.location = location
+
+
+class ShapeArgumentError(OpgraphError, ValueError):
+    """A shape given as an argument (``input_shapes``, ``--input-shape``, a
+    graph builder shape) breaks GE's conventions: each dim is ``>= 0`` or
+    ``-1`` (unknown) and fits int64, ``[-2]`` alone is an unknown rank, and
+    the rank is at most 254. ``input`` names the input (when the shape has
+    one) and ``dim`` the offending dim's index (when one dim is at fault)."""
+
+    def __init__(self, message: str, *, input: str | None = None, dim: int | None = None) -> None:
+        super().__init__(message)
+        self.input = input
+        self.dim = dim
+
+
+class ShapeTypeError(ShapeArgumentError, TypeError):
+    """A shape argument is not a sequence of ints (a string, a float dim ...)."""
+
+
 class RegistrationError(OpgraphError):
     """An op prototype or plugin could not be registered."""
 

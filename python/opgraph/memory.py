@@ -144,30 +144,40 @@ class MemoryPlan(_Arena):
         """Graph inputs and outputs."""
         return self.input_bytes + self.output_bytes
 
-    @cached_property
-    def tensors(self) -> list[PlannedTensor]:
+    def _tensor_at(self, i: int) -> PlannedTensor:
         def opt(value: int) -> int | None:
             return None if value < 0 else int(value)
 
-        return [
-            PlannedTensor(
-                name=self.names[i],
-                size=opt(self.sizes[i]),
-                offset=opt(self.offsets[i]),
-                first_step=int(self.first_steps[i]),
-                last_step=int(self.last_steps[i]),
-                region=self.regions[i],
-                view_of=None if self.view_of[i] < 0 else self.names[self.view_of[i]],
-            )
-            for i in range(len(self.names))
-        ]
+        owner = int(self.view_of[i])
+        return PlannedTensor(
+            name=self.names[i],
+            size=opt(self.sizes[i]),
+            offset=opt(self.offsets[i]),
+            first_step=int(self.first_steps[i]),
+            last_step=int(self.last_steps[i]),
+            region=self.regions[i],
+            view_of=None if owner < 0 else self.names[owner],
+        )
+
+    @cached_property
+    def tensors(self) -> list[PlannedTensor]:
+        return [self._tensor_at(i) for i in range(len(self.names))]
+
+    @cached_property
+    def _index(self) -> dict[str, int]:
+        """Row of every tensor name (the first, if a name repeats)."""
+        # Built back to front, so a repeated name keeps its first row.
+        n = len(self.names)
+        return dict(zip(reversed(self.names), range(n - 1, -1, -1), strict=True))
 
     def tensor(self, name: str) -> PlannedTensor:
-        """The tensor named ``name`` (``node:i``, or ``caller/body/node:i``)."""
+        """The tensor named ``name`` (``node:i``, or ``caller/body/node:i``),
+        found in O(1); raises :class:`KeyError` for a name not in the plan."""
         try:
-            return self.tensors[self.names.index(name)]
-        except ValueError:
+            i = self._index[name]
+        except KeyError:
             raise KeyError(f"the plan has no tensor named {name!r}") from None
+        return self._tensor_at(i)
 
     def _owners(self, region: Region) -> npt.NDArray[np.bool_]:
         """The tensors owning a buffer in ``region`` (not views)."""

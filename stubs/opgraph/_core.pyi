@@ -45,6 +45,7 @@ __all__ = [
     "TensorRef",
     "VerifyContext",
     "__version__",
+    "_register_panicking_op",
     "_run_scope_passes",
     "auto_mapping",
     "auto_mapping_dynamic",
@@ -378,7 +379,7 @@ def estimate_cost(
     fuse: bool = True,
     loop_trip_count: int | None = None,
     l2_residency: bool = True,
-) -> str: ...
+) -> dict[str, Any]: ...
 def data_type_table() -> list[tuple[str, int, int | None]]: ...
 def prepare(
     graph: Graph, soc: str, allow_fp32_to_fp16: bool = False
@@ -406,6 +407,10 @@ def register_op(
 ) -> None: ...
 def registered_op_types() -> list[str]: ...
 def op_schema(op_type: str) -> dict[str, Any] | None: ...
+def _register_panicking_op(op_type: str) -> None:
+    """TEST ONLY, not part of the API: registers ``op_type`` (input ``x``,
+    output ``y``) whose Rust shape function panics, so tests can check that a
+    panic in the engine comes out as ``InternalError`` and poisons the graph."""
 
 # The memory planner (opgraph.memory wraps these).
 

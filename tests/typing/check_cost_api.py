@@ -7,12 +7,14 @@ from __future__ import annotations
 
 import tempfile
 from pathlib import Path
+from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
 import opgraph
 from opgraph import CostError, CostReport, DeviceSpec, DeviceSpecError, NodeCost
-from opgraph.cost import BOUNDS, PRECISION_MODES
+from opgraph.cost import BOUNDS, PRECISION_MODES, CostColumns, NodeCosts
 
 
 def check(graph: opgraph.Graph, path: Path) -> None:
@@ -31,6 +33,17 @@ def check(graph: opgraph.Graph, path: Path) -> None:
     png: Path = again.plot(path.with_suffix(".png"), spec=spec, top=10)
     row: NodeCost = report.node("conv")
     fused: str | None = row.fused_into
+    columns: CostColumns = report.columns
+    times: npt.NDArray[np.float64] = columns.time_us + columns.bytes
+    codes: npt.NDArray[np.uint8] = columns.bound_codes
+    op_types: list[str] = [columns.op_types[k] for k in columns.op_type_codes]
+    at: int = columns.index("conv")
+    nodes: NodeCosts = report.nodes
+    first: NodeCost = nodes[0]
+    some: list[NodeCost] = nodes[1:]
+    data: dict[str, Any] = report.to_dict()
+    same: bool = columns.row(at) == first and len(nodes) == len(columns)
+    print(times, codes, op_types, some, data, same)
     modes: tuple[str, ...] = PRECISION_MODES + BOUNDS
     try:
         DeviceSpec.preset("Ascend999")

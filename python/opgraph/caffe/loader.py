@@ -9,6 +9,7 @@ from collections.abc import Mapping, Sequence
 from .. import _core
 from .._core import Graph
 from ..plugins import PluginModule, load_plugin_modules
+from ..shape import input_shape_pairs
 
 __all__ = ["load_caffe"]
 
@@ -47,17 +48,18 @@ def load_caffe(
 
     Each layer becomes a node of the same name (an in-place layer too), so
     every layer's output shapes can be read off the graph. Raises
-    :class:`~opgraph.ParseError` when a file cannot be decoded (naming the
-    file, line and field), when layer types have no plugin (all of them are
-    listed), or when a plugin fails (a Python plugin's exception is the
-    error's ``__cause__``); inference failures raise as :func:`opgraph.infer`
-    does."""
+    :class:`~opgraph.ShapeArgumentError` for an invalid ``input_shapes``
+    value (naming the input and the dim), :class:`~opgraph.ParseError`
+    when a file cannot be decoded (naming the file, line and field), when
+    layer types have no plugin (all of them are listed), or when a plugin
+    fails (a Python plugin's exception is the error's ``__cause__``);
+    inference failures raise as :func:`opgraph.infer` does."""
     if isinstance(custom_protos, (str, os.PathLike)):
         raise TypeError(f"custom_protos is a list of paths; wrap it: [{custom_protos!r}]")
     if isinstance(outputs, str):
         raise TypeError(f"outputs is a list of tensor names; wrap it: [{outputs!r}]")
     load_plugin_modules(plugins)
-    shapes = [(name, list(shape)) for name, shape in (input_shapes or {}).items()]
+    shapes = input_shape_pairs(input_shapes)
     graph = _core.load_caffe(
         os.fspath(prototxt),
         None if weights is None else os.fspath(weights),

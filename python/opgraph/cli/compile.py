@@ -70,17 +70,36 @@ def framework_of(model: Path) -> str:
 
 
 def parse_input_shapes(text: str) -> dict[str, list[int]]:
-    """ATC's ``--input_shape``: ``"data:1,3,224,224;im_info:1,3"``."""
+    """ATC's ``--input_shape``: ``"data:1,3,224,224;im_info:1,3"`` (``-1`` an
+    unknown dim, ``-2`` alone an unknown rank, ``"x:"`` a scalar). The dims'
+    values are checked when the model is loaded (``ShapeArgumentError``,
+    reported as a usage error); here only the syntax is."""
     shapes: dict[str, list[int]] = {}
     for item in filter(None, (part.strip() for part in text.split(";"))):
         name, sep, dims = item.rpartition(":")
         if not sep or not name:
             raise UsageError(f"--input-shape entry {item!r} is not NAME:D,D,...")
-        try:
-            shapes[name] = [int(d) for d in dims.split(",") if d.strip()] if dims.strip() else []
-        except ValueError:
-            raise UsageError(f"--input-shape entry {item!r}: dims must be integers (-1 unknown)") from None
+        if name in shapes:
+            raise UsageError(f"--input-shape names input {name!r} twice")
+        shapes[name] = (
+            [_dim(item, i, d.strip()) for i, d in enumerate(dims.split(","))] if dims.strip() else []
+        )
     return shapes
+
+
+def _dim(item: str, index: int, text: str) -> int:
+    if "~" in text:
+        raise UsageError(
+            f"--input-shape entry {item!r}: dim {index} is a range ({text}); ATC's shape ranges are "
+            "not supported: give -1 (unknown) or a fixed size"
+        )
+    try:
+        return int(text)
+    except ValueError:
+        shown = repr(text) if text else "empty"
+        raise UsageError(
+            f"--input-shape entry {item!r}: dim {index} is {shown}; dims are integers (-1 unknown)"
+        ) from None
 
 
 def _unknown(desc: TensorDesc) -> bool:

@@ -1,29 +1,32 @@
 """``opgraph``: the command line (argparse; ``compile``, ``ops``, ``check-op``).
 
 Exit codes: 0 success, 1 model errors (the model cannot be compiled), 2 usage
-errors (bad options, missing files)."""
+errors (bad options, missing files, invalid --input-shape values), 3 an
+internal error (opgraph's bug). Every error is one line on stderr, never a
+traceback (set ``OPGRAPH_TRACEBACK=1`` to see one for an unexpected error)."""
 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager, nullcontext
 from pathlib import Path
-from typing import Any, cast
+from typing import Any, NoReturn, cast
 
 from rich.console import Console
 
 from .. import __version__
 from ..cost import PRECISION_MODES, PrecisionMode
-from ..errors import OpgraphError
+from ..errors import InternalError, OpgraphError, ShapeArgumentError
 from . import examples, ops
 from .compile import FRAMEWORKS, CompileOptions, UsageError, framework_of, parse_input_shapes, run
 from .graph_dot import write_dot
 from .report import build_report, write_report
 from .summary import error_paragraph, print_summary
 
-EXIT_OK, EXIT_MODEL_ERROR, EXIT_USAGE = 0, 1, 2
+EXIT_OK, EXIT_MODEL_ERROR, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
 ATC_FRAMEWORKS = {"0": "caffe", "3": "tensorflow"}
 
 COMPILE_EPILOG = """\
@@ -43,15 +46,23 @@ def _split_list(values: list[str] | None, sep: str = ",") -> list[str]:
     return [v.strip() for value in values or [] for v in value.split(sep) if v.strip()]
 
 
+class _Parser(argparse.ArgumentParser):
+    """Reports a bad command line as a UsageError (one line), not argparse's
+    usage block."""
+
+    def error(self, message: str) -> NoReturn:
+        raise UsageError(f"{message} (see {self.prog} --help)")
+
+
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="opgraph",
         description="Ascend-style graph engine: compile a TensorFlow or Caffe model "
         "(parse, infer, storage formats, memory plan, cost), list and check ops.",
         allow_abbrev=False,
     )
     parser.add_argument("--version", action="version", version=f"opgraph {__version__}")
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
 
     c = sub.add_parser(
         "compile",
@@ -196,6 +207,10 @@ def _compile(args: argparse.Namespace, console: Console, err: Console) -> int:
     stage: Any = _stages(console)
     try:
         result = run(options, stage)
+    except ShapeArgumentError as problem:
+        raise UsageError(f"--input-shape: {problem}") from None
+    except InternalError:
+        raise
     except OpgraphError as problem:
         err.print(error_paragraph(problem, options.framework), highlight=False, markup=False, soft_wrap=True)
         return EXIT_MODEL_ERROR
@@ -217,24 +232,52 @@ def _compile(args: argparse.Namespace, console: Console, err: Console) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Runs the command; returns the exit code."""
+    """Runs the command; returns the exit code. Every failure is one line."""
+    err = Console(stderr=True, highlight=False)
+
+    def say(message: str) -> None:
+        err.print(f"opgraph: {message}", highlight=False, markup=False, soft_wrap=True)
+
+    try:
+        return _dispatch(argv, err)
+    except (UsageError, KeyError) as problem:
+        message = problem.args[0] if isinstance(problem, KeyError) and problem.args else str(problem)
+        say(f"error: {message}")
+        return EXIT_USAGE
+    except InternalError as problem:
+        say(f"{problem} (InternalError)")
+        return EXIT_INTERNAL
+    except OpgraphError as problem:
+        say(f"error: {type(problem).__name__}: {problem}")
+        return EXIT_MODEL_ERROR
+    except KeyboardInterrupt:
+        say("interrupted")
+        return 130
+    except MemoryError:
+        say("error: out of memory")
+        return EXIT_MODEL_ERROR
+    except Exception as problem:
+        if os.environ.get("OPGRAPH_TRACEBACK"):
+            raise
+        say(
+            f"internal error (please report it; OPGRAPH_TRACEBACK=1 shows the traceback): "
+            f"{type(problem).__name__}: {problem}"
+        )
+        return EXIT_INTERNAL
+
+
+def _dispatch(argv: Sequence[str] | None, err: Console) -> int:
     parser = _parser()
     args = parser.parse_args(argv)
     console = Console(highlight=False)
-    err = Console(stderr=True, highlight=False)
-    try:
-        if args.command == "compile":
-            return _compile(args, console, err)
-        if args.command == "ops":
-            return ops.ops_command(args.words, console)
-        if args.command == "check-op":
-            return ops.check_op_command(args.op, args.reference, args.examples, console)
-        parser.print_help()
-        return EXIT_USAGE
-    except (UsageError, KeyError) as problem:
-        message = problem.args[0] if isinstance(problem, KeyError) and problem.args else str(problem)
-        err.print(f"opgraph: error: {message}", highlight=False, markup=False, soft_wrap=True)
-        return EXIT_USAGE
+    if args.command == "compile":
+        return _compile(args, console, err)
+    if args.command == "ops":
+        return ops.ops_command(args.words, console)
+    if args.command == "check-op":
+        return ops.check_op_command(args.op, args.reference, args.examples, console)
+    parser.print_help()
+    return EXIT_USAGE
 
 
 if __name__ == "__main__":

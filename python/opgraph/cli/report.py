@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 import math
 from collections import Counter
-from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
@@ -107,7 +106,7 @@ def model_dict(result: CompileResult) -> dict[str, Any]:
 def build_report(result: CompileResult, errors: list[OpgraphError] | None = None) -> dict[str, Any]:
     """The report of one compile (schema :data:`SCHEMA_VERSION`)."""
     memory = result.memory.to_dict() if result.memory is not None else None
-    cost = asdict(result.cost) if result.cost is not None else None
+    cost = result.cost.to_dict() if result.cost is not None else None
     return {
         "schema_version": SCHEMA_VERSION,
         "model": model_dict(result),

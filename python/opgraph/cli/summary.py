@@ -7,7 +7,7 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
-from ..errors import CycleError, NodeError, OpgraphError, ParseError
+from ..errors import CycleError, InternalError, NodeError, OpgraphError, ParseError
 
 
 def _bytes(n: int | None) -> str:
@@ -84,9 +84,23 @@ def _hint(error: OpgraphError, framework: str) -> str | None:
         return "the plugin's own exception is above this message when run from Python"
     if isinstance(error, NodeError):
         return "check the input shapes (--input-shape NAME:D,D,...) and the node's attributes"
+    if isinstance(error, InternalError):
+        return "this is a bug in opgraph, not in the model: please report it with the model"
     if isinstance(error, CycleError):
         return "the model's edges form a loop outside a While body"
     return None
+
+
+# As the core's message capping (rust/core/src/message.rs): a list longer
+# than MAX_LISTED_ITEMS shows its first LISTED_HEAD and last LISTED_TAIL items.
+MAX_LISTED_ITEMS, LISTED_HEAD, LISTED_TAIL = 16, 10, 3
+
+
+def _capped(items: list[str]) -> str:
+    if len(items) <= MAX_LISTED_ITEMS:
+        return ", ".join(items)
+    hidden = len(items) - LISTED_HEAD - LISTED_TAIL
+    return ", ".join([*items[:LISTED_HEAD], f"… {hidden} more", *items[-LISTED_TAIL:]])
 
 
 def error_paragraph(error: OpgraphError, framework: str) -> str:
@@ -95,7 +109,7 @@ def error_paragraph(error: OpgraphError, framework: str) -> str:
     if isinstance(error, NodeError) and error.node is not None:
         parts.append(f"node {error.node!r} (op type {error.op_type})")
         if error.inputs:
-            parts.append(f"with inputs {', '.join(error.inputs)}")
+            parts.append(f"with inputs {_capped(error.inputs)}")
     elif isinstance(error, ParseError) and error.node is not None:
         parts.append(f"node {error.node!r} (origin op type {error.origin_op_type})")
     head = " ".join(parts)

@@ -8,6 +8,7 @@ from collections.abc import Mapping, Sequence
 from .. import _core
 from .._core import Graph
 from ..plugins import PluginModule, load_plugin_modules
+from ..shape import input_shape_pairs
 
 __all__ = ["load_tensorflow"]
 
@@ -35,7 +36,9 @@ def load_tensorflow(
     - ``infer`` (default true) verifies and infers the loaded graph, as
       :func:`opgraph.infer` does.
 
-    Raises :class:`~opgraph.ParseError` when the file cannot be decoded, when
+    Raises :class:`~opgraph.ShapeArgumentError` for an invalid
+    ``input_shapes`` value (naming the input and the dim), and
+    :class:`~opgraph.ParseError` when the file cannot be decoded, when
     origin op types have no plugin (all of them are listed), or when a plugin
     fails (a Python plugin's exception is the error's ``__cause__``);
     inference failures raise as :func:`opgraph.infer` does."""
@@ -44,7 +47,7 @@ def load_tensorflow(
     if isinstance(enable_scope_passes, str):
         raise TypeError(f"enable_scope_passes is a list of pass names; wrap it: [{enable_scope_passes!r}]")
     load_plugin_modules(plugins)
-    shapes = [(name, list(shape)) for name, shape in (input_shapes or {}).items()]
+    shapes = input_shape_pairs(input_shapes)
     graph = _core.load_tensorflow(os.fspath(path), shapes, list(outputs or ()), list(enable_scope_passes))
     if infer:
         _core.infer(graph, False, None)

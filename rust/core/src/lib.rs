@@ -23,6 +23,8 @@ pub mod device;
 pub mod frontend;
 pub mod graph;
 pub mod infer;
+pub mod internal;
+pub mod message;
 pub mod op;
 pub mod ops;
 pub mod types;

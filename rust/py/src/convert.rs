@@ -2,8 +2,11 @@
 //! `opgraph.DataType` / `opgraph.Format` IntEnums, shapes as tuples,
 //! host tensors as numpy arrays, attribute values as plain Python values.
 
+use crate::errors::{new_error, shape_argument_error, shape_type_error};
 use numpy::{PyArray1, PyUntypedArray, PyUntypedArrayMethods};
-use opgraph_core::types::{AttrType, AttrValue, Attrs, DataType, Format, HostTensor, Shape};
+use opgraph_core::types::{
+    AttrType, AttrValue, Attrs, DataType, Format, HostTensor, Shape, ShapeError, MAX_RANK,
+};
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
@@ -66,13 +69,91 @@ pub fn shape_to_py<'py>(py: Python<'py>, shape: &Shape) -> PyResult<Bound<'py, P
 
 /// A shape from any sequence of ints, checked against GE's conventions.
 pub fn shape_from_py(obj: &Bound<'_, PyAny>) -> PyResult<Shape> {
-    let dims: Vec<i64> = obj.extract().map_err(|_| {
-        PyTypeError::new_err(format!(
-            "a shape is a sequence of ints, got {}",
-            type_name(obj)
-        ))
-    })?;
-    Shape::new(&dims).map_err(|e| PyValueError::new_err(format!("invalid shape {dims:?}: {e}")))
+    shape_arg(obj, None)
+}
+
+/// A user-supplied shape (of graph input `input`, when it has a name),
+/// checked against GE's conventions: each dim fits int64 and is >= 0 or -1
+/// (unknown); `[-2]` alone is an unknown rank; at most [`MAX_RANK`] dims.
+/// A bad value raises `ShapeArgumentError` (a ValueError), a value that is
+/// not a sequence of ints `ShapeTypeError` (a TypeError), both naming the
+/// input and the dim.
+pub fn shape_arg(obj: &Bound<'_, PyAny>, input: Option<&str>) -> PyResult<Shape> {
+    let py = obj.py();
+    let what = match input {
+        Some(name) => format!("invalid shape for input '{name}'"),
+        None => "invalid shape".to_owned(),
+    };
+    let fail = |type_error: bool, dim: Option<usize>, message: String| -> PyErr {
+        let result = (|| {
+            let kwargs = PyDict::new(py);
+            kwargs.set_item("input", input)?;
+            kwargs.set_item("dim", dim)?;
+            let class = if type_error {
+                shape_type_error(py)?
+            } else {
+                shape_argument_error(py)?
+            };
+            Ok(new_error(class, message, Some(&kwargs)))
+        })();
+        result.unwrap_or_else(|e| e)
+    };
+    let items = match obj.try_iter() {
+        Ok(items) if !obj.is_instance_of::<PyString>() && !obj.is_instance_of::<PyBytes>() => items,
+        _ => {
+            return Err(fail(
+                true,
+                None,
+                format!(
+                    "{what}: expected a sequence of ints, got {}",
+                    type_name(obj)
+                ),
+            ))
+        }
+    };
+    let mut dims = Vec::new();
+    for (index, item) in items.enumerate() {
+        let item = item?;
+        if index >= MAX_RANK {
+            let rank = index + 1 + obj.len().map_or(0, |n| n.saturating_sub(index + 1));
+            return Err(fail(
+                false,
+                None,
+                format!("{what}: rank {rank} exceeds the maximum rank {MAX_RANK}"),
+            ));
+        }
+        match item.extract::<i64>() {
+            Ok(d) => dims.push(d),
+            Err(_) if item.is_instance_of::<PyInt>() => {
+                return Err(fail(
+                    false,
+                    Some(index),
+                    format!(
+                        "{what}: dim {index} is {item}, which does not fit int64 \
+                         (dims are >= 0, or -1 for unknown)"
+                    ),
+                ))
+            }
+            Err(_) => {
+                return Err(fail(
+                    true,
+                    Some(index),
+                    format!(
+                        "{what}: dim {index} is {} {}; dims are ints (-1 unknown)",
+                        type_name(&item),
+                        item.repr().map(|r| r.to_string()).unwrap_or_default()
+                    ),
+                ))
+            }
+        }
+    }
+    Shape::new(&dims).map_err(|e| {
+        let dim = match e {
+            ShapeError::BadDim { index, .. } => Some(index),
+            _ => None,
+        };
+        fail(false, dim, format!("{what} {dims:?}: {e}"))
+    })
 }
 
 fn numpy_name(dtype: DataType) -> Option<&'static str> {

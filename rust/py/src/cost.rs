@@ -1,18 +1,20 @@
 //! `DeviceSpec` (device descriptions) and `estimate_cost` (the cost model).
-//! The report crosses as JSON; `opgraph.cost` turns it into dataclasses.
+//! The report crosses as columns (numpy arrays and string tables) that
+//! `opgraph.cost` wraps; per-node objects are built there on demand.
 
-use crate::errors::exception;
+use crate::errors::{exception, guard_panics_detached};
 use crate::graph::PyGraph;
+use numpy::PyArray1;
 use opgraph_core::device::cost::{
-    estimate_cost as estimate, CostError, CostOptions, PrecisionMode,
+    estimate_cost as estimate, Bound as CostBound, CostColumns, CostError, CostOptions, CostReport,
+    PrecisionMode,
 };
 use opgraph_core::device::spec::{DeviceSpec, SpecError};
-use pyo3::exceptions::{PyOSError, PyRuntimeError, PyValueError};
+use pyo3::exceptions::{PyOSError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyDict, PyType};
 use std::collections::BTreeMap;
-use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::PathBuf;
 
 fn class<'py>(py: Python<'py>, name: &'static str) -> PyResult<&'py Bound<'py, PyType>> {
@@ -186,7 +188,54 @@ impl PyDeviceSpec {
     }
 }
 
-/// The cost report of `graph` on `spec`, as JSON.
+/// The report as plain data: totals, and per node (in row order) `names`,
+/// float64 arrays `time_us`, `flops`, `padded_flops`, `bytes`, `l2_bytes`,
+/// `compute_us`, `memory_us`, `overhead_us`, `count`, uint8 `bound_codes`
+/// into `bound_names`, and int32 codes into string tables: `op_type_codes`
+/// into `op_types`, `fused_into_codes` into `fused_into`, `note_codes` into
+/// `notes` (-1: none). The columns are built without the GIL.
+fn report_columns(py: Python<'_>, mut report: CostReport) -> PyResult<Py<PyDict>> {
+    let rows = std::mem::take(&mut report.nodes);
+    let c = py.detach(|| CostColumns::from_rows(rows));
+    let out = PyDict::new(py);
+    out.set_item("device", report.device)?;
+    out.set_item("precision", report.precision)?;
+    out.set_item("total_us", report.total_us)?;
+    out.set_item("critical_path_us", report.critical_path_us)?;
+    out.set_item("critical_path", report.critical_path)?;
+    out.set_item("task_count", report.task_count)?;
+    out.set_item("flags", report.flags)?;
+    let bounds: Vec<&str> = CostBound::ALL.iter().map(|b| b.name()).collect();
+    out.set_item("bound_names", bounds)?;
+    out.set_item("names", c.names)?;
+    out.set_item("op_types", c.op_types)?;
+    out.set_item("fused_into", c.fused_into)?;
+    out.set_item("notes", c.notes)?;
+    out.set_item("bound_codes", PyArray1::from_vec(py, c.bound_codes))?;
+    for (key, codes) in [
+        ("op_type_codes", c.op_type_codes),
+        ("fused_into_codes", c.fused_into_codes),
+        ("note_codes", c.note_codes),
+    ] {
+        out.set_item(key, PyArray1::from_vec(py, codes))?;
+    }
+    for (key, values) in [
+        ("time_us", c.time_us),
+        ("flops", c.flops),
+        ("padded_flops", c.padded_flops),
+        ("bytes", c.bytes),
+        ("l2_bytes", c.l2_bytes),
+        ("compute_us", c.compute_us),
+        ("memory_us", c.memory_us),
+        ("overhead_us", c.overhead_us),
+        ("count", c.count),
+    ] {
+        out.set_item(key, PyArray1::from_vec(py, values))?;
+    }
+    Ok(out.unbind())
+}
+
+/// The cost report of `graph` on `spec`, as columns (see `report_columns`).
 #[pyfunction]
 #[pyo3(signature = (graph, spec, precision = "force_fp16", fuse = true, loop_trip_count = None, l2_residency = true))]
 pub fn estimate_cost(
@@ -197,7 +246,7 @@ pub fn estimate_cost(
     fuse: bool,
     loop_trip_count: Option<u64>,
     l2_residency: bool,
-) -> PyResult<String> {
+) -> PyResult<Py<PyDict>> {
     let precision = PrecisionMode::from_name(precision).ok_or_else(|| {
         let known: Vec<_> = PrecisionMode::ALL.iter().map(|m| m.name()).collect();
         PyValueError::new_err(format!(
@@ -211,14 +260,12 @@ pub fn estimate_cost(
         loop_trip_count,
         l2_residency,
     };
+    graph.usable(py)?;
     let g = &graph.graph;
     let spec = &spec.spec;
-    let result = py
-        .detach(|| catch_unwind(AssertUnwindSafe(|| estimate(g, spec, &options))))
-        .map_err(|_| {
-            PyRuntimeError::new_err("internal error in the opgraph cost model (please report it)")
-        })?;
+    let result = guard_panics_detached(py, "the cost model", || estimate(g, spec, &options));
+    let result = graph.poison_on_panic(py, result)?;
     result
-        .map(|report| report.to_json())
         .map_err(|e| cost_err(py, e))
+        .and_then(|report| report_columns(py, report))
 }

@@ -2,16 +2,14 @@
 //! storage-shape formulas and the list of known socs.
 
 use crate::convert::{dtype_from_py, format_from_py, shape_from_py};
-use crate::errors::{device_error, exception, new_error};
+use crate::errors::{device_error, exception, guard_panics, guard_panics_detached, new_error};
 use crate::graph::PyGraph;
 use opgraph_core::device::formats::{self, PrepareOptions};
 use opgraph_core::device::soc::{soc_versions as known_socs, Soc};
 use opgraph_core::device::DeviceError;
 use opgraph_core::op::global_registry;
-use pyo3::exceptions::PyRuntimeError;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
-use std::panic::{catch_unwind, AssertUnwindSafe};
 
 /// `prepare`'s report as plain values; `opgraph.device` wraps it in a dataclass.
 type ReportTuple = (
@@ -45,9 +43,6 @@ fn soc_from(py: Python<'_>, name: &str) -> PyResult<Soc> {
     Soc::from_name(name).map_err(|e| device_err(py, e))
 }
 
-const INTERNAL: &str =
-    "internal error in the opgraph format pass (please report it); the graph is unchanged";
-
 /// Chooses every tensor's storage format for `soc` (the graph must be inferred).
 #[pyfunction]
 #[pyo3(signature = (graph, soc, allow_fp32_to_fp16 = false))]
@@ -62,15 +57,14 @@ pub fn prepare(
         allow_fp32_to_fp16,
     };
     let registry = global_registry();
+    graph.usable(py)?;
     let g = &mut graph.graph;
     // The pass never calls Python, so the GIL is released for its whole run.
-    let result = py.detach(|| {
-        catch_unwind(AssertUnwindSafe(|| {
-            formats::prepare(g, &registry, &options)
-        }))
+    let result = guard_panics_detached(py, "the storage-format pass", || {
+        formats::prepare(g, &registry, &options)
     });
-    let report = result
-        .map_err(|_| PyRuntimeError::new_err(INTERNAL))?
+    let report = graph
+        .poison_on_panic(py, result)?
         .map_err(|e| device_err(py, e))?;
     Ok((
         report.soc.version.to_owned(),
@@ -94,13 +88,12 @@ pub fn prepare(
 pub fn check_formats(py: Python<'_>, graph: &PyGraph, soc: &str) -> PyResult<Vec<String>> {
     let soc = soc_from(py, soc)?;
     let registry = global_registry();
+    graph.usable(py)?;
     let g = &graph.graph;
-    let found = py.detach(|| {
-        catch_unwind(AssertUnwindSafe(|| {
-            formats::check_formats(g, &registry, &soc)
-        }))
+    let found = guard_panics_detached(py, "the storage-format check", || {
+        formats::check_formats(g, &registry, &soc)
     });
-    let found = found.map_err(|_| PyRuntimeError::new_err(INTERNAL))?;
+    let found = graph.poison_on_panic(py, found)?;
     Ok(found.iter().map(ToString::to_string).collect())
 }
 
@@ -123,14 +116,16 @@ pub fn storage_shape(
     );
     let dtype = dtype_from_py(dtype)?;
     let soc = soc_from(py, soc)?;
-    formats::storage_shape(&shape, from, to, dtype, groups, &soc)
-        .map(|s| s.dims().to_vec())
-        .map_err(|e| {
-            exception(
-                device_error(py),
-                format!("cannot store {dtype}{shape} ({from}) as {to}: {e}"),
-            )
-        })
+    guard_panics(py, "the storage-shape formulas", || {
+        formats::storage_shape(&shape, from, to, dtype, groups, &soc)
+    })?
+    .map(|s| s.dims().to_vec())
+    .map_err(|e| {
+        exception(
+            device_error(py),
+            format!("cannot store {dtype}{shape} ({from}) as {to}: {e}"),
+        )
+    })
 }
 
 /// The soc names `prepare` accepts: the family names, then ATC's soc_versions.

@@ -3,7 +3,9 @@
 
 use opgraph_core::builder::BuildError;
 use opgraph_core::graph::GraphError;
-use opgraph_core::infer::{InferFailure, NodeError, Stage, INTERNAL_ERROR};
+use opgraph_core::infer::{InferFailure, NodeError, Stage};
+use opgraph_core::internal::{catch_internal, InternalError};
+use opgraph_core::message::capped_text;
 use opgraph_core::op::RegistrationError;
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
@@ -34,15 +36,19 @@ error_classes! {
     parse_error => "ParseError",
     device_error => "DeviceError",
     memory_plan_error => "MemoryPlanError",
+    internal_error => "InternalError",
+    shape_argument_error => "ShapeArgumentError",
+    shape_type_error => "ShapeTypeError",
 }
 
-/// An exception of `class` with message `message` and keyword attributes.
+/// An exception of `class` with message `message` (capped, whatever the
+/// model: see `opgraph_core::message`) and keyword attributes.
 pub fn new_error(
     class: &Bound<'_, PyType>,
     message: impl Into<String>,
     kwargs: Option<&Bound<'_, PyDict>>,
 ) -> PyErr {
-    match class.call((message.into(),), kwargs) {
+    match class.call((capped_text(message.into()),), kwargs) {
         Ok(exc) => PyErr::from_value(exc),
         Err(e) => e,
     }
@@ -122,15 +128,21 @@ fn node_error_to_py(py: Python<'_>, e: NodeError) -> PyResult<PyErr> {
         Stage::InferDtype => infer_dtype_error(py)?,
         // A rule of opgraph's own rejecting the node's inputs or attributes;
         // a Python function's exception (a source) stays an InferShapeError.
-        Stage::InferShape if e.source.is_none() && !e.message.starts_with(INTERNAL_ERROR) => {
-            invalid_shape_error(py)?
-        }
+        Stage::InferShape if e.source.is_none() => invalid_shape_error(py)?,
         Stage::InferShape | Stage::Subgraph => infer_shape_error(py)?,
+        Stage::Internal => internal_error(py)?,
     };
     let kwargs = PyDict::new(py);
     kwargs.set_item("node", e.qualified_node())?;
     kwargs.set_item("op_type", &e.op_type)?;
     kwargs.set_item("inputs", &e.inputs)?;
+    if e.stage == Stage::Internal {
+        let bug = e
+            .source
+            .as_ref()
+            .and_then(|s| s.downcast_ref::<InternalError>());
+        kwargs.set_item("location", bug.and_then(|b| b.location.as_deref()))?;
+    }
     let message = e.to_string();
     let err = new_error(class, message, Some(&kwargs));
     if let Some(source) = e.source {
@@ -139,4 +151,41 @@ fn node_error_to_py(py: Python<'_>, e: NodeError) -> PyResult<PyErr> {
         }
     }
     Ok(err)
+}
+
+/// The `InternalError` for a caught panic (opgraph's bug) during `during`
+/// (`"the TensorFlow frontend loading 'm.pb'"`, `"the memory planner"` ...).
+pub fn internal_err(py: Python<'_>, bug: &InternalError, during: &str) -> PyErr {
+    let result = (|| {
+        let kwargs = PyDict::new(py);
+        kwargs.set_item("location", &bug.location)?;
+        Ok(new_error(
+            internal_error(py)?,
+            format!("{bug} (in {during})"),
+            Some(&kwargs),
+        ))
+    })();
+    result.unwrap_or_else(|e| e)
+}
+
+/// Runs `f` with the GIL held, a panic becoming an `InternalError`. Every
+/// binding runs core code through this or [`guard_panics_detached`], so no
+/// panic reaches Python as anything but an `InternalError`.
+pub fn guard_panics<T>(py: Python<'_>, during: &str, f: impl FnOnce() -> T) -> PyResult<T> {
+    catch_internal(f).map_err(|bug| internal_err(py, &bug, during))
+}
+
+/// [`guard_panics`] with the GIL released (for passes that never call Python).
+pub fn guard_panics_detached<T: Send>(
+    py: Python<'_>,
+    during: &str,
+    f: impl FnOnce() -> T + Send,
+) -> PyResult<T> {
+    py.detach(|| catch_internal(f))
+        .map_err(|bug| internal_err(py, &bug, during))
+}
+
+/// True when `failure` is opgraph's own bug rather than the model's fault.
+pub fn is_internal(failure: &InferFailure) -> bool {
+    matches!(failure, InferFailure::Node(e) if e.stage == Stage::Internal)
 }

@@ -3,9 +3,9 @@
 
 use crate::convert::{
     attr_from_py, attrs_from_py, attrs_to_py, dtype_from_py, dtype_to_py, format_from_py,
-    format_to_py, shape_from_py, shape_to_py, tensor_from_py, tensor_to_py, type_name,
+    format_to_py, shape_arg, shape_from_py, shape_to_py, tensor_from_py, tensor_to_py, type_name,
 };
-use crate::errors::{build_err, graph_err, graph_error, new_error};
+use crate::errors::{build_err, graph_err, graph_error, guard_panics, internal_error, new_error};
 use opgraph_core::builder::{add_op, OpSpec, PortInput};
 use opgraph_core::graph::{Graph, Node, NodeId, OutputRef, Subgraph};
 use opgraph_core::op::global_registry;
@@ -14,6 +14,7 @@ use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyMapping, PyTuple};
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::OnceLock;
 
 static NEXT_GRAPH_ID: AtomicU64 = AtomicU64::new(1);
 
@@ -23,6 +24,9 @@ pub struct PyGraph {
     pub graph: Graph,
     /// Identifies this graph so handles from another graph are rejected.
     id: u64,
+    /// Set when a pass hit an internal error on this graph: it may be half
+    /// updated, so every later use raises InternalError with this message.
+    poisoned: OnceLock<String>,
 }
 
 /// A handle to one output of one node of a particular graph.
@@ -57,6 +61,35 @@ impl PyGraph {
         PyGraph {
             graph,
             id: NEXT_GRAPH_ID.fetch_add(1, Ordering::Relaxed),
+            poisoned: OnceLock::new(),
+        }
+    }
+
+    /// Marks the graph unusable after an internal error (`error`'s message
+    /// is repeated by every later use).
+    pub fn poison(&self, py: Python<'_>, error: &PyErr) {
+        let _ = self.poisoned.set(error.value(py).to_string());
+    }
+
+    /// `guarded` (the result of a panic guard over a pass on this graph)
+    /// as it is, the graph poisoned when it is an internal error.
+    pub fn poison_on_panic<T>(&self, py: Python<'_>, guarded: PyResult<T>) -> PyResult<T> {
+        guarded.inspect_err(|internal| self.poison(py, internal))
+    }
+
+    /// Ok unless an internal error made the graph unusable.
+    pub fn usable(&self, py: Python<'_>) -> PyResult<()> {
+        match self.poisoned.get() {
+            None => Ok(()),
+            Some(first) => Err(new_error(
+                internal_error(py)?,
+                format!(
+                    "graph '{}' is unusable: an earlier call hit an internal error and may have \
+                     left it half updated; rebuild or reload it (the error was: {first})",
+                    self.graph.name
+                ),
+                None,
+            )),
         }
     }
 
@@ -169,11 +202,13 @@ impl PyGraph {
         format: Option<&Bound<'_, PyAny>>,
         shape_range: Option<Vec<(i64, i64)>>,
     ) -> PyResult<TensorRef> {
+        self.usable(py)?;
         let format = format
             .map(format_from_py)
             .transpose()?
             .unwrap_or(Format::Nd);
-        let mut desc = TensorDesc::new(dtype_from_py(dtype)?, shape_from_py(shape)?, format);
+        let mut desc =
+            TensorDesc::new(dtype_from_py(dtype)?, shape_arg(shape, Some(name))?, format);
         desc.shape_range = shape_range;
         let edge = self
             .graph
@@ -191,6 +226,7 @@ impl PyGraph {
         value: &Bound<'_, PyAny>,
         format: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<TensorRef> {
+        self.usable(py)?;
         let tensor = tensor_from_py(value)?;
         let edge = self
             .graph
@@ -217,6 +253,7 @@ impl PyGraph {
         subgraphs: Option<&Bound<'_, PyDict>>,
         control_inputs: Option<Vec<PyRef<'_, TensorRef>>>,
     ) -> PyResult<TensorRef> {
+        self.usable(py)?;
         let inputs = match inputs {
             Some(inputs) => self.port_inputs(op_type, inputs)?,
             None => Vec::new(),
@@ -227,6 +264,7 @@ impl PyGraph {
             .unwrap_or_default()
         {
             let body = body.cast::<PyGraph>()?.borrow();
+            body.usable(py)?;
             // Bodies nested in `body` stay shared with it (copy on write).
             bodies.push(Subgraph::new(
                 body_name.extract::<String>()?,
@@ -247,8 +285,13 @@ impl PyGraph {
             subgraphs: bodies,
             control_inputs: control,
         };
-        let id =
-            add_op(&mut self.graph, &global_registry(), spec).map_err(|e| build_err(py, &e))?;
+        let registry = global_registry();
+        let added = guard_panics(py, "the graph builder", || {
+            add_op(&mut self.graph, &registry, spec)
+        });
+        let id = self
+            .poison_on_panic(py, added)?
+            .map_err(|e| build_err(py, &e))?;
         Ok(self.handle(OutputRef::new(id, 0)))
     }
 
@@ -260,6 +303,7 @@ impl PyGraph {
         name: &str,
         value: &Bound<'_, PyAny>,
     ) -> PyResult<()> {
+        self.usable(py)?;
         let id = self.find(py, node)?;
         let value = attr_from_py(value)?;
         self.graph.node_mut(id).attrs.set(name, value);
@@ -268,6 +312,7 @@ impl PyGraph {
 
     /// The graph's outputs, in order.
     fn set_outputs(&mut self, py: Python<'_>, outputs: Vec<PyRef<'_, TensorRef>>) -> PyResult<()> {
+        self.usable(py)?;
         let edges = outputs
             .iter()
             .map(|h| self.edge(py, h))
@@ -283,6 +328,7 @@ impl PyGraph {
         index: usize,
         tensor: Option<PyRef<'_, TensorRef>>,
     ) -> PyResult<()> {
+        self.usable(py)?;
         let id = self.find(py, node)?;
         let edge = tensor.map(|h| self.edge(py, &h)).transpose()?;
         self.graph
@@ -292,17 +338,20 @@ impl PyGraph {
 
     /// A snapshot of node `name`.
     fn node(&self, py: Python<'_>, name: &str) -> PyResult<PyNode> {
+        self.usable(py)?;
         Ok(self.snapshot(self.find(py, name)?))
     }
 
     /// Snapshots of every node, in insertion order.
-    fn nodes(&self) -> Vec<PyNode> {
-        self.graph.node_ids().map(|id| self.snapshot(id)).collect()
+    fn nodes(&self, py: Python<'_>) -> PyResult<Vec<PyNode>> {
+        self.usable(py)?;
+        Ok(self.graph.node_ids().map(|id| self.snapshot(id)).collect())
     }
 
     /// The handle of output `index` of node `name`.
     #[pyo3(signature = (name, index = 0))]
     fn tensor(&self, py: Python<'_>, name: &str, index: u32) -> PyResult<TensorRef> {
+        self.usable(py)?;
         let handle = self.handle(OutputRef::new(self.find(py, name)?, index));
         self.edge(py, &handle)?;
         Ok(handle)
@@ -310,6 +359,7 @@ impl PyGraph {
 
     /// The descriptor of the tensor a handle names.
     fn desc(&self, py: Python<'_>, tensor: PyRef<'_, TensorRef>) -> PyResult<PyTensorDesc> {
+        self.usable(py)?;
         let edge = self.edge(py, &tensor)?;
         Ok(PyTensorDesc {
             desc: self.graph.tensor(edge).clone(),
@@ -318,6 +368,7 @@ impl PyGraph {
 
     /// A copy of body `body` of node `node`.
     fn subgraph(&self, py: Python<'_>, node: &str, body: &str) -> PyResult<PyGraph> {
+        self.usable(py)?;
         let id = self.find(py, node)?;
         match self.graph.node(id).subgraph(body) {
             Some(graph) => Ok(PyGraph::from_graph(graph.clone())),
@@ -330,25 +381,30 @@ impl PyGraph {
     }
 
     #[getter]
-    fn inputs(&self) -> Vec<TensorRef> {
-        self.graph
+    fn inputs(&self, py: Python<'_>) -> PyResult<Vec<TensorRef>> {
+        self.usable(py)?;
+        Ok(self
+            .graph
             .inputs()
             .iter()
             .map(|&id| self.handle(OutputRef::new(id, 0)))
-            .collect()
+            .collect())
     }
 
     #[getter]
-    fn outputs(&self) -> Vec<TensorRef> {
-        self.graph
+    fn outputs(&self, py: Python<'_>) -> PyResult<Vec<TensorRef>> {
+        self.usable(py)?;
+        Ok(self
+            .graph
             .outputs()
             .iter()
             .map(|&e| self.handle(e))
-            .collect()
+            .collect())
     }
 
-    fn copy(&self) -> PyGraph {
-        PyGraph::from_graph(self.graph.clone())
+    fn copy(&self, py: Python<'_>) -> PyResult<PyGraph> {
+        self.usable(py)?;
+        Ok(PyGraph::from_graph(self.graph.clone()))
     }
 
     fn __len__(&self) -> usize {
@@ -360,7 +416,16 @@ impl PyGraph {
     }
 
     fn __repr__(&self) -> String {
-        format!("Graph({:?}, {} nodes)", self.graph.name, self.graph.len())
+        let unusable = if self.poisoned.get().is_some() {
+            ", unusable after an internal error"
+        } else {
+            ""
+        };
+        format!(
+            "Graph({:?}, {} nodes{unusable})",
+            self.graph.name,
+            self.graph.len()
+        )
     }
 }
 

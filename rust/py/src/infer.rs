@@ -1,6 +1,6 @@
 //! `infer(graph)` and the enumeration tables the Python enums are checked against.
 
-use crate::errors::failure_to_py;
+use crate::errors::{failure_to_py, guard_panics, guard_panics_detached, is_internal};
 use crate::graph::PyGraph;
 use opgraph_core::graph::Graph;
 use opgraph_core::infer::{infer_graph, InferOptions, DEFAULT_FOLD_LIMIT};
@@ -9,7 +9,6 @@ use opgraph_core::types::{DataType, Format};
 use pyo3::exceptions::PyRuntimeError;
 use pyo3::prelude::*;
 use std::collections::HashSet;
-use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::Arc;
 
 /// True when some node (bodies included) uses an op registered from Python.
@@ -40,30 +39,47 @@ pub fn infer(
         collect_errors,
         fold_limit: fold_limit.unwrap_or(DEFAULT_FOLD_LIMIT),
     };
+    graph.usable(py)?;
+    let during = "the inference engine";
     let g = &mut graph.graph;
-    // Op functions' panics are caught per node by the engine; this guard keeps
-    // any other internal panic from crossing into Python as well.
-    let run = |g: &mut Graph| catch_unwind(AssertUnwindSafe(|| infer_graph(g, &registry, options)));
+    // Op functions' panics are caught per node by the engine (Stage::Internal);
+    // this guard turns any other panic into an InternalError as well.
     let result = if uses_user_ops(g, &registry, &mut HashSet::new()) {
         // Python callbacks need the GIL; holding it avoids re-acquiring per node.
-        run(g)
+        guard_panics(py, during, || infer_graph(g, &registry, options))
     } else {
-        py.detach(|| run(g))
+        guard_panics_detached(py, during, || infer_graph(g, &registry, options))
     };
-    let result = result.map_err(|_| {
-        PyRuntimeError::new_err("internal error in the opgraph engine (please report it); the graph may be partially inferred")
-    })?;
-    match result {
-        Ok(()) => Ok(Vec::new()),
-        Err(failures) if collect_errors => Ok(failures
+    let failures = match result {
+        Ok(Ok(())) => return Ok(Vec::new()),
+        Ok(Err(failures)) => failures,
+        Err(internal) => {
+            graph.poison(py, &internal);
+            return Err(internal);
+        }
+    };
+    // opgraph's own bug is never one node failure among others: the graph
+    // may be half inferred, so it is poisoned and the bug raised.
+    if let Some(bug) = failures.iter().position(is_internal) {
+        let internal = failures
+            .into_iter()
+            .nth(bug)
+            .map(|f| failure_to_py(py, f))
+            .unwrap_or_else(|| PyRuntimeError::new_err("unreachable"));
+        graph.poison(py, &internal);
+        return Err(internal);
+    }
+    if collect_errors {
+        Ok(failures
             .into_iter()
             .map(|f| failure_to_py(py, f).into_value(py).into_any())
-            .collect()),
-        Err(failures) => Err(failures
+            .collect())
+    } else {
+        Err(failures
             .into_iter()
             .next()
             .map(|f| failure_to_py(py, f))
-            .unwrap_or_else(|| PyRuntimeError::new_err("inference failed without an error"))),
+            .unwrap_or_else(|| PyRuntimeError::new_err("inference failed without an error")))
     }
 }
 

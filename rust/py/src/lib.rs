@@ -17,6 +17,8 @@ use pyo3::prelude::*;
 
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    // Panic locations for InternalError messages (see opgraph_core::internal).
+    opgraph_core::internal::install_panic_hook();
     m.add_class::<graph::PyGraph>()?;
     m.add_class::<graph::TensorRef>()?;
     m.add_class::<graph::PyTensorDesc>()?;
@@ -38,6 +40,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(registry::register_op, m)?)?;
     m.add_function(wrap_pyfunction!(registry::registered_op_types, m)?)?;
     m.add_function(wrap_pyfunction!(registry::op_schema, m)?)?;
+    m.add_function(wrap_pyfunction!(registry::_register_panicking_op, m)?)?;
     m.add_function(wrap_pyfunction!(memory::plan_memory, m)?)?;
     m.add_function(wrap_pyfunction!(memory::plan_lifetimes, m)?)?;
     m.add_function(wrap_pyfunction!(memory::check_placement, m)?)?;

@@ -2,7 +2,7 @@
 //! plain data (numpy columns and totals) that `opgraph.memory` wraps, and
 //! the placement checker. Planning runs without the GIL.
 
-use crate::errors::{cycle_error, memory_plan_error, new_error};
+use crate::errors::{cycle_error, guard_panics_detached, memory_plan_error, new_error};
 use crate::graph::PyGraph;
 use numpy::{PyArray1, PyReadonlyArray1};
 use opgraph_core::device::memory::{
@@ -11,10 +11,9 @@ use opgraph_core::device::memory::{
     Strategy,
 };
 use opgraph_core::op::global_registry;
-use pyo3::exceptions::{PyRuntimeError, PyValueError};
+use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
-use std::panic::{catch_unwind, AssertUnwindSafe};
 
 fn strategy_from(name: Option<&str>) -> PyResult<Option<Strategy>> {
     name.map(|n| {
@@ -51,14 +50,9 @@ fn memory_err(py: Python<'_>, e: MemoryError) -> PyErr {
     result.unwrap_or_else(|e| e)
 }
 
-/// Runs `f` without the GIL, turning a panic into a RuntimeError.
+/// Runs `f` without the GIL, turning a panic into an InternalError.
 fn detached<T: Send>(py: Python<'_>, f: impl FnOnce() -> T + Send) -> PyResult<T> {
-    py.detach(|| catch_unwind(AssertUnwindSafe(f)))
-        .map_err(|_| {
-            PyRuntimeError::new_err(
-                "internal error in the opgraph memory planner (please report it)",
-            )
-        })
+    guard_panics_detached(py, "the memory planner", f)
 }
 
 fn to_i64(value: u64, what: &str) -> PyResult<i64> {
@@ -111,8 +105,13 @@ pub fn plan_memory<'py>(
         allow_dynamic,
     };
     let registry = global_registry();
+    graph.usable(py)?;
     let g = &graph.graph;
-    let plan = detached(py, || core_plan_memory(g, &registry, &options))?
+    let plan = graph
+        .poison_on_panic(
+            py,
+            detached(py, || core_plan_memory(g, &registry, &options)),
+        )?
         .map_err(|e| memory_err(py, e))?;
     let none = -1i64;
     let column = |f: &dyn Fn(&opgraph_core::device::memory::PlannedTensor) -> PyResult<i64>| {

@@ -224,3 +224,19 @@ fn ports_to_py<'py>(py: Python<'py>, ports: &[PortDef]) -> PyResult<Bound<'py, P
     }
     Ok(list)
 }
+
+/// TEST ONLY (used by tests/test_internal_errors.py; not part of the API):
+/// registers op type `op_type` (one input, one output) whose shape function
+/// panics, so the tests can drive a real engine panic through the same
+/// path a bug in a built-in op would take and check it comes out as an
+/// InternalError that poisons the graph.
+#[pyfunction]
+pub fn _register_panicking_op(op_type: &str) -> PyResult<()> {
+    let schema = OpSchema::new(op_type)
+        .input(PortDef::new("x", ParamType::Required))
+        .output(PortDef::new("y", ParamType::Required).follow("x", FollowType::Dtype))
+        .infer_shape(Arc::new(|_: &mut OpContext<'_>| {
+            panic!("deliberate test panic in a shape function")
+        }));
+    register_global(schema, true).map_err(|e| Python::attach(|py| registration_err(py, &e)))
+}

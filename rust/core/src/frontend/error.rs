@@ -83,6 +83,6 @@ fn unsupported_message(ops: &[UnsupportedOp]) -> String {
         "no parser plugin for {} op type{}: {}",
         ops.len(),
         if ops.len() == 1 { "" } else { "s" },
-        list.join(", ")
+        crate::message::capped_list(&list, ", ")
     )
 }

@@ -5,7 +5,7 @@ use std::collections::VecDeque;
 
 /// The graph has a cycle; `nodes` are the names on one cycle, in edge order.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("the graph has a cycle through {}", .nodes.join(" -> "))]
+#[error("the graph has a cycle through {}", crate::message::capped_list(.nodes, " -> "))]
 pub struct CycleError {
     pub nodes: Vec<String>,
 }

@@ -5,11 +5,11 @@ use super::check::{check_prototype, dtype_names, port_counts, LiveCombinations};
 use super::context::{OpContext, SET_DTYPE, SET_FORMAT, SET_SHAPE};
 use super::error::{InferFailure, NodeError, Stage};
 use crate::graph::{is_loop_back_edge, is_merge, topological_order, Graph, Node, NodeId, Subgraph};
+use crate::internal::{catch_internal, InternalError};
 use crate::op::{OpError, OpFn, OpRegistry, OpSchema};
 use crate::types::{same_name, AttrValue, DataType, TensorDesc};
 use rustc_hash::FxHashMap;
 use smallvec::SmallVec;
-use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::Arc;
 
 #[derive(Clone, Copy, Debug)]
@@ -22,10 +22,6 @@ pub struct InferOptions {
     /// inference never computes real activations.
     pub fold_limit: usize,
 }
-
-/// How a caught panic's error message starts: it is opgraph's bug, not the
-/// node's.
-pub const INTERNAL_ERROR: &str = "internal error in opgraph";
 
 /// Default [`InferOptions::fold_limit`]: ample for shape arithmetic.
 pub const DEFAULT_FOLD_LIMIT: usize = 4096;
@@ -203,10 +199,9 @@ impl Engine<'_> {
                     }
                 }
             }
-            catch_unwind(AssertUnwindSafe(|| {
-                run_node(node, schema, &inputs, &mut outputs, &engine)
-            }))
-            .unwrap_or_else(|panic| Err((Stage::InferShape, internal_error(panic))))
+            // A panic is opgraph's bug: its own stage, never the node's fault.
+            catch_internal(|| run_node(node, schema, &inputs, &mut outputs, &engine))
+                .unwrap_or_else(|bug| Err((Stage::Internal, internal_failure(bug))))
         };
         graph.node_mut(id).outputs = outputs;
         result.map_err(|(stage, e)| self.error(graph, id, stage, e))
@@ -468,20 +463,18 @@ fn outputs_within(ctx: &OpContext<'_>, limit: usize) -> bool {
 
 fn call(f: &Option<OpFn>, ctx: &mut OpContext<'_>, stage: Stage) -> StageResult {
     match f {
-        Some(f) => catch_unwind(AssertUnwindSafe(|| f(ctx)))
-            .unwrap_or_else(|panic| Err(internal_error(panic)))
-            .map_err(|e| (stage, e)),
+        Some(f) => match catch_internal(|| f(ctx)) {
+            Ok(result) => result.map_err(|e| (stage, e)),
+            Err(bug) => Err((Stage::Internal, internal_failure(bug))),
+        },
         None => Ok(()),
     }
 }
 
-fn internal_error(panic: Box<dyn std::any::Any + Send>) -> OpError {
-    let what = panic
-        .downcast_ref::<&str>()
-        .map(|s| s.to_string())
-        .or_else(|| panic.downcast_ref::<String>().cloned())
-        .unwrap_or_else(|| "unknown panic".into());
-    OpError::new(format!("{INTERNAL_ERROR} (please report it): {what}"))
+/// A caught panic as the node's error: its text, with the
+/// [`InternalError`] as the source (for its location).
+fn internal_failure(bug: InternalError) -> OpError {
+    OpError::with_source(bug.to_string(), Box::new(bug))
 }
 
 /// `(instance, prototype port)` of every output instance, from the node's

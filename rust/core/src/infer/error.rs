@@ -1,6 +1,7 @@
 //! Inference failures: which node, which stage, what was violated.
 
 use crate::graph::CycleError;
+use crate::message::{capped_list, capped_text};
 use std::fmt;
 
 /// The step of the per-node pipeline that failed.
@@ -15,6 +16,9 @@ pub enum Stage {
     InferShape,
     /// A body of the node failed (the body's own failure is reported too).
     Subgraph,
+    /// opgraph itself failed on the node (a caught panic, see
+    /// [`crate::internal`]): a bug to report, not a fault of the model.
+    Internal,
 }
 
 impl Stage {
@@ -26,6 +30,7 @@ impl Stage {
             Stage::InferDtype => "failed dtype inference",
             Stage::InferShape => "failed shape inference",
             Stage::Subgraph => "has a body that failed inference",
+            Stage::Internal => "failed",
         }
     }
 }
@@ -55,19 +60,22 @@ impl NodeError {
 }
 
 impl fmt::Display for NodeError {
+    /// One sentence, capped ([`crate::message`]) however many inputs the
+    /// node has or however long its message is.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
+        let mut text = format!(
             "node '{}' ({}) {}: {}",
             self.qualified_node(),
             self.op_type,
             self.stage.verb(),
             self.message
-        )?;
+        );
         if !self.inputs.is_empty() {
-            write!(f, " [inputs: {}]", self.inputs.join(", "))?;
+            text.push_str(" [inputs: ");
+            text.push_str(&capped_list(&self.inputs, ", "));
+            text.push(']');
         }
-        Ok(())
+        f.write_str(&capped_text(text))
     }
 }
 

@@ -6,7 +6,7 @@ mod engine;
 mod error;
 
 pub use context::OpContext;
-pub use engine::{infer_graph, InferOptions, DEFAULT_FOLD_LIMIT, INTERNAL_ERROR};
+pub use engine::{infer_graph, InferOptions, DEFAULT_FOLD_LIMIT};
 pub use error::{InferFailure, NodeError, Stage};
 
 #[cfg(test)]

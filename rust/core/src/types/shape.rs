@@ -48,7 +48,9 @@ impl Clone for Shape {
 /// A shape that breaks GE's conventions.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum ShapeError {
-    #[error("dim {index} is {value}, but dims must be >= 0, or -1 for unknown")]
+    #[error(
+        "dim {index} is {value}, but dims must be >= 0, or -1 for unknown ([-2] alone: unknown rank)"
+    )]
     BadDim { index: usize, value: i64 },
     #[error("-2 (unknown rank) must be the only dim")]
     MisplacedUnknownRank,
@@ -152,16 +154,13 @@ impl fmt::Display for Shape {
             return f.write_str("[?rank]");
         }
         f.write_str("[")?;
-        for (i, d) in self.dims.iter().enumerate() {
-            if i > 0 {
-                f.write_str(", ")?;
-            }
-            if *d == UNKNOWN_DIM {
-                f.write_str("?")?;
+        crate::message::write_capped_with(f, &self.dims, ", ", |f, &d| {
+            if d == UNKNOWN_DIM {
+                f.write_str("?")
             } else {
-                write!(f, "{d}")?;
+                write!(f, "{d}")
             }
-        }
+        })?;
         f.write_str("]")
     }
 }

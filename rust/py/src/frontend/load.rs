@@ -4,7 +4,8 @@
 //! Python.
 
 use super::errors::frontend_err;
-use crate::convert::shape_from_py;
+use crate::convert::shape_arg;
+use crate::errors::guard_panics_detached;
 use crate::graph::PyGraph;
 use opgraph_core::frontend::caffe::{self, CaffeFiles};
 use opgraph_core::frontend::convert::ConvertOptions;
@@ -14,21 +15,22 @@ use opgraph_core::frontend::{FrontendError, PluginRegistry};
 use opgraph_core::graph::Graph;
 use opgraph_core::op::{global_registry, OpRegistry};
 use opgraph_core::types::Shape;
-use pyo3::exceptions::PyRuntimeError;
 use pyo3::prelude::*;
-use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
 
 /// `(name, shape)` pairs from Python, as core shapes.
 fn input_shapes(given: Vec<(String, Bound<'_, PyAny>)>) -> PyResult<Vec<(String, Shape)>> {
     given
         .into_iter()
-        .map(|(name, shape)| Ok((name, shape_from_py(&shape)?)))
+        .map(|(name, shape)| {
+            let shape = shape_arg(&shape, Some(&name))?;
+            Ok((name, shape))
+        })
         .collect()
 }
 
 /// Runs `load` with the registered plugins and op types, the GIL released;
-/// frontend errors become ParseError, a panic a RuntimeError naming `path`.
+/// frontend errors become ParseError, a panic an InternalError naming `path`.
 fn run_loader(
     py: Python<'_>,
     framework: Framework,
@@ -37,15 +39,14 @@ fn run_loader(
 ) -> PyResult<PyGraph> {
     let plugins = global_plugins();
     let ops = global_registry();
-    let result = py.detach(|| catch_unwind(AssertUnwindSafe(|| load(&plugins, &ops))));
-    match result {
-        Ok(Ok(graph)) => Ok(PyGraph::from_graph(graph)),
-        Ok(Err(e)) => Err(frontend_err(py, e)),
-        Err(_) => Err(PyRuntimeError::new_err(format!(
-            "internal error in the opgraph {} frontend while loading '{}' (please report it)",
-            framework.name(),
-            path.display()
-        ))),
+    let during = format!(
+        "the {} frontend loading '{}'",
+        framework.name(),
+        path.display()
+    );
+    match guard_panics_detached(py, &during, || load(&plugins, &ops))? {
+        Ok(graph) => Ok(PyGraph::from_graph(graph)),
+        Err(e) => Err(frontend_err(py, e)),
     }
 }
 

@@ -7,7 +7,7 @@ mod results;
 mod views;
 
 use crate::convert::{attrs_from_py, attrs_to_py};
-use crate::errors::{exception, registration_error};
+use crate::errors::{exception, guard_panics_detached, registration_error};
 use crate::frontend::errors::frontend_err;
 use crate::frontend::framework_op::{input_name, parse_input};
 use opgraph_core::frontend::scope::{
@@ -149,7 +149,9 @@ fn _run_scope_passes<'py>(
         functions: Vec::new(),
         ..FrameworkGraph::default()
     };
-    let outcome = py.detach(|| run_scope_passes(&mut graph, &enable_scope_passes));
+    let outcome = guard_panics_detached(py, "the scope-fusion passes", || {
+        run_scope_passes(&mut graph, &enable_scope_passes)
+    })?;
     let records = outcome.map_err(|e| frontend_err(py, e))?;
     let ops = graph
         .ops

@@ -2,26 +2,86 @@
 //! the on-chip L2 when every activation alive during its lifetime fits
 //! there together; its write and reads then move on chip instead of
 //! through DDR / HBM. Weights stream from memory every run.
+//!
+//! Every step is linear or n log n in the graph's size: sources are
+//! resolved once per node (a view chain is walked once, not per node),
+//! reader lists are deduplicated by sorting, and the live bytes per step
+//! come from a difference array, checked against L2 by a prefix count.
 
 use super::classify::OpClass;
 use super::work::Work;
 use crate::graph::{Graph, NodeId};
 
-/// The node whose kernel really produces what `id` outputs: views pass
-/// their input through, fused ops live in their anchor.
-fn source(graph: &Graph, classes: &[OpClass], anchors: &[Option<NodeId>], id: NodeId) -> NodeId {
-    let mut at = id;
-    loop {
+/// The node whose kernel really produces what each node outputs (by id):
+/// views pass their input through, fused ops live in their anchor. Each
+/// chain is walked once; every node on it gets the chain's end.
+fn sources(graph: &Graph, classes: &[OpClass], anchors: &[Option<NodeId>]) -> Vec<NodeId> {
+    let next = |at: NodeId| -> Option<NodeId> {
         if let Some(anchor) = anchors[at.index()] {
-            at = anchor;
-            continue;
+            return Some(anchor);
         }
-        let node = graph.node(at);
-        match (classes[at.index()], node.inputs.first().copied().flatten()) {
-            (OpClass::Free("view"), Some(edge)) => at = edge.node,
-            _ => return at,
+        match (
+            classes[at.index()],
+            graph.node(at).inputs.first().copied().flatten(),
+        ) {
+            (OpClass::Free("view"), Some(edge)) => Some(edge.node),
+            _ => None,
+        }
+    };
+    let mut source: Vec<Option<NodeId>> = vec![None; graph.len()];
+    let mut on_path = vec![false; graph.len()];
+    let mut path: Vec<NodeId> = Vec::new();
+    for start in graph.node_ids() {
+        let mut at = start;
+        let end = loop {
+            if let Some(known) = source[at.index()] {
+                break known;
+            }
+            match next(at) {
+                // A chain closing on itself (only through a loop back
+                // edge) ends where it closes.
+                Some(n) if !on_path[n.index()] => {
+                    on_path[at.index()] = true;
+                    path.push(at);
+                    at = n;
+                }
+                _ => break at,
+            }
+        };
+        source[at.index()] = Some(end);
+        for p in path.drain(..) {
+            on_path[p.index()] = false;
+            source[p.index()] = Some(end);
         }
     }
+    source
+        .into_iter()
+        .map(|s| s.expect("every node resolved"))
+        .collect()
+}
+
+/// For each step, whether the bytes alive then exceed `capacity`, as a
+/// prefix count: `over[b] - over[a]` steps in `a..b` overflow.
+fn overflowing_steps(spans: &[(usize, usize, f64)], steps: usize, capacity: f64) -> Vec<u32> {
+    // Sizes are whole byte counts, so the sums are exact in any order (below
+    // 2^53 bytes) and equal to adding each size slot by slot.
+    let mut delta = vec![0.0f64; steps + 1];
+    for &(first, last, size) in spans.iter().filter(|s| s.0 <= s.1) {
+        delta[first] += size;
+        delta[last + 1] -= size;
+    }
+    let mut over = Vec::with_capacity(steps + 1);
+    over.push(0u32);
+    let mut live = 0.0;
+    let mut count = 0u32;
+    for d in &delta[..steps] {
+        live += d;
+        if live > capacity {
+            count += 1;
+        }
+        over.push(count);
+    }
+    over
 }
 
 /// Moves the traffic of L2-resident activations from memory to L2 in
@@ -35,10 +95,14 @@ pub(crate) fn keep_activations_in_l2(
     l2_bytes: f64,
 ) {
     let is_task = |id: NodeId| works[id.index()].is_some() && anchors[id.index()].is_none();
-    // A fused kernel runs once its last member's inputs are ready.
+    let source = sources(graph, classes, anchors);
+    // A fused kernel runs once its last member's inputs are ready. Views
+    // are free and run nowhere: a late view of a tensor does not delay the
+    // kernel producing it (taking the view's place put the producer after
+    // its own readers, and sliced live bytes backwards).
     let mut position = vec![0usize; graph.len()];
     for (i, &id) in order.iter().enumerate() {
-        position[source(graph, classes, anchors, id).index()] = i;
+        position[anchors[id.index()].unwrap_or(id).index()] = i;
     }
     let mut tasks: Vec<NodeId> = order.iter().copied().filter(|&id| is_task(id)).collect();
     tasks.sort_by_key(|id| position[id.index()]);
@@ -50,53 +114,50 @@ pub(crate) fn keep_activations_in_l2(
     let mut readers: Vec<Vec<NodeId>> = vec![Vec::new(); graph.len()];
     let mut graph_output = vec![false; graph.len()];
     for edge in graph.outputs() {
-        graph_output[source(graph, classes, anchors, edge.node).index()] = true;
+        graph_output[source[edge.node.index()].index()] = true;
     }
     for &id in order {
-        let reader = source(graph, classes, anchors, id);
+        let reader = source[id.index()];
         if !is_task(reader) {
             continue;
         }
         for edge in graph.node(id).inputs.iter().flatten() {
-            let producer = source(graph, classes, anchors, edge.node);
-            if producer != reader
-                && is_task(producer)
-                && !readers[producer.index()].contains(&reader)
-            {
+            let producer = source[edge.node.index()];
+            if producer != reader && is_task(producer) {
                 readers[producer.index()].push(reader);
             }
         }
     }
-    // Live activation bytes at every step.
-    let mut live = vec![0.0f64; tasks.len() + 1];
-    let mut span = vec![(0usize, 0usize); graph.len()];
-    for &id in &tasks {
-        let first = step[id.index()];
-        let last = readers[id.index()]
-            .iter()
-            .map(|r| step[r.index()])
-            .max()
-            .unwrap_or(first);
-        let last = if graph_output[id.index()] {
-            tasks.len()
-        } else {
-            last
-        };
-        span[id.index()] = (first, last);
-        let size = works[id.index()].as_ref().map_or(0.0, |w| w.output_bytes);
-        for slot in &mut live[first..=last] {
-            *slot += size;
-        }
+    for list in &mut readers {
+        list.sort_unstable();
+        list.dedup();
     }
-    for &id in &tasks {
+    // Each task's output is alive from its step to its last reader's.
+    let output_bytes = |id: NodeId| works[id.index()].as_ref().map_or(0.0, |w| w.output_bytes);
+    let spans: Vec<(usize, usize, f64)> = tasks
+        .iter()
+        .map(|&id| {
+            let first = step[id.index()];
+            let last = if graph_output[id.index()] {
+                tasks.len()
+            } else {
+                readers[id.index()]
+                    .iter()
+                    .map(|r| step[r.index()])
+                    .max()
+                    .unwrap_or(first)
+            };
+            (first, last, output_bytes(id))
+        })
+        .collect();
+    let over = overflowing_steps(&spans, tasks.len() + 1, l2_bytes);
+    for (&id, &(first, last, size)) in tasks.iter().zip(&spans) {
         if graph_output[id.index()] || readers[id.index()].is_empty() {
             continue;
         }
-        let (first, last) = span[id.index()];
-        if live[first..=last].iter().any(|&b| b > l2_bytes) {
+        if over[last + 1] > over[first] {
             continue;
         }
-        let size = works[id.index()].as_ref().map_or(0.0, |w| w.output_bytes);
         for &task in std::iter::once(&id).chain(readers[id.index()].iter()) {
             if let Some(w) = works[task.index()].as_mut() {
                 let moved = size.min(w.dram_bytes);
@@ -106,3 +167,7 @@ pub(crate) fn keep_activations_in_l2(
         }
     }
 }
+
+#[cfg(test)]
+#[path = "l2_tests.rs"]
+mod tests;

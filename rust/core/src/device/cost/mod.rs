@@ -18,6 +18,7 @@
 //! activations are padded to C0 here, so the padding is paid either way.
 
 mod classify;
+mod columns;
 mod cube;
 mod fusion;
 mod l2;
@@ -32,6 +33,7 @@ mod tests;
 #[cfg(test)]
 mod tests_graph;
 
+pub use columns::CostColumns;
 pub use report::{Bound, CostReport, NodeCost};
 
 use crate::device::spec::DeviceSpec;

@@ -25,6 +25,22 @@ pub enum Bound {
 }
 
 impl Bound {
+    /// Every bound, in the order of [`Bound::code`].
+    pub const ALL: [Bound; 7] = [
+        Bound::Cube,
+        Bound::Vector,
+        Bound::Memory,
+        Bound::Overhead,
+        Bound::AiCpu,
+        Bound::Fused,
+        Bound::Free,
+    ];
+
+    /// The index of this bound in [`Bound::ALL`].
+    pub fn code(self) -> u8 {
+        self as u8
+    }
+
     pub fn name(self) -> &'static str {
         match self {
             Bound::Cube => "cube",
@@ -96,13 +112,14 @@ impl CostReport {
 
     /// Time per op type, largest first.
     pub fn time_by_op_type(&self) -> Vec<(String, f64)> {
-        let mut totals: Vec<(String, f64)> = Vec::new();
+        let mut by_type: rustc_hash::FxHashMap<&str, f64> = Default::default();
         for n in self.nodes.iter().filter(|n| n.time_us > 0.0) {
-            match totals.iter_mut().find(|(t, _)| *t == n.op_type) {
-                Some((_, t)) => *t += n.time_us,
-                None => totals.push((n.op_type.clone(), n.time_us)),
-            }
+            *by_type.entry(&n.op_type).or_insert(0.0) += n.time_us;
         }
+        let mut totals: Vec<(String, f64)> = by_type
+            .into_iter()
+            .map(|(t, us)| (t.to_owned(), us))
+            .collect();
         totals.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
         totals
     }

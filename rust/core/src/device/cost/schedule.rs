@@ -36,7 +36,7 @@ fn free_row(name: String, node: &Node, note: Option<String>) -> NodeCost {
     }
 }
 
-fn node_work(
+pub(super) fn node_work(
     graph: &Graph,
     node: &Node,
     class: OpClass,
@@ -107,6 +107,7 @@ pub(crate) fn walk_graph(
         }
     }
     let mut times = vec![0.0; graph.len()];
+    walk.rows.reserve(graph.len());
     for &id in &order {
         let node = graph.node(id);
         let name = format!("{prefix}{}", node.name);

@@ -174,3 +174,34 @@ fn reports_round_trip_through_json_and_sort_by_time() {
     assert!(rows.windows(2).all(|w| w[0].time_us >= w[1].time_us));
     assert_eq!(r.time_by_op_type()[0].0, "Relu");
 }
+
+#[test]
+fn columns_hold_every_row_with_repeated_strings_interned() {
+    let mut g = loop_graph();
+    let x = input(&mut g, "x2", big());
+    let a = op(&mut g, "Sqrt", "a", &[x], big(), &[]);
+    let b = op(&mut g, "Exp", "b", &[a], big(), &[]);
+    let c = op(&mut g, "Exp", "c", &[b], big(), &[]);
+    let mut outputs = g.outputs().to_vec();
+    outputs.push(c);
+    g.set_outputs(outputs).unwrap();
+    let r = estimate(&g, &CostOptions::default());
+    let columns = CostColumns::from_rows(r.nodes.clone());
+    assert_eq!(columns.len(), r.nodes.len());
+    for (i, row) in r.nodes.iter().enumerate() {
+        assert_eq!(&columns.row(i), row);
+    }
+    // Two Exp rows share one table entry, as b and c fused into a do; the
+    // caller has a note.
+    assert_eq!(columns.op_types, ["Data", "While", "Relu", "Sqrt", "Exp"]);
+    let b_row = columns.names.iter().position(|n| n == "b").unwrap();
+    assert_eq!(columns.fused_into, ["a"]);
+    assert_eq!(columns.fused_into_codes[b_row], 0);
+    assert_eq!(columns.fused_into_codes[b_row + 1], 0);
+    assert_eq!(columns.notes.len(), 1);
+    assert_eq!(
+        columns.bound_codes[b_row],
+        Bound::ALL.iter().position(|&x| x == Bound::Fused).unwrap() as u8
+    );
+    assert!(CostColumns::from_rows(Vec::new()).is_empty());
+}

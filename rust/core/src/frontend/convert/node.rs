@@ -211,8 +211,9 @@ impl<'f> GraphBuilder<'_, 'f> {
             (Some((_, shape)), _) => shape.clone(),
             (None, Some(AttrValue::ListInt(dims))) => Shape::new(dims).map_err(|e| {
                 FrontendError::Graph(format!(
-                    "placeholder '{}' has shape attribute {dims:?}: {e}",
-                    op.name
+                    "placeholder '{}' has shape attribute [{}]: {e}",
+                    op.name,
+                    crate::message::capped_list(dims, ", ")
                 ))
             })?,
             (None, None) => Shape::unknown_rank(),

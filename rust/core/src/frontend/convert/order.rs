@@ -129,7 +129,7 @@ pub(super) fn producers_first(
         .collect();
     Err(FrontendError::Graph(format!(
         "{place} has a cycle through {} (only a TensorFlow v1 loop's NextIteration -> Merge edge may close one)",
-        path.join(" -> ")
+        crate::message::capped_list(&path, " -> ")
     )))
 }
 
