@@ -14,6 +14,12 @@ from __future__ import annotations
 
 import os
 
+# The extension allocates with mimalloc, which by default reserves address
+# space 1 GiB at a time; in steps of 64 MiB, a process under an address-space
+# limit (ulimit -v) keeps that room for its graphs. Read once, when the
+# extension loads (a user's own setting wins).
+os.environ.setdefault("MIMALLOC_ARENA_RESERVE", "64MiB")
+
 from . import _core, caffe, cost, device, memory, tensorflow
 from ._core import (
     Graph,
@@ -41,6 +47,7 @@ from .errors import (
     InferShapeError,
     InternalError,
     InvalidShapeError,
+    MemoryLimitError,
     MemoryPlanError,
     NodeError,
     OpgraphError,
@@ -97,6 +104,7 @@ __all__ = [
     "InternalError",
     "InvalidShapeError",
     "LifetimePlan",
+    "MemoryLimitError",
     "MemoryPlan",
     "MemoryPlanError",
     "NamedAttrs",

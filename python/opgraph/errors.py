@@ -52,6 +52,13 @@ class ShapeTypeError(ShapeArgumentError, TypeError):
     """A shape argument is not a sequence of ints (a string, a float dim ...)."""
 
 
+class MemoryLimitError(OpgraphError):
+    """A pass stopped because it would need more memory than the process may
+    use (its address-space limit, its control group's limit, or the memory
+    the machine has available); see ``docs/limits.md``. Raised instead of
+    letting an allocation fail, which would abort the process."""
+
+
 class RegistrationError(OpgraphError):
     """An op prototype or plugin could not be registered."""
 

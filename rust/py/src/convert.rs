@@ -205,8 +205,15 @@ pub fn tensor_to_py<'py>(py: Python<'py>, tensor: &HostTensor) -> PyResult<Bound
             tensor.dtype()
         ))
     })?;
-    let bytes = PyArray1::<u8>::from_slice(py, tensor.bytes());
     let dims: Vec<usize> = tensor.shape().dims().iter().map(|&d| d as usize).collect();
+    if let Some(element) = tensor.splat_element() {
+        // A splat is one element broadcast over the shape: a read-only view
+        // of 1 element, not the expanded bytes (which may be a GiB).
+        let one = PyArray1::<u8>::from_slice(py, element).call_method1("view", (name,))?;
+        let numpy = py.import("numpy")?;
+        return numpy.call_method1("broadcast_to", (one.get_item(0)?, PyTuple::new(py, dims)?));
+    }
+    let bytes = PyArray1::<u8>::from_slice(py, tensor.bytes());
     bytes
         .call_method1("view", (name,))?
         .call_method1("reshape", (PyTuple::new(py, dims)?,))

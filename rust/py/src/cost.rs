@@ -2,6 +2,7 @@
 //! The report crosses as columns (numpy arrays and string tables) that
 //! `opgraph.cost` wraps; per-node objects are built there on demand.
 
+use crate::budget::{bytes_per_node, ensure_room};
 use crate::errors::{exception, guard_panics_detached};
 use crate::graph::PyGraph;
 use numpy::PyArray1;
@@ -262,6 +263,7 @@ pub fn estimate_cost(
     };
     graph.usable(py)?;
     let g = &graph.graph;
+    ensure_room(py, "estimate_cost", g.len(), bytes_per_node::ESTIMATE_COST)?;
     let spec = &spec.spec;
     let result = guard_panics_detached(py, "the cost model", || estimate(g, spec, &options));
     let result = graph.poison_on_panic(py, result)?;

@@ -1,6 +1,7 @@
 //! `prepare(graph, soc)` (the storage-format pass), the format check, the
 //! storage-shape formulas and the list of known socs.
 
+use crate::budget::{bytes_per_node, ensure_room};
 use crate::convert::{dtype_from_py, format_from_py, shape_from_py};
 use crate::errors::{device_error, exception, guard_panics, guard_panics_detached, new_error};
 use crate::graph::PyGraph;
@@ -59,6 +60,7 @@ pub fn prepare(
     let registry = global_registry();
     graph.usable(py)?;
     let g = &mut graph.graph;
+    ensure_room(py, "prepare", g.len(), bytes_per_node::PREPARE)?;
     // The pass never calls Python, so the GIL is released for its whole run.
     let result = guard_panics_detached(py, "the storage-format pass", || {
         formats::prepare(g, &registry, &options)

@@ -39,6 +39,7 @@ error_classes! {
     internal_error => "InternalError",
     shape_argument_error => "ShapeArgumentError",
     shape_type_error => "ShapeTypeError",
+    memory_limit_error => "MemoryLimitError",
 }
 
 /// An exception of `class` with message `message` (capped, whatever the

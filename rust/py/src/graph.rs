@@ -1,6 +1,7 @@
 //! `Graph` with its builder API, tensor handles, and read-only snapshots of
 //! nodes and tensor descriptors.
 
+use crate::budget::{bytes_per_node, ensure_room};
 use crate::convert::{
     attr_from_py, attrs_from_py, attrs_to_py, dtype_from_py, dtype_to_py, format_from_py,
     format_to_py, shape_arg, shape_from_py, shape_to_py, tensor_from_py, tensor_to_py, type_name,
@@ -345,6 +346,8 @@ impl PyGraph {
     /// Snapshots of every node, in insertion order.
     fn nodes(&self, py: Python<'_>) -> PyResult<Vec<PyNode>> {
         self.usable(py)?;
+        let n = self.graph.len();
+        ensure_room(py, "Graph.nodes()", n, bytes_per_node::NODE_SNAPSHOTS)?;
         Ok(self.graph.node_ids().map(|id| self.snapshot(id)).collect())
     }
 

@@ -1,5 +1,6 @@
 //! `infer(graph)` and the enumeration tables the Python enums are checked against.
 
+use crate::budget::{bytes_per_node, ensure_room};
 use crate::errors::{failure_to_py, guard_panics, guard_panics_detached, is_internal};
 use crate::graph::PyGraph;
 use opgraph_core::graph::Graph;
@@ -42,6 +43,7 @@ pub fn infer(
     graph.usable(py)?;
     let during = "the inference engine";
     let g = &mut graph.graph;
+    ensure_room(py, "infer", g.len(), bytes_per_node::INFER)?;
     // Op functions' panics are caught per node by the engine (Stage::Internal);
     // this guard turns any other panic into an InternalError as well.
     let result = if uses_user_ops(g, &registry, &mut HashSet::new()) {

@@ -2,6 +2,7 @@
 //! plain data (numpy columns and totals) that `opgraph.memory` wraps, and
 //! the placement checker. Planning runs without the GIL.
 
+use crate::budget::{bytes_per_node, ensure_room};
 use crate::errors::{cycle_error, guard_panics_detached, memory_plan_error, new_error};
 use crate::graph::PyGraph;
 use numpy::{PyArray1, PyReadonlyArray1};
@@ -107,6 +108,7 @@ pub fn plan_memory<'py>(
     let registry = global_registry();
     graph.usable(py)?;
     let g = &graph.graph;
+    ensure_room(py, "plan_memory", g.len(), bytes_per_node::PLAN_MEMORY)?;
     let plan = graph
         .poison_on_panic(
             py,

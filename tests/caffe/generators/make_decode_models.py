@@ -233,8 +233,9 @@ package caffe;
 
 message LayerParameter {
   optional MyLayerParameter my_layer_param = 1000;
-  // Number 106 is caffe.proto's convolution_param, which this removes.
-  optional ClashParameter clash_param = 106;
+  // Its own number: taking a caffe.proto number (106 is convolution_param)
+  // is an error, not a silent replacement.
+  optional ClashParameter clash_param = 1003;
   // caffe.proto's pooling_param (121) goes: the name clashes.
   optional CustomPoolingParameter pooling_param = 1001;
 }

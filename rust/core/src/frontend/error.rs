@@ -64,6 +64,9 @@ pub enum FrontendError {
     /// The model's structure is wrong (dangling input, bad port, cycle …).
     #[error("{0}")]
     Graph(String),
+    /// Loading stopped before the process ran out of memory.
+    #[error("while loading the model, {0}")]
+    Memory(#[from] crate::budget::OverBudget),
 }
 
 fn unsupported_message(ops: &[UnsupportedOp]) -> String {

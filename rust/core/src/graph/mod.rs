@@ -60,6 +60,13 @@ impl Graph {
         }
     }
 
+    /// Room for `additional` more nodes without growing the arena and name
+    /// index by doubling (which briefly holds both the old and new arrays).
+    pub fn reserve(&mut self, additional: usize) {
+        self.nodes.reserve_exact(additional);
+        self.by_name.reserve(additional);
+    }
+
     /// Adds `node`, checking its name and that every input edge refers to an
     /// existing output. Nodes only refer to earlier nodes here; `set_input`
     /// can rewire later (which is how loops, and cycles, come about).

@@ -7,15 +7,39 @@ use crate::types::{Shape, UNKNOWN_DIM};
 
 /// `axis` in `[-rank, rank)` as an index in `[0, rank)` (TensorFlow's rule).
 pub(crate) fn normalize_axis(axis: i64, rank: usize) -> Result<usize, OpError> {
-    let r = rank as i64;
-    if axis < -r || axis >= r {
-        bail!(
-            "axis {axis} is out of range for rank {rank} (expected {}..{})",
-            -r,
-            r
-        );
+    let r = i64::try_from(rank).unwrap_or(i64::MAX);
+    let index = if axis < 0 {
+        axis.checked_add(r)
+    } else {
+        Some(axis)
+    };
+    match index {
+        Some(i) if (0..r).contains(&i) => Ok(i as usize),
+        _ => bail!(
+            "axis {axis} is out of range for rank {rank} (expected {}..{r})",
+            r.wrapping_neg()
+        ),
     }
-    Ok(if axis < 0 { axis + r } else { axis } as usize)
+}
+
+/// `a * b` for attribute or dim values that must be known; an error naming
+/// `what` (e.g. "block_size * block_size") on int64 overflow.
+pub(crate) fn checked_mul(a: i64, b: i64, what: &str) -> Result<i64, OpError> {
+    a.checked_mul(b)
+        .ok_or_else(|| OpError::new(format!("{what} = {a} * {b} overflows int64")))
+}
+
+/// `d / k` of a dim by a positive divisor, unknown staying unknown; `None`
+/// when a known `d` is not a multiple of `k` (or `k` is 0), for the caller
+/// to explain in its own terms.
+pub(crate) fn exact_div_dim(d: i64, k: i64) -> Option<i64> {
+    if d == UNKNOWN_DIM {
+        return Some(UNKNOWN_DIM);
+    }
+    match (d.checked_rem(k), d.checked_div(k)) {
+        (Some(0), Some(q)) => Some(q),
+        _ => None,
+    }
 }
 
 /// The sum of two dims: unknown if either is, an error on overflow.
@@ -62,5 +86,14 @@ mod tests {
         assert!(add_dims(i64::MAX, 1).is_err());
         assert_eq!(mul_dims(0, -1).unwrap(), 0);
         assert!(mul_dims(i64::MAX, 2).is_err());
+        assert!(normalize_axis(i64::MIN, 4).is_err());
+        assert!(normalize_axis(i64::MAX, 4).is_err());
+        assert_eq!(normalize_axis(-4, 4).unwrap(), 0);
+        let e = checked_mul(1 << 32, 1 << 32, "block_size * block_size").unwrap_err();
+        assert!(e.message.contains("block_size * block_size"), "{e}");
+        assert_eq!(exact_div_dim(16, 4), Some(4));
+        assert_eq!(exact_div_dim(UNKNOWN_DIM, 4), Some(UNKNOWN_DIM));
+        assert_eq!(exact_div_dim(16, 0), None);
+        assert_eq!(exact_div_dim(15, 4), None);
     }
 }

@@ -1,3 +1,4 @@
+#![cfg_attr(not(test), deny(clippy::arithmetic_side_effects))]
 //! Built-in op types. Each module registers GE prototypes with their
 //! verify / infer functions; `builtin_schemas` collects them all.
 //!

@@ -109,6 +109,10 @@ pub(crate) fn mul(a: Range, b: Range) -> Range {
 /// The values `n / k` can take when `n` is in `a` and divisible by `k > 0`
 /// (Reshape's inferred dim): `ceil(min / k) ..= floor(max / k)`. None for
 /// `k <= 0`.
+#[allow(
+    clippy::arithmetic_side_effects,
+    reason = "k > 0 is checked above, so neither division can fail"
+)]
 pub(crate) fn div_exact(a: Range, k: i64) -> Option<Range> {
     if k <= 0 {
         return None;

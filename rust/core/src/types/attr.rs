@@ -160,6 +160,13 @@ impl Attrs {
     }
 
     /// Sets `name`, replacing an earlier value in place.
+    /// Room for `n` attributes without reallocating.
+    pub fn with_capacity(n: usize) -> Attrs {
+        Attrs {
+            entries: Vec::with_capacity(n),
+        }
+    }
+
     pub fn set(&mut self, name: impl Into<String>, value: AttrValue) {
         let name = name.into();
         match self.entries.iter_mut().find(|(n, _)| *n == name) {

@@ -1,15 +1,39 @@
 //! Host tensors: constant values (weights, shape vectors) held on the host.
 //! The bytes are a `bytes::Bytes`, so a value can borrow a memory-mapped
 //! model file or share a buffer without copying.
+//!
+//! A *splat* (every element the same, as TensorFlow's "the last value
+//! repeats" rule makes from a 90-byte Const of shape [16384, 16384]) is
+//! kept as its one element and its shape: [`HostTensor::bytes`] expands it
+//! only when called, once, and consumers that understand splats (folding,
+//! the numpy view, fp16 casts) use [`HostTensor::splat_element`] instead.
 
 use super::{DataType, Dims, Shape};
 use bytes::Bytes;
+use std::sync::{Arc, OnceLock};
 
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug)]
 pub struct HostTensor {
     dtype: DataType,
     shape: Shape,
+    /// Every element (little-endian, C order), or a splat's one element.
     data: Bytes,
+    /// `Some` for a splat: its expansion, made on first use and shared by
+    /// clones. (An `Option<Arc>` keeps the tensor one word larger, not the
+    /// size of a second `Bytes`: tensors sit in every attribute value.)
+    splat: Option<Arc<OnceLock<Bytes>>>,
+}
+
+impl PartialEq for HostTensor {
+    fn eq(&self, other: &HostTensor) -> bool {
+        if self.dtype != other.dtype || self.shape != other.shape {
+            return false;
+        }
+        match (self.splat_element(), other.splat_element()) {
+            (Some(a), Some(b)) => a == b,
+            _ => self.bytes() == other.bytes(),
+        }
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -49,7 +73,55 @@ impl HostTensor {
                 actual: data.len(),
             });
         }
-        Ok(HostTensor { dtype, shape, data })
+        Ok(HostTensor {
+            dtype,
+            shape,
+            data,
+            splat: None,
+        })
+    }
+
+    /// `element` (one element's little-endian bytes) repeated over `shape`,
+    /// without expanding it. The dtype must be byte-aligned; the full size
+    /// must be computable (it is what [`HostTensor::bytes`] allocates, so
+    /// the caller bounds it, as the TensorFlow decoder does).
+    pub fn splat(
+        dtype: DataType,
+        shape: Shape,
+        element: Bytes,
+    ) -> Result<HostTensor, HostTensorError> {
+        let unsized_ = || HostTensorError::Unsized {
+            dtype,
+            shape: shape.clone(),
+        };
+        let count = match shape.num_elements() {
+            Ok(Some(n)) => n,
+            Ok(None) => return Err(HostTensorError::NotStatic(shape)),
+            Err(_) => return Err(unsized_()),
+        };
+        let width = dtype
+            .bits()
+            .filter(|bits| bits % 8 == 0)
+            .and_then(|_| dtype.bytes_for(1))
+            .ok_or_else(unsized_)?;
+        let total = dtype.bytes_for(count).ok_or_else(unsized_)?;
+        if usize::try_from(total).is_err() {
+            return Err(unsized_());
+        }
+        if usize::try_from(width) != Ok(element.len()) {
+            return Err(HostTensorError::SizeMismatch {
+                dtype,
+                shape: Shape::scalar(),
+                expected: width,
+                actual: element.len(),
+            });
+        }
+        Ok(HostTensor {
+            dtype,
+            shape,
+            data: element,
+            splat: Some(Arc::new(OnceLock::new())),
+        })
     }
 
     /// An INT32 or INT64 tensor holding `values`.
@@ -73,8 +145,43 @@ impl HostTensor {
         &self.shape
     }
 
+    /// Every element's bytes (little-endian, C order). A splat is expanded
+    /// here on first use and the expansion kept.
     pub fn bytes(&self) -> &Bytes {
-        &self.data
+        match &self.splat {
+            None => &self.data,
+            Some(expanded) => expanded.get_or_init(|| {
+                let count = self.byte_len().checked_div(self.data.len()).unwrap_or(0);
+                Bytes::from(self.data.repeat(count))
+            }),
+        }
+    }
+
+    /// The one repeated element's bytes when this tensor is a splat.
+    pub fn splat_element(&self) -> Option<&Bytes> {
+        self.splat.as_ref().map(|_| &self.data)
+    }
+
+    /// The size of [`HostTensor::bytes`], without expanding a splat.
+    pub fn byte_len(&self) -> usize {
+        match &self.splat {
+            None => self.data.len(),
+            // splat() checked that the full size is computable and fits.
+            Some(_) => self
+                .shape
+                .num_elements()
+                .ok()
+                .flatten()
+                .and_then(|n| self.dtype.bytes_for(n))
+                .and_then(|n| usize::try_from(n).ok())
+                .unwrap_or(0),
+        }
+    }
+
+    /// Whether the full bytes are in memory (a dense tensor, or a splat
+    /// someone expanded).
+    pub fn is_expanded(&self) -> bool {
+        self.splat.as_ref().is_none_or(|e| e.get().is_some())
     }
 
     /// The elements as `i64`, for integer tensors (shape vectors, axes).
@@ -97,7 +204,7 @@ impl HostTensor {
                 .map(|c| f(c.try_into().expect("chunks_exact yields N bytes")))
                 .collect()
         }
-        let data = self.data.as_ref();
+        let data = self.bytes().as_ref();
         Some(match self.dtype {
             DataType::Int8 => read::<C, 1>(data, |b| i64::from(i8::from_le_bytes(b))),
             DataType::Uint8 => read::<C, 1>(data, |b| i64::from(b[0])),
@@ -163,5 +270,71 @@ mod borrowing_tests {
             weight.bytes().as_ptr(),
             "clones share the bytes"
         );
+    }
+}
+
+#[cfg(test)]
+mod splat_tests {
+    use super::*;
+
+    fn one_float(v: f32) -> Bytes {
+        Bytes::copy_from_slice(&v.to_le_bytes())
+    }
+
+    #[test]
+    fn a_splat_expands_only_when_its_bytes_are_asked_for() {
+        let shape = Shape::from_dims([3, 2]);
+        let splat = HostTensor::splat(DataType::Float, shape.clone(), one_float(2.5)).unwrap();
+        assert_eq!(splat.byte_len(), 24);
+        assert!(!splat.is_expanded());
+        assert_eq!(splat.splat_element().map(|e| e.len()), Some(4));
+        let dense: Vec<u8> = std::iter::repeat_n(2.5f32.to_le_bytes(), 6)
+            .flatten()
+            .collect();
+        assert_eq!(splat.bytes().as_ref(), dense.as_slice());
+        assert!(splat.is_expanded());
+        // Equal to the dense tensor of the same elements, either way round.
+        let dense = HostTensor::new(DataType::Float, shape, Bytes::from(dense)).unwrap();
+        assert_eq!(splat, dense);
+        assert_eq!(dense, splat);
+        assert_eq!(dense.splat_element(), None);
+    }
+
+    #[test]
+    fn a_huge_splat_costs_one_element() {
+        let shape = Shape::from_dims([16384, 16384]);
+        let splat = HostTensor::splat(DataType::Float, shape, one_float(1.0)).unwrap();
+        assert_eq!(splat.byte_len(), 1 << 30);
+        let copy = splat.clone();
+        assert!(!copy.is_expanded());
+        assert_eq!(copy, splat, "two splats compare by their element");
+    }
+
+    #[test]
+    fn splats_check_their_element_and_shape() {
+        let bad = HostTensor::splat(
+            DataType::Float,
+            Shape::from_dims([2]),
+            Bytes::from_static(&[0; 2]),
+        );
+        assert!(matches!(
+            bad,
+            Err(HostTensorError::SizeMismatch { expected: 4, .. })
+        ));
+        let unknown = HostTensor::splat(DataType::Float, Shape::from_dims([-1]), one_float(0.0));
+        assert!(matches!(unknown, Err(HostTensorError::NotStatic(_))));
+        let overflow = HostTensor::splat(
+            DataType::Float,
+            Shape::from_dims([i64::MAX, 2]),
+            one_float(0.0),
+        );
+        assert!(matches!(overflow, Err(HostTensorError::Unsized { .. })));
+        let ints = HostTensor::splat(
+            DataType::Int32,
+            Shape::from_dims([3]),
+            Bytes::copy_from_slice(&7i32.to_le_bytes()),
+        )
+        .unwrap();
+        assert_eq!(ints.to_ints(), Some(vec![7, 7, 7]));
     }
 }

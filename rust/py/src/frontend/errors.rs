@@ -3,7 +3,7 @@
 //! type as attributes, and a user plugin's or pass's own exception as
 //! `__cause__`.
 
-use crate::errors::{exception, new_error, parse_error, registration_error};
+use crate::errors::{exception, memory_limit_error, new_error, parse_error, registration_error};
 use opgraph_core::frontend::plugin::PluginRegistrationError;
 use opgraph_core::frontend::{FrontendError, PluginError};
 use pyo3::prelude::*;
@@ -15,6 +15,9 @@ pub fn frontend_err(py: Python<'_>, e: FrontendError) -> PyErr {
 }
 
 fn build(py: Python<'_>, e: FrontendError) -> PyResult<PyErr> {
+    if let FrontendError::Memory(_) = e {
+        return Ok(exception(memory_limit_error(py), e.to_string()));
+    }
     let kwargs = PyDict::new(py);
     let message = e.to_string();
     let source = match e {
@@ -39,7 +42,7 @@ fn build(py: Python<'_>, e: FrontendError) -> PyResult<PyErr> {
             kwargs.set_item("scope_pass", pass)?;
             error.source
         }
-        FrontendError::Decode(_) | FrontendError::Graph(_) => None,
+        FrontendError::Decode(_) | FrontendError::Graph(_) | FrontendError::Memory(_) => None,
     };
     let err = new_error(parse_error(py)?, message, Some(&kwargs));
     chain(py, &err, source);

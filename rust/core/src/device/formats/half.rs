@@ -45,6 +45,12 @@ pub fn to_fp16(value: &HostTensor) -> Option<HostTensor> {
     if value.dtype() != DataType::Float {
         return None;
     }
+    if let Some(element) = value.splat_element() {
+        // A splat stays one element (see HostTensor::splat).
+        let bits = f32_to_f16_bits(f32::from_le_bytes(element.as_ref().try_into().ok()?));
+        let element = Bytes::copy_from_slice(&bits.to_le_bytes());
+        return HostTensor::splat(DataType::Float16, value.shape().clone(), element).ok();
+    }
     let out: Vec<u8> = value
         .bytes()
         .chunks_exact(4)

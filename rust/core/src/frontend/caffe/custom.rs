@@ -17,9 +17,12 @@
 //!
 //! The rules (GE's, from its ProtoFileParser, which merges the text):
 //! - The fields of the custom `LayerParameter` are added to Caffe's. A custom
-//!   field wins over a built-in field with the same number *or* the same
-//!   name: the built-in field is removed. (GE drops a custom field identical
-//!   to the built-in one; replacing it by its twin is the same.)
+//!   field wins over a built-in field with the same name: the built-in field
+//!   is removed. (GE drops a custom field identical to the built-in one;
+//!   replacing it by its twin is the same.) A custom field that takes the
+//!   *number* of a built-in field with another name is an error here (GE
+//!   only logs the conflict): it would silently remove a field such as
+//!   `name = 1`, and the net would later fail far from the cause.
 //! - Every other custom top-level message or enum replaces the built-in one
 //!   of the same name, or is added. A custom `NetParameter` is ignored, as
 //!   in GE (the net's structure is Caffe's).
@@ -36,6 +39,9 @@
 //!   redundant.
 //! - It must be proto2 (GE's caffe.proto is); no `extend`, no services, no
 //!   oneofs in `LayerParameter`.
+//! - It declares each top-level message and enum once, and each field of
+//!   its `LayerParameter` once by name and once by number (protox parses a
+//!   file without checking that; the merge would keep only one silently).
 
 use super::schema::{CAFFE_PACKAGE, CAFFE_PROTO_NAME};
 use crate::frontend::text_format::line_column;
@@ -48,7 +54,10 @@ const NET_PARAMETER: &str = "NetParameter";
 
 // FileDescriptorProto / DescriptorProto field numbers, for source locations.
 const FILE_MESSAGE_TYPE: i32 = 4;
+const FILE_ENUM_TYPE: i32 = 5;
 const MESSAGE_FIELD: i32 = 2;
+const FIELD_NAME: i32 = 1;
+const FIELD_NUMBER: i32 = 3;
 const MESSAGE_NESTED_TYPE: i32 = 3;
 const FIELD_TYPE_NAME: i32 = 6;
 
@@ -111,6 +120,47 @@ impl CustomProto {
                 return Err(self.error("puts LayerParameter fields in a oneof, which cannot merge"));
             }
         }
+        self.check_unique_declarations()
+    }
+
+    /// Each top-level message and enum once; each `LayerParameter` field
+    /// once by name and by number. The error points at the second one.
+    fn check_unique_declarations(&self) -> Result<(), FrontendError> {
+        let file = &self.file;
+        let messages = file.message_type.iter().map(|m| m.name());
+        let enums = file.enum_type.iter().map(|e| e.name());
+        for (kind, section, names) in [
+            ("message", FILE_MESSAGE_TYPE, messages.collect::<Vec<_>>()),
+            ("enum", FILE_ENUM_TYPE, enums.collect()),
+        ] {
+            if let Some((i, name)) = first_repeat(&names) {
+                let at = self.location(&[section, i as i32], FIELD_NAME);
+                return Err(FrontendError::Decode(format!(
+                    "{at}: {kind} '{name}' is defined twice; a custom proto may define it once"
+                )));
+            }
+        }
+        for (m, message) in file.message_type.iter().enumerate() {
+            if message.name() != LAYER_PARAMETER {
+                continue;
+            }
+            let names: Vec<&str> = message.field.iter().map(|f| f.name()).collect();
+            let numbers: Vec<i32> = message.field.iter().map(|f| f.number()).collect();
+            let repeat = first_repeat(&names)
+                .map(|(j, name)| (j, FIELD_NAME, format!("name '{name}'")))
+                .or_else(|| {
+                    first_repeat(&numbers).map(|(j, n)| (j, FIELD_NUMBER, format!("number {n}")))
+                });
+            if let Some((j, detail, what)) = repeat {
+                let at = self.location(
+                    &[FILE_MESSAGE_TYPE, m as i32, MESSAGE_FIELD, j as i32],
+                    detail,
+                );
+                return Err(FrontendError::Decode(format!(
+                    "{at}: LayerParameter has two fields with {what}; each field needs its own"
+                )));
+            }
+        }
         Ok(())
     }
 
@@ -140,7 +190,7 @@ pub(super) fn merge_custom_proto(
     custom: &CustomProto,
 ) -> Result<(), FrontendError> {
     let file = custom.in_caffe_package();
-    for message in &file.message_type {
+    for (index, message) in file.message_type.iter().enumerate() {
         match message.name() {
             NET_PARAMETER => {}
             LAYER_PARAMETER => {
@@ -151,7 +201,7 @@ pub(super) fn merge_custom_proto(
                     .ok_or_else(|| {
                         custom.error("caffe.proto has no LayerParameter to merge into")
                     })?;
-                merge_layer(layer, message);
+                merge_layer(layer, message, index, custom)?;
             }
             _ => replace_or_add(&mut merged.message_type, message.clone(), |m| m.name()),
         }
@@ -162,12 +212,33 @@ pub(super) fn merge_custom_proto(
     check_types_resolve(merged, custom, &file)
 }
 
-/// Custom fields win over built-in fields with the same number or name.
-fn merge_layer(layer: &mut DescriptorProto, custom: &DescriptorProto) {
-    for field in &custom.field {
-        layer
+/// Custom fields win over built-in fields with the same name; taking the
+/// number of a built-in field with another name is an error naming both.
+/// `index` is the custom LayerParameter's place in its file (for positions).
+fn merge_layer(
+    layer: &mut DescriptorProto,
+    custom: &DescriptorProto,
+    index: usize,
+    proto: &CustomProto,
+) -> Result<(), FrontendError> {
+    for (j, field) in custom.field.iter().enumerate() {
+        if let Some(stock) = layer
             .field
-            .retain(|f| f.number != field.number && f.name != field.name);
+            .iter()
+            .find(|f| f.number == field.number && f.name != field.name)
+        {
+            let path = [FILE_MESSAGE_TYPE, index as i32, MESSAGE_FIELD, j as i32];
+            return Err(FrontendError::Decode(format!(
+                "{}: LayerParameter field '{}' = {} takes the number of LayerParameter's existing field '{}' \
+                 and would replace it; give '{}' a number LayerParameter does not use",
+                proto.location(&path, FIELD_NUMBER),
+                field.name(),
+                field.number(),
+                stock.name(),
+                field.name()
+            )));
+        }
+        layer.field.retain(|f| f.name != field.name);
         layer.field.push(field.clone());
     }
     for nested in &custom.nested_type {
@@ -176,6 +247,16 @@ fn merge_layer(layer: &mut DescriptorProto, custom: &DescriptorProto) {
     for item in &custom.enum_type {
         replace_or_add(&mut layer.enum_type, item.clone(), |e| e.name());
     }
+    Ok(())
+}
+
+/// The index and value of the first item equal to an earlier one.
+fn first_repeat<T: PartialEq + Copy>(items: &[T]) -> Option<(usize, T)> {
+    items
+        .iter()
+        .enumerate()
+        .find(|(i, item)| items[..*i].contains(item))
+        .map(|(i, &item)| (i, item))
 }
 
 fn replace_or_add<T>(items: &mut Vec<T>, item: T, name: impl Fn(&T) -> &str) {

@@ -65,11 +65,17 @@ impl CaffeWeights {
 pub fn decode_weights(data: Bytes) -> Result<CaffeWeights, FrontendError> {
     let net = match DynamicMessage::decode(view(&BYTES_VIEW)?, data.clone()) {
         Ok(net) => net,
-        Err(_) => DynamicMessage::decode(view(&FLOAT_VIEW)?, data).map_err(|e| {
-            FrontendError::Decode(format!(
-                "the data is not a binary Caffe NetParameter (.caffemodel): {e}"
-            ))
-        })?,
+        Err(_) => match DynamicMessage::decode(view(&FLOAT_VIEW)?, data.clone()) {
+            Ok(net) => net,
+            Err(e) => {
+                return Err(FrontendError::Decode(match locate_damage(data) {
+                    Some(place) => place,
+                    None => {
+                        format!("the data is not a binary Caffe NetParameter (.caffemodel): {e}")
+                    }
+                }))
+            }
+        },
     };
     let mut weights = CaffeWeights::default();
     let current = message::messages(&net, "layer").map(|l| (l, "blobs"));
@@ -96,12 +102,71 @@ pub fn decode_weights(data: Bytes) -> Result<CaffeWeights, FrontendError> {
     Ok(weights)
 }
 
+/// Where a `.caffemodel` that does not decode is damaged, when the damage
+/// lies inside one blob (an overlong packed array, a cut record): decoded
+/// again level by level, layers and blobs kept as bytes, to name the layer
+/// and the blob. `None` when the net-level records are damaged themselves.
+fn locate_damage(data: Bytes) -> Option<String> {
+    let skeleton = SKELETON_VIEW.as_ref().ok()?;
+    let net = DynamicMessage::decode(skeleton.clone(), data).ok()?;
+    let pool = skeleton.parent_pool();
+    let blob_views: Vec<MessageDescriptor> = [&BYTES_VIEW, &FLOAT_VIEW]
+        .iter()
+        .filter_map(|v| {
+            v.as_ref()
+                .ok()?
+                .parent_pool()
+                .get_message_by_name("caffe.BlobProto")
+        })
+        .collect();
+    for (field, layer_type) in [
+        ("layer", "caffe.LayerParameter"),
+        ("layers", "caffe.V1LayerParameter"),
+    ] {
+        let layer_view = pool.get_message_by_name(layer_type)?;
+        for (k, record) in message::list(&net, field).iter().enumerate() {
+            let bytes = record.as_bytes()?;
+            let layer = match DynamicMessage::decode(layer_view.clone(), bytes.clone()) {
+                Ok(layer) => layer,
+                Err(e) => {
+                    return Some(format!(
+                        "the record of layer {k} ('{field}' {k}) is malformed: {e}"
+                    ))
+                }
+            };
+            let name = string(&layer, "name").unwrap_or_default();
+            for (i, blob) in message::list(&layer, "blobs").iter().enumerate() {
+                let blob = blob.as_bytes()?;
+                let errors: Vec<_> = blob_views
+                    .iter()
+                    .map(|view| DynamicMessage::decode(view.clone(), blob.clone()).err())
+                    .collect();
+                if let Some(Some(e)) = errors
+                    .iter()
+                    .all(Option::is_some)
+                    .then(|| errors.first())
+                    .flatten()
+                {
+                    return Some(format!(
+                        "weight blob {i} of layer '{name}' is malformed ({} bytes): {e}; \
+                         its packed data is cut short or a length in it is wrong",
+                        blob.len()
+                    ));
+                }
+            }
+        }
+    }
+    None
+}
+
 type View = LazyLock<Result<MessageDescriptor, String>>;
 
 /// Packed float arrays as `bytes` (zero-copy).
 static BYTES_VIEW: View = LazyLock::new(|| weights_view(true));
 /// Float arrays as declared (unpacked files).
 static FLOAT_VIEW: View = LazyLock::new(|| weights_view(false));
+/// Layers and blobs as `bytes`, to find which one is damaged.
+static SKELETON_VIEW: View = LazyLock::new(skeleton_view);
 
 fn view(view: &'static View) -> Result<MessageDescriptor, FrontendError> {
     view.as_ref().cloned().map_err(|e| {
@@ -135,8 +200,37 @@ const KEPT: &[(&str, &[&str])] = &[
 /// BlobProto's arrays of numbers.
 const ARRAYS: &[&str] = &["data", "diff", "double_data", "double_diff"];
 
+/// The weights view with every message-typed field of the net and its
+/// layers (`layer`, `layers`, `blobs`) declared `bytes`.
+pub(super) fn skeleton_view() -> Result<MessageDescriptor, String> {
+    let mut view = weights_file(true)?;
+    for message in &mut view.message_type {
+        if message.name() == "BlobProto" || message.name() == "BlobShape" {
+            continue;
+        }
+        for field in &mut message.field {
+            if field.r#type() == Type::Message {
+                field.set_type(Type::Bytes);
+                field.type_name = None;
+            }
+        }
+    }
+    net_descriptor(view)
+}
+
 /// The built-in schema reduced to [`KEPT`], arrays as bytes if `as_bytes`.
 fn weights_view(as_bytes: bool) -> Result<MessageDescriptor, String> {
+    net_descriptor(weights_file(as_bytes)?)
+}
+
+fn net_descriptor(view: FileDescriptorProto) -> Result<MessageDescriptor, String> {
+    let pool = DescriptorPool::from_file_descriptor_set(FileDescriptorSet { file: vec![view] })
+        .map_err(|e| e.to_string())?;
+    pool.get_message_by_name("caffe.NetParameter")
+        .ok_or_else(|| "the weights view has no NetParameter".to_owned())
+}
+
+fn weights_file(as_bytes: bool) -> Result<FileDescriptorProto, String> {
     let schema = CaffeSchema::builtin().map_err(|e| e.to_string())?;
     let file = schema
         .pool()
@@ -164,8 +258,5 @@ fn weights_view(as_bytes: bool) -> Result<MessageDescriptor, String> {
             }
         }
     }
-    let pool = DescriptorPool::from_file_descriptor_set(FileDescriptorSet { file: vec![view] })
-        .map_err(|e| e.to_string())?;
-    pool.get_message_by_name("caffe.NetParameter")
-        .ok_or_else(|| "the weights view has no NetParameter".to_owned())
+    Ok(view)
 }

@@ -7,6 +7,7 @@ use super::order::{is_back_edge, lookup, OpNames};
 use super::ports::OutputLayout;
 use super::support::FunctionRef;
 use super::Place;
+use crate::budget::Budget;
 use crate::frontend::{
     FrameworkGraph, FrameworkInput, FrameworkOp, FrontendError, FunctionIndex, PluginRegistry,
 };
@@ -15,6 +16,12 @@ use crate::op::OpRegistry;
 use crate::types::{AttrValue, Shape};
 use rustc_hash::FxHashMap;
 use std::sync::Arc;
+
+/// What one IR node and its conversion bookkeeping take, about (a
+/// million-node Relu chain holds 1.03 KiB per node once converted;
+/// `tests/benchmarks/bench_scale.py`): conversion stops up front when the
+/// graph it would build cannot fit.
+const IR_BYTES_PER_NODE: usize = 1200;
 
 /// What every graph of one conversion shares.
 pub(super) struct Context<'f> {
@@ -115,7 +122,11 @@ impl<'c, 'f> GraphBuilder<'c, 'f> {
 
     /// Converts the ops at `order` (framework indices, producers first).
     pub(super) fn convert_all(&mut self, order: &[usize]) -> Result<(), FrontendError> {
+        let budget = Budget::for_this_process();
+        budget.check_with(order.len().saturating_mul(IR_BYTES_PER_NODE))?;
+        self.graph.reserve(order.len());
         for &k in order {
+            budget.check()?;
             self.convert_op(k)?;
         }
         Ok(())

@@ -37,15 +37,16 @@ pub(super) fn is_back_edge(consumer: &FrameworkOp, producer: &FrameworkOp) -> bo
         )
 }
 
-/// The producers `op` waits for, by framework index: data inputs (less loop
-/// back edges) and control inputs. A name that is not in the graph is an error.
-fn producers(
+/// Appends to `found` the producers `op` waits for, by framework index:
+/// data inputs (less loop back edges) and control inputs. A name that is
+/// not in the graph is an error.
+fn push_producers(
     ops: &[FrameworkOp],
     names: &OpNames<'_>,
     op: &FrameworkOp,
     place: &Place,
-) -> Result<Vec<usize>, FrontendError> {
-    let mut found = Vec::with_capacity(op.inputs.len() + op.control_inputs.len());
+    found: &mut Vec<usize>,
+) -> Result<(), FrontendError> {
     for (i, input) in op.inputs.iter().enumerate() {
         let producer = lookup(names, &input.node, place, || {
             format!("node '{}' input {i}", op.name)
@@ -59,7 +60,7 @@ fn producers(
             format!("node '{}' control input", op.name)
         })?);
     }
-    Ok(found)
+    Ok(())
 }
 
 /// The index of the op named `name`, or an error saying who referred to it.
@@ -90,29 +91,52 @@ pub(super) fn producers_first(
     for (p, &m) in members.iter().enumerate() {
         position[m] = p;
     }
-    let mut pending = vec![0usize; members.len()];
-    let mut consumers: Vec<Vec<usize>> = vec![Vec::new(); members.len()];
-    let mut waits_on: Vec<Vec<usize>> = Vec::with_capacity(members.len());
+    // Edges as flat arrays (compressed rows), not a vector per op: a
+    // million-node graph would otherwise make millions of small allocations.
+    // waits_on[p] = members p waits for, at wait_edges[wait_start[p]..wait_start[p + 1]].
+    let mut wait_start = Vec::with_capacity(members.len() + 1);
+    let mut wait_edges = Vec::with_capacity(members.len());
+    let mut producers = Vec::new();
+    let mut pending = vec![0u32; members.len()];
+    let mut consumer_count = vec![0u32; members.len() + 1];
     for (p, &m) in members.iter().enumerate() {
-        let mut mine = Vec::new();
-        for producer in producers(ops, names, &ops[m], place)? {
+        wait_start.push(wait_edges.len());
+        producers.clear();
+        push_producers(ops, names, &ops[m], place, &mut producers)?;
+        for &producer in &producers {
             let q = position[producer];
             if q == ABSENT {
                 // Pruning keeps every producer of a kept op; an op outside the
                 // members cannot be waited for.
                 continue;
             }
-            consumers[q].push(p);
+            wait_edges.push(q);
+            consumer_count[q] += 1;
             pending[p] += 1;
-            mine.push(q);
         }
-        waits_on.push(mine);
+    }
+    wait_start.push(wait_edges.len());
+    // consumers of q at consumer_edges[consumer_start[q]..consumer_start[q + 1]].
+    let mut consumer_start = Vec::with_capacity(members.len() + 1);
+    let mut total = 0usize;
+    for &count in &consumer_count[..members.len()] {
+        consumer_start.push(total);
+        total += count as usize;
+    }
+    consumer_start.push(total);
+    let mut fill = consumer_start.clone();
+    let mut consumer_edges = vec![0usize; total];
+    for p in 0..members.len() {
+        for &q in &wait_edges[wait_start[p]..wait_start[p + 1]] {
+            consumer_edges[fill[q]] = p;
+            fill[q] += 1;
+        }
     }
     let mut ready: VecDeque<usize> = (0..members.len()).filter(|&p| pending[p] == 0).collect();
     let mut order = Vec::with_capacity(members.len());
     while let Some(p) = ready.pop_front() {
         order.push(members[p]);
-        for &c in &consumers[p] {
+        for &c in &consumer_edges[consumer_start[p]..consumer_start[p + 1]] {
             pending[c] -= 1;
             if pending[c] == 0 {
                 ready.push_back(c);
@@ -122,7 +146,8 @@ pub(super) fn producers_first(
     if order.len() == members.len() {
         return Ok(order);
     }
-    let cycle = find_cycle(&pending, &waits_on);
+    let waits_on = |p: usize| &wait_edges[wait_start[p]..wait_start[p + 1]];
+    let cycle = find_cycle(&pending, waits_on);
     let path: Vec<&str> = cycle
         .iter()
         .map(|&p| ops[members[p]].name.as_str())
@@ -136,7 +161,7 @@ pub(super) fn producers_first(
 /// A cycle among the ops Kahn could not order (`pending > 0`): each has a
 /// stuck producer, so walking producers must revisit one. Returned producer
 /// first, closed (the first name repeated at the end).
-fn find_cycle(pending: &[usize], waits_on: &[Vec<usize>]) -> Vec<usize> {
+fn find_cycle<'w>(pending: &[u32], waits_on: impl Fn(usize) -> &'w [usize]) -> Vec<usize> {
     let stuck = |p: usize| pending[p] > 0;
     let Some(start) = (0..pending.len()).find(|&p| stuck(p)) else {
         return Vec::new();
@@ -147,7 +172,7 @@ fn find_cycle(pending: &[usize], waits_on: &[Vec<usize>]) -> Vec<usize> {
     while seen_at[at] == usize::MAX {
         seen_at[at] = path.len();
         path.push(at);
-        match waits_on[at].iter().copied().find(|&q| stuck(q)) {
+        match waits_on(at).iter().copied().find(|&q| stuck(q)) {
             Some(q) => at = q,
             None => return path,
         }

@@ -2,7 +2,6 @@
 //! who consumes what — everything a pass looks at while it decides what to
 //! fuse. A pass sees it read-only (shared, so a Python pass can keep views).
 
-use super::pattern::{match_all_groups, ScopeFusionPatterns};
 use super::tree::{ScopeId, ScopeTree};
 use crate::frontend::FrameworkOp;
 use rustc_hash::FxHashMap;
@@ -27,6 +26,11 @@ pub struct ScopeGraph {
 impl ScopeGraph {
     pub fn new(ops: Vec<FrameworkOp>) -> ScopeGraph {
         let tree = ScopeTree::build(&ops);
+        ScopeGraph::with_tree(ops, tree)
+    }
+
+    /// The graph of `ops` around their already built (and matched) `tree`.
+    pub(crate) fn with_tree(ops: Vec<FrameworkOp>, tree: ScopeTree) -> ScopeGraph {
         let by_name: FxHashMap<String, usize> = ops
             .iter()
             .enumerate()
@@ -63,11 +67,6 @@ impl ScopeGraph {
 
     pub fn tree(&self) -> &ScopeTree {
         &self.tree
-    }
-
-    /// Runs GE's batch matching, leaving the sub-types on the tree.
-    pub(crate) fn match_patterns(&mut self, groups: &[ScopeFusionPatterns]) -> Vec<ScopeId> {
-        match_all_groups(&mut self.tree, &self.ops, groups)
     }
 
     pub fn ops(&self) -> &[FrameworkOp] {

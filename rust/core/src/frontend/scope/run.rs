@@ -9,9 +9,10 @@
 
 use super::graph::ScopeGraph;
 use super::pass::RegisteredScopePass;
+use super::pattern::match_all_groups;
 use super::result::{FusionScopesResult, ScopesResult, SCOPE_INVALID_TYPE};
 use super::splice::splice;
-use super::tree::ScopeId;
+use super::tree::{ScopeId, ScopeTree};
 use super::FusionRecord;
 use crate::frontend::{FrameworkOp, PluginError};
 use std::sync::Arc;
@@ -29,12 +30,14 @@ pub fn run_pass(
         Ok(groups) => groups,
         Err(e) => return (ops, Err(e)),
     };
-    let mut graph = ScopeGraph::new(ops);
-    let matched = graph.match_patterns(&groups);
-    if matched.is_empty() {
-        return (graph.into_ops(), Ok(Vec::new()));
+    // GE's batch matching on the tree alone (it leaves the sub-types on
+    // it): most passes match nothing, and then the name index and consumer
+    // lists a pass would read are never built.
+    let mut tree = ScopeTree::build(&ops);
+    if match_all_groups(&mut tree, &ops, &groups).is_empty() {
+        return (ops, Ok(Vec::new()));
     }
-    let graph = Arc::new(graph);
+    let graph = Arc::new(ScopeGraph::with_tree(ops, tree));
     let results = fusion_results(pass.as_mut(), &graph);
     // A Python pass may hold views of the graph; let it go first.
     drop(pass);

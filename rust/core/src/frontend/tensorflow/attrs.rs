@@ -15,12 +15,12 @@
 //! - A `placeholder` (a function-body attr bound at instantiation) → Str
 //!   `"$name"`, TensorFlow's own spelling for it in FunctionDefHelper.
 
-use super::dtype::{ge_dtype, tf_dtype_name};
+use super::dtype::{ge_dtype, is_ref, tf_dtype_name};
 use super::pb::attr_value::{ListValue, Value};
 use super::pb::{self, NameAttrList, TensorShapeProto};
 use super::tensor::tensor_attr;
 use crate::types::{AttrValue, Attrs, DataType, NamedAttrs, UNKNOWN_RANK};
-use std::collections::BTreeMap;
+use std::collections::HashMap;
 use std::fmt;
 
 /// `bytes` as text, invalid UTF-8 replaced by U+FFFD.
@@ -42,9 +42,11 @@ impl fmt::Display for BadAttr {
 }
 
 /// Every attribute of a node (or function), converted, in key order.
-pub(super) fn convert_attrs(attrs: &BTreeMap<String, pb::AttrValue>) -> Result<Attrs, BadAttr> {
-    let mut out = Attrs::new();
-    for (name, value) in attrs {
+pub(super) fn convert_attrs(attrs: &HashMap<String, pb::AttrValue>) -> Result<Attrs, BadAttr> {
+    let mut sorted: Vec<(&String, &pb::AttrValue)> = attrs.iter().collect();
+    sorted.sort_unstable_by(|a, b| a.0.cmp(b.0));
+    let mut out = Attrs::with_capacity(sorted.len());
+    for (name, value) in sorted {
         let value = convert_value(value).map_err(|why| BadAttr {
             name: name.clone(),
             why,
@@ -125,6 +127,12 @@ fn named_attrs(func: &NameAttrList) -> Result<NamedAttrs, String> {
 }
 
 fn dtype(value: i32) -> Result<DataType, String> {
+    if is_ref(value) {
+        return Err(format!(
+            "is TensorFlow type {}, a reference type; attribute types must not be references",
+            tf_dtype_name(value)
+        ));
+    }
     ge_dtype(value).ok_or_else(|| {
         format!(
             "is TensorFlow type {}, which opgraph does not support",

@@ -47,6 +47,14 @@ pub(super) fn ge_dtype(value: i32) -> Option<DataType> {
     })
 }
 
+/// Whether `value` is a reference type (`DT_FLOAT_REF`, ...). Only op
+/// signatures produce references (a TF1 variable's output); an attribute or
+/// a tensor holding one is invalid, and TensorFlow rejects it ("AttrValue
+/// must not have reference type value").
+pub(super) fn is_ref(value: i32) -> bool {
+    value > REF_OFFSET
+}
+
 /// TensorFlow's name for `value` (`DT_FLOAT8_E5M2`), or the bare number.
 pub(super) fn tf_dtype_name(value: i32) -> String {
     match pb::DataType::try_from(value) {

@@ -2,8 +2,7 @@
 //! content sniff as fallback.
 
 use super::decode::convert_graph;
-use super::parse::{parse_binary, parse_text};
-use super::pb;
+use super::parse::{check_text_fits, parse_binary, parse_text, ParsedGraph};
 use crate::frontend::mapped::map_file;
 use crate::frontend::{FrameworkGraph, FrontendError};
 use bytes::Bytes;
@@ -34,6 +33,9 @@ pub fn decode_file(path: &Path) -> Result<FrameworkGraph, FrontendError> {
     } else {
         Encoding::Binary
     };
+    if first == Encoding::Text {
+        check_text_fits(data.len()).map_err(|e| prefix(path, e))?;
+    }
     let graph = match parse(&data, first) {
         Ok(graph) => graph,
         Err(why) => {
@@ -58,7 +60,7 @@ pub fn decode_file(path: &Path) -> Result<FrameworkGraph, FrontendError> {
             }
         }
     };
-    if graph.node.is_empty() && graph.library.as_ref().is_none_or(|l| l.function.is_empty()) {
+    if graph.node_count() == 0 && !graph.has_functions() {
         return Err(FrontendError::Decode(format!(
             "'{}' decodes to a GraphDef without nodes; expected a frozen TensorFlow graph \
              (binary .pb or text .pbtxt)",
@@ -72,7 +74,7 @@ pub fn decode_file(path: &Path) -> Result<FrameworkGraph, FrontendError> {
     convert_graph(graph, &stem).map_err(|e| prefix(path, e))
 }
 
-fn parse(data: &Bytes, encoding: Encoding) -> Result<pb::GraphDef, String> {
+fn parse(data: &Bytes, encoding: Encoding) -> Result<ParsedGraph, String> {
     match encoding {
         Encoding::Binary => parse_binary(data.clone()),
         Encoding::Text => match std::str::from_utf8(data) {

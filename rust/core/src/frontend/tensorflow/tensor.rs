@@ -1,7 +1,9 @@
 //! TensorProto → host tensor. `tensor_content` is borrowed (a slice of the
 //! decoded buffer, so of the memory-mapped file); the typed value fields are
 //! expanded with TensorFlow's rule: fewer values than elements repeat the
-//! last value, no values at all mean zeros.
+//! last value, no values at all mean zeros. One value (or none) for many
+//! elements stays a splat ([`HostTensor::splat`]): 4 bytes, not the 1 GiB a
+//! 90-byte Const of shape [16384, 16384] would expand to.
 //!
 //! Tensors GE cannot hold as host bytes — DT_STRING (GE sizes a string
 //! element as a 16-byte descriptor, not its text), DT_RESOURCE, DT_VARIANT,
@@ -11,7 +13,7 @@
 //! `string_val` (ListStr, values as stored, before the repeat rule) for
 //! strings. A Const holding one has a known dtype and shape but no value.
 
-use super::dtype::{ge_dtype, tf_dtype_name};
+use super::dtype::{ge_dtype, is_ref, tf_dtype_name};
 use super::{attrs, pb};
 use crate::types::{AttrValue, Attrs, DataType, HostTensor, NamedAttrs, Shape};
 use bytes::Bytes;
@@ -26,6 +28,12 @@ pub const MAX_EXPANDED_BYTES: usize = 1 << 30;
 /// `tensor` as an attribute value: [`AttrValue::Tensor`], or an opaque tensor.
 /// The error says what is wrong, for the caller to prefix with the node.
 pub(super) fn tensor_attr(tensor: &pb::TensorProto) -> Result<AttrValue, String> {
+    if is_ref(tensor.dtype) {
+        return Err(format!(
+            "is a tensor of TensorFlow type {}, a reference type; a tensor value cannot have one",
+            tf_dtype_name(tensor.dtype)
+        ));
+    }
     let dtype = ge_dtype(tensor.dtype).ok_or_else(|| {
         format!(
             "is a tensor of TensorFlow type {}, which opgraph does not support",
@@ -33,18 +41,63 @@ pub(super) fn tensor_attr(tensor: &pb::TensorProto) -> Result<AttrValue, String>
         )
     })?;
     let shape = static_shape(tensor.tensor_shape.as_ref())?;
+    if dtype == DataType::String && !tensor.tensor_content.is_empty() {
+        let strings = string_list(&tensor.tensor_content, element_count(&shape)?)?;
+        return Ok(opaque(dtype, &shape, &strings));
+    }
     if is_opaque(dtype) {
         return Ok(opaque(dtype, &shape, &tensor.string_val));
     }
     let count = element_count(&shape)?;
-    let data = if tensor.tensor_content.is_empty() {
-        typed_values(tensor, dtype, count)?
+    let value = if tensor.tensor_content.is_empty() {
+        match typed_values(tensor, dtype, count)? {
+            Expanded::Dense(data) => HostTensor::new(dtype, shape, data),
+            Expanded::Splat(element) => HostTensor::splat(dtype, shape, element),
+        }
     } else {
-        tensor.tensor_content.clone()
+        HostTensor::new(dtype, shape, tensor.tensor_content.clone())
     };
-    HostTensor::new(dtype, shape, data)
+    value
         .map(AttrValue::Tensor)
         .map_err(|e| format!("is a tensor whose content does not match its shape: {e}"))
+}
+
+/// A DT_STRING `tensor_content`: TensorFlow's string list encoding, the
+/// `count` lengths as varint32s, then the bytes of every string in order
+/// (and nothing else), as TensorFlow's DecodeStringList requires.
+fn string_list(content: &Bytes, count: usize) -> Result<Vec<Bytes>, String> {
+    let bad = |why: String| {
+        format!("is a string tensor whose tensor_content is not a string list: {why}")
+    };
+    let mut rest: &[u8] = content;
+    let mut lengths = Vec::new();
+    for i in 0..count {
+        // Each length is at least one byte, so a short buffer fails early.
+        if rest.is_empty() {
+            return Err(bad(format!("it holds {i} lengths for {count} strings")));
+        }
+        let len = prost::encoding::decode_varint(&mut rest)
+            .map_err(|e| bad(format!("length {i}: {e}")))?;
+        let len = u32::try_from(len)
+            .map_err(|_| bad(format!("length {i} is {len}, more than a varint32")))?;
+        lengths.push(len as usize);
+    }
+    let total: u128 = lengths.iter().map(|&n| n as u128).sum();
+    if total != rest.len() as u128 {
+        return Err(bad(format!(
+            "the {count} lengths add up to {total} bytes but {} follow them",
+            rest.len()
+        )));
+    }
+    let mut at = content.len() - rest.len();
+    Ok(lengths
+        .into_iter()
+        .map(|n| {
+            let s = content.slice(at..at + n);
+            at += n;
+            s
+        })
+        .collect())
 }
 
 fn is_opaque(dtype: DataType) -> bool {
@@ -95,7 +148,7 @@ fn element_count(shape: &Shape) -> Result<usize, String> {
 }
 
 /// The elements from the typed field `dtype` uses, expanded to `count`.
-fn typed_values(t: &pb::TensorProto, dtype: DataType, count: usize) -> Result<Bytes, String> {
+fn typed_values(t: &pb::TensorProto, dtype: DataType, count: usize) -> Result<Expanded, String> {
     let n = Expansion {
         count,
         width: dtype
@@ -151,6 +204,13 @@ fn pairs<T: Copy>(parts: &[T]) -> Result<Vec<[T; 2]>, String> {
     Ok(parts.chunks_exact(2).map(|p| [p[0], p[1]]).collect())
 }
 
+/// Typed values as a tensor's content: every element, or one element that
+/// repeats over the whole shape (kept symbolic, see [`HostTensor::splat`]).
+enum Expanded {
+    Dense(Bytes),
+    Splat(Bytes),
+}
+
 /// `count` elements of `width` bytes to be written from typed values.
 struct Expansion {
     count: usize,
@@ -164,7 +224,7 @@ impl Expansion {
         &self,
         values: &[T],
         write: impl Fn(T, &mut Vec<u8>),
-    ) -> Result<Bytes, String> {
+    ) -> Result<Expanded, String> {
         if values.len() > self.count {
             return Err(format!(
                 "is a tensor of {} elements holding {} values",
@@ -184,13 +244,23 @@ impl Expansion {
                 ))
             }
         };
+        // One value (or none: zeros) for several elements is a splat. It
+        // stays under the same cap, so expanding it later is bounded too.
+        if values.len() <= 1 && self.count > 1 && self.width > 0 {
+            let mut element = Vec::with_capacity(self.width);
+            match values.first() {
+                Some(&v) => write(v, &mut element),
+                None => element.resize(self.width, 0),
+            }
+            return Ok(Expanded::Splat(Bytes::from(element)));
+        }
         let mut out = Vec::new();
         out.try_reserve_exact(total).map_err(|_| {
             format!("expands to {total} bytes, more than this machine can allocate")
         })?;
         if values.is_empty() {
             out.resize(total, 0);
-            return Ok(Bytes::from(out));
+            return Ok(Expanded::Dense(Bytes::from(out)));
         }
         for &v in values {
             write(v, &mut out);
@@ -204,6 +274,6 @@ impl Expansion {
             }
             out.extend_from_within(run_start..run_start + take);
         }
-        Ok(Bytes::from(out))
+        Ok(Expanded::Dense(Bytes::from(out)))
     }
 }

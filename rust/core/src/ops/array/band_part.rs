@@ -25,6 +25,10 @@ pub(super) fn schemas() -> Vec<OpSchema> {
     vec![band]
 }
 
+#[allow(
+    clippy::arithmetic_side_effects,
+    reason = "index arithmetic on ranks and positions already checked against the rank above"
+)]
 fn verify_band(ctx: &mut OpContext<'_>) -> Result<(), OpError> {
     let x = ctx.input_shape(0)?;
     if x.rank().is_some_and(|r| r < 2) {

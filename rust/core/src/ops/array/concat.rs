@@ -55,6 +55,10 @@ enum Layout {
 }
 
 /// (instance of the axis input, instances of the values).
+#[allow(
+    clippy::arithmetic_side_effects,
+    reason = "index arithmetic on ranks and positions already checked against the rank above"
+)]
 fn instances(ctx: &OpContext<'_>, layout: Layout) -> Result<(usize, Vec<usize>), OpError> {
     let n = ctx.input_count();
     if n < 2 {
@@ -164,6 +168,10 @@ fn fold_concat(ctx: &mut OpContext<'_>, layout: Layout) -> Result<(), OpError> {
 }
 
 /// Every value has the same shape; `N` of them stack at `axis`.
+#[allow(
+    clippy::arithmetic_side_effects,
+    reason = "index arithmetic on ranks and positions already checked against the rank above"
+)]
 fn infer_pack(ctx: &mut OpContext<'_>) -> Result<(), OpError> {
     let n = ctx.input_count();
     if n == 0 {

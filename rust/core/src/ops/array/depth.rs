@@ -4,8 +4,8 @@
 use crate::bail;
 use crate::infer::OpContext;
 use crate::op::{op_fn, FollowType, OpError, OpSchema, ParamType, PortDef};
-use crate::ops::common::mul_dims;
-use crate::types::{AttrType, AttrValue, Shape, UNKNOWN_DIM};
+use crate::ops::common::{checked_mul, exact_div_dim, mul_dims};
+use crate::types::{AttrType, AttrValue, Shape};
 
 pub(super) fn schemas() -> Vec<OpSchema> {
     let op = |op_type: &str, to_depth: bool| {
@@ -56,12 +56,14 @@ fn space_to_depth(ctx: &mut OpContext<'_>) -> Result<(), OpError> {
     };
     for a in hw {
         let d = dims[a];
-        if d != UNKNOWN_DIM && d % block != 0 {
-            bail!("spatial dim {d} is not divisible by block_size {block}");
-        }
-        dims[a] = if d == UNKNOWN_DIM { d } else { d / block };
+        dims[a] = exact_div_dim(d, block).ok_or_else(|| {
+            OpError::new(format!(
+                "spatial dim {d} is not divisible by block_size {block}"
+            ))
+        })?;
     }
-    dims[c] = mul_dims(dims[c], block * block)?;
+    let area = checked_mul(block, block, "block_size * block_size")?;
+    dims[c] = mul_dims(dims[c], area)?;
     ctx.set_output_shape(0, Shape::from_dims(dims))
 }
 
@@ -70,18 +72,13 @@ fn depth_to_space(ctx: &mut OpContext<'_>) -> Result<(), OpError> {
     let Some(mut dims) = input_dims(ctx)? else {
         return ctx.set_output_shape(0, Shape::unknown_dims(4));
     };
+    let area = checked_mul(block, block, "block_size * block_size")?;
     let d = dims[c];
-    if d != UNKNOWN_DIM && d % (block * block) != 0 {
-        bail!(
-            "the depth {d} is not divisible by block_size^2 = {}",
-            block * block
-        );
-    }
-    dims[c] = if d == UNKNOWN_DIM {
-        d
-    } else {
-        d / (block * block)
-    };
+    dims[c] = exact_div_dim(d, area).ok_or_else(|| {
+        OpError::new(format!(
+            "the depth {d} is not divisible by block_size^2 = {area}"
+        ))
+    })?;
     for a in hw {
         dims[a] = mul_dims(dims[a], block)?;
     }

@@ -81,9 +81,11 @@ fn infer_fill(ctx: &mut OpContext<'_>) -> Result<(), OpError> {
         return ctx.set_output_shape(0, partial);
     }
     match dims_shape.dims() {
-        [len] if *len >= 0 && *len as usize <= MAX_RANK => {
-            ctx.set_output_shape(0, Shape::unknown_dims(*len as usize))
+        // TensorFlow's TensorShape holds at most MAX_RANK dims, as Reshape says.
+        [len] if *len > MAX_RANK as i64 => {
+            bail!("input 'dims' has {len} elements, more than the maximum rank {MAX_RANK}")
         }
+        [len] if *len >= 0 => ctx.set_output_shape(0, Shape::unknown_dims(*len as usize)),
         _ => ctx.set_output_shape(0, Shape::unknown_rank()),
     }
 }
@@ -161,6 +163,10 @@ fn bounds(ctx: &OpContext<'_>) -> Result<Option<Bounds>, OpError> {
 
 /// TensorFlow's size: `ceil(|limit - start| / |delta|)`, with the sign of
 /// `delta` pointing from start to limit.
+#[allow(
+    clippy::arithmetic_side_effects,
+    reason = "int64 values widened to i128 cannot overflow; divisors were checked >= 1 above"
+)]
 fn range_len(bounds: &Bounds) -> Result<i64, OpError> {
     let (forward, backward, zero) = match *bounds {
         Bounds::Int(s, l, d) => (d > 0 && s > l, d < 0 && s < l, d == 0),

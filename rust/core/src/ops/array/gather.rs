@@ -63,6 +63,10 @@ pub(super) fn schemas() -> Vec<OpSchema> {
 }
 
 /// The gather axis and batch_dims, normalised; `None` when the axis is unknown.
+#[allow(
+    clippy::arithmetic_side_effects,
+    reason = "index arithmetic on ranks and positions already checked against the rank above"
+)]
 fn axes(
     ctx: &OpContext<'_>,
     params_rank: usize,
@@ -97,11 +101,18 @@ fn axes(
 }
 
 /// `params[:axis] + indices[batch_dims:] + params[axis+1:]`.
+#[allow(
+    clippy::arithmetic_side_effects,
+    reason = "index arithmetic on ranks and positions already checked against the rank above"
+)]
 fn infer_gather(ctx: &mut OpContext<'_>) -> Result<(), OpError> {
     let (params, indices) = (ctx.input_shape(0)?, ctx.input_shape(1)?);
     let (Some(p), Some(q)) = (params.rank(), indices.rank()) else {
         return ctx.set_output_shape(0, Shape::unknown_rank());
     };
+    if p == 0 {
+        bail!("cannot gather from a scalar");
+    }
     let Some((axis, batch)) = axes(ctx, p, q)? else {
         return ctx.set_output_shape(0, Shape::unknown_dims(p + q - 1));
     };
@@ -135,6 +146,10 @@ fn index_in(i: i64, dim: i64) -> Result<usize, OpError> {
     Ok(i as usize)
 }
 
+#[allow(
+    clippy::arithmetic_side_effects,
+    reason = "folded tensors are bounded by the fold limit, so coordinates and flat indices stay small"
+)]
 fn fold_gather(ctx: &mut OpContext<'_>) -> Result<(), OpError> {
     let (Some(params), Some(indices)) = (Elems::input(ctx, 0), Elems::input(ctx, 1)) else {
         return Ok(());
@@ -179,6 +194,10 @@ fn fold_gather(ctx: &mut OpContext<'_>) -> Result<(), OpError> {
 }
 
 /// `indices[:-1] + params[indices[-1]:]`.
+#[allow(
+    clippy::arithmetic_side_effects,
+    reason = "index arithmetic on ranks and positions already checked against the rank above"
+)]
 fn infer_gather_nd(ctx: &mut OpContext<'_>) -> Result<(), OpError> {
     let (params, indices) = (ctx.input_shape(0)?, ctx.input_shape(1)?);
     let (Some(p), Some(q)) = (params.rank(), indices.rank()) else {
@@ -206,6 +225,10 @@ fn infer_gather_nd(ctx: &mut OpContext<'_>) -> Result<(), OpError> {
     })
 }
 
+#[allow(
+    clippy::arithmetic_side_effects,
+    reason = "folded tensors are bounded by the fold limit, so coordinates and flat indices stay small"
+)]
 fn fold_gather_nd(ctx: &mut OpContext<'_>) -> Result<(), OpError> {
     let (Some(params), Some(indices)) = (Elems::input(ctx, 0), Elems::input(ctx, 1)) else {
         return Ok(());

@@ -6,6 +6,13 @@
 //! let a partially known shape vector (`Shape` of `[?, 224, 224, 3]`) keep
 //! its known entries through gathers, slices, packs and concatenations.
 
+// Index arithmetic here runs on tensors the engine has bounded: inputs by
+// MAX_INPUT_ELEMS, outputs by the fold limit, so it stays far below usize.
+#![allow(
+    clippy::arithmetic_side_effects,
+    reason = "folded tensors are bounded by MAX_INPUT_ELEMS and the fold limit"
+)]
+
 use crate::infer::OpContext;
 use crate::op::OpError;
 use crate::types::{DataType, HostTensor, Shape, UNKNOWN_DIM};
@@ -86,7 +93,9 @@ fn mask(bits: usize) -> u128 {
 /// Element count of static `dims` (callers pass shapes the engine has
 /// already bounded by the fold limit).
 pub(crate) fn count(dims: &[i64]) -> usize {
-    dims.iter().map(|&d| d.max(0) as usize).product()
+    dims.iter()
+        .try_fold(1usize, |n, &d| n.checked_mul(d.max(0) as usize))
+        .unwrap_or(usize::MAX)
 }
 
 /// Row-major strides of static `dims`.
@@ -171,6 +180,17 @@ impl Elems {
     }
 
     fn from_tensor(value: &HostTensor, width: usize) -> Option<Elems> {
+        let dims = value.shape().dims().to_vec();
+        if let Some(element) = value.splat_element() {
+            // Read the one element; expanding the splat is not needed.
+            let mut buf = [0u8; 16];
+            buf.get_mut(..width)?.copy_from_slice(element.get(..width)?);
+            return Some(Elems {
+                dtype: value.dtype(),
+                items: vec![Some(u128::from_le_bytes(buf)); count(&dims)],
+                dims,
+            });
+        }
         let data = value.bytes();
         let items = data
             .chunks_exact(width)
@@ -180,7 +200,6 @@ impl Elems {
                 Some(u128::from_le_bytes(buf))
             })
             .collect::<Vec<_>>();
-        let dims = value.shape().dims().to_vec();
         (items.len() == count(&dims)).then(|| Elems {
             dtype: value.dtype(),
             dims,

@@ -59,6 +59,10 @@ fn mode(ctx: &OpContext<'_>) -> Result<Mode, OpError> {
 }
 
 /// The (before, after) pairs when known, checked against the input dims.
+#[allow(
+    clippy::arithmetic_side_effects,
+    reason = "index arithmetic on ranks and positions already checked against the rank above"
+)]
 fn pairs(ctx: &OpContext<'_>, dims: Option<&[i64]>) -> Result<Option<Vec<(i64, i64)>>, OpError> {
     let shape = ctx.input_shape(1)?;
     if shape.rank().is_some_and(|r| r != 2)
@@ -149,6 +153,10 @@ fn infer_pad(ctx: &mut OpContext<'_>) -> Result<(), OpError> {
 
 /// Where padded coordinate `c` (already shifted by `before`) reads along a
 /// dim of `d`: inside, mirrored, or `None` for the constant.
+#[allow(
+    clippy::arithmetic_side_effects,
+    reason = "folded tensors are bounded by the fold limit, so coordinates and flat indices stay small"
+)]
 fn source_coord(c: i64, d: i64, mode: Mode) -> Option<i64> {
     if (0..d).contains(&c) {
         return Some(c);
@@ -162,6 +170,10 @@ fn source_coord(c: i64, d: i64, mode: Mode) -> Option<i64> {
     }
 }
 
+#[allow(
+    clippy::arithmetic_side_effects,
+    reason = "folded tensors are bounded by the fold limit, so coordinates and flat indices stay small"
+)]
 fn fold_pad(ctx: &mut OpContext<'_>) -> Result<(), OpError> {
     let Some(input) = Elems::input(ctx, 0) else {
         return Ok(());
@@ -178,7 +190,7 @@ fn fold_pad(ctx: &mut OpContext<'_>) -> Result<(), OpError> {
         .dims
         .iter()
         .zip(&pairs)
-        .map(|(&d, &(b, a))| d + b + a)
+        .map(|(&d, &(b, a))| d.saturating_add(b).saturating_add(a))
         .collect();
     let st = strides(&input.dims);
     let mut items = Vec::new();

@@ -53,6 +53,10 @@ pub(crate) fn intersect_all(all: impl IntoIterator<Item = Vec<Range>>, rank: usi
 
 /// numpy broadcasting of several right-aligned range lists to `rank` dims
 /// (missing leading dims count as 1).
+#[allow(
+    clippy::arithmetic_side_effects,
+    reason = "index arithmetic on ranks and positions already checked against the rank above"
+)]
 pub(crate) fn broadcast_all(all: &[Vec<Range>], rank: usize) -> Vec<Range> {
     (0..rank)
         .map(|i| {
@@ -178,6 +182,10 @@ pub(crate) fn strided_slice(
 
 /// GatherV2: `params[:axis] + indices[batch:] + params[axis+1:]`, the
 /// batch dims seen by both.
+#[allow(
+    clippy::arithmetic_side_effects,
+    reason = "index arithmetic on ranks and positions already checked against the rank above"
+)]
 pub(crate) fn gather(params: &[Range], indices: &[Range], axis: usize, batch: usize) -> Vec<Range> {
     let mut out: Vec<Range> = params[..axis].to_vec();
     for (o, &i) in out.iter_mut().zip(&indices[..batch]) {

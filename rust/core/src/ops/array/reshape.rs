@@ -130,7 +130,11 @@ fn splice(ctx: &OpContext<'_>, input: &Shape, target: Dims) -> Result<Dims, OpEr
     };
     let rank = rank as i64;
     let axis = ctx.attr_int("axis")?;
-    let start = if axis < 0 { axis + rank + 1 } else { axis };
+    let start = if axis < 0 {
+        axis.saturating_add(rank).saturating_add(1)
+    } else {
+        axis
+    };
     let num_axes = ctx.attr_int("num_axes")?;
     let end = if num_axes == -1 {
         rank
@@ -164,10 +168,10 @@ fn resolve_unknown(input: &Shape, mut dims: Dims) -> Result<Shape, OpError> {
     let unknown_at = dims.iter().position(|&d| d == UNKNOWN_DIM);
     match (total, unknown_at) {
         (Some(total), Some(at)) => {
-            if known == 0 || total % known != 0 {
-                bail!("cannot reshape {total} elements (shape {input}) into {dims:?}: the -1 cannot be inferred");
+            match (total.checked_rem(known), total.checked_div(known)) {
+                (Some(0), Some(q)) => dims[at] = q,
+                _ => bail!("cannot reshape {total} elements (shape {input}) into {dims:?}: the -1 cannot be inferred"),
             }
-            dims[at] = total / known;
         }
         (Some(total), None) if total != known => {
             bail!("cannot reshape {total} elements (shape {input}) into {dims:?}, which holds {known}");

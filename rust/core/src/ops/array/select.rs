@@ -40,6 +40,10 @@ fn merge_shapes(a: &Shape, b: &Shape) -> Result<Shape, OpError> {
     }
 }
 
+#[allow(
+    clippy::arithmetic_side_effects,
+    reason = "index arithmetic on ranks and positions already checked against the rank above"
+)]
 fn infer_select(ctx: &mut OpContext<'_>) -> Result<(), OpError> {
     let out = merge_shapes(ctx.input_shape(1)?, ctx.input_shape(2)?)?;
     let cond = ctx.input_shape(0)?;

@@ -26,6 +26,10 @@ pub(super) fn schemas() -> Vec<OpSchema> {
 }
 
 /// Output dims (`-1` unknown) from the known offsets and sizes.
+#[allow(
+    clippy::arithmetic_side_effects,
+    reason = "index arithmetic on ranks and positions already checked against the rank above"
+)]
 fn slice_dims(dims: &[i64], begin: &[i64], size: &[i64]) -> Result<Vec<i64>, OpError> {
     if begin.len() != dims.len() || size.len() != dims.len() {
         bail!(
@@ -86,6 +90,10 @@ fn infer_slice(ctx: &mut OpContext<'_>) -> Result<(), OpError> {
     })
 }
 
+#[allow(
+    clippy::arithmetic_side_effects,
+    reason = "folded tensors are bounded by the fold limit, so coordinates and flat indices stay small"
+)]
 fn fold_slice(ctx: &mut OpContext<'_>) -> Result<(), OpError> {
     let (Some(input), Some(begin)) = (Elems::input(ctx, 0), int_value(ctx, 1)) else {
         return Ok(());

@@ -10,7 +10,7 @@ use super::{int_value, range_rules, INDEX};
 use crate::bail;
 use crate::infer::OpContext;
 use crate::op::{FollowType, OpError, OpSchema, ParamType, PortDef, ValueDepend};
-use crate::ops::common::{add_dims, mul_dims};
+use crate::ops::common::{add_dims, exact_div_dim, mul_dims};
 use crate::ops::ranges::{self, Range};
 use crate::types::{Shape, UNKNOWN_DIM};
 
@@ -85,7 +85,7 @@ fn blocks(ctx: &OpContext<'_>, amounts_name: &str) -> Result<Blocks, OpError> {
     let amounts = match int_value(ctx, 2) {
         None => None,
         Some(v) => {
-            if v.len() % 2 != 0 || m.is_some_and(|m| 2 * m != v.len()) {
+            if v.len() % 2 != 0 || m.is_some_and(|m| m.checked_mul(2) != Some(v.len())) {
                 bail!(
                     "{amounts_name} has {} values, expected 2 per block dim",
                     v.len()
@@ -117,20 +117,21 @@ fn infer(ctx: &mut OpContext<'_>, direction: Direction) -> Result<(), OpError> {
         // Which dims are spatial is unknown; only the rank stays.
         return ctx.set_output_shape(0, Shape::unknown_dims(rank));
     };
-    if rank < m + 1 {
+    if rank <= m {
         bail!(
             "the input must have rank >= {} (batch and {m} block dims), got shape {input}",
-            m + 1
+            m.saturating_add(1)
         );
     }
     let mut out = input.dims().to_vec();
     out[0] = batch_dim(out[0], b.sizes.as_deref(), direction)?;
-    for i in 0..m {
+    // rank > m, so the m block dims follow the batch dim.
+    for (i, dim) in out.iter_mut().skip(1).take(m).enumerate() {
         let (Some(sizes), Some(amounts)) = (&b.sizes, &b.amounts) else {
-            out[1 + i] = UNKNOWN_DIM;
+            *dim = UNKNOWN_DIM;
             continue;
         };
-        out[1 + i] = spatial_dim(out[1 + i], sizes[i], amounts[i], direction)
+        *dim = spatial_dim(*dim, sizes[i], amounts[i], direction)
             .map_err(|e| OpError::new(format!("block dim {i}: {e}")))?;
     }
     ctx.set_output_shape(0, Shape::from_dims(out))?;
@@ -138,9 +139,9 @@ fn infer(ctx: &mut OpContext<'_>, direction: Direction) -> Result<(), OpError> {
         let mut r = ranges::of_input(ctx, 0)?;
         let sizes = b.sizes.as_deref()?;
         r[0] = batch_range(r[0], sizes, direction)?;
-        for (i, &size) in sizes.iter().enumerate() {
-            r[1 + i] = match &b.amounts {
-                Some(a) => spatial_range(r[1 + i], size, a[i], direction)?,
+        for (i, (dim, &size)) in r.iter_mut().skip(1).zip(sizes).enumerate() {
+            *dim = match &b.amounts {
+                Some(a) => spatial_range(*dim, size, a[i], direction)?,
                 None => ranges::ANY,
             };
         }
@@ -163,11 +164,11 @@ fn batch_dim(batch: i64, sizes: Option<&[i64]>, direction: Direction) -> Result<
     let blocks = block_product(sizes)?;
     match direction {
         Direction::ToBatch => mul_dims(batch, blocks),
-        Direction::ToSpace if batch == UNKNOWN_DIM => Ok(UNKNOWN_DIM),
-        Direction::ToSpace if batch % blocks != 0 => {
-            bail!("the batch {batch} is not divisible by the block sizes' product {blocks}")
-        }
-        Direction::ToSpace => Ok(batch / blocks),
+        Direction::ToSpace => exact_div_dim(batch, blocks).ok_or_else(|| {
+            OpError::new(format!(
+                "the batch {batch} is not divisible by the block sizes' product {blocks}"
+            ))
+        }),
     }
 }
 
@@ -185,18 +186,20 @@ fn spatial_dim(
     match direction {
         Direction::ToBatch => {
             let padded = add_dims(d, before).and_then(|s| add_dims(s, after))?;
-            if padded % size != 0 {
-                bail!("the padded size {padded} ({d} + {before} + {after}) is not divisible by the block size {size}");
-            }
-            Ok(padded / size)
+            exact_div_dim(padded, size).ok_or_else(|| {
+                OpError::new(format!("the padded size {padded} ({d} + {before} + {after}) is not divisible by the block size {size}"))
+            })
         }
         Direction::ToSpace => {
             let grown = mul_dims(d, size)?;
-            let out = i128::from(grown) - i128::from(before) - i128::from(after);
+            let out = grown
+                .checked_sub(before)
+                .and_then(|g| g.checked_sub(after))
+                .unwrap_or(-1);
             if out < 0 {
                 bail!("cropping [{before}, {after}] from {grown} ({d} * {size}) leaves a negative size");
             }
-            Ok(out as i64)
+            Ok(out)
         }
     }
 }

@@ -8,7 +8,7 @@ use super::{int_scalar, int_value, range_rules, INDEX};
 use crate::bail;
 use crate::infer::OpContext;
 use crate::op::{op_fn, OpError, OpSchema, ParamType, PortDef, ValueDepend};
-use crate::ops::common::normalize_axis;
+use crate::ops::common::{exact_div_dim, normalize_axis};
 use crate::ops::ranges;
 use crate::types::{AttrType, Dims, Shape, UNKNOWN_DIM};
 
@@ -131,10 +131,12 @@ fn plan<'a>(ctx: &OpContext<'a>, kind: Kind) -> Result<Plan<'a>, OpError> {
     let dim = axis.map_or(UNKNOWN_DIM, |a| input.dims()[a]);
     let n = num as usize;
     let sizes = if kind.equal() {
-        if dim != UNKNOWN_DIM && dim % num != 0 {
-            bail!("the split axis has {dim} entries, which {num} parts cannot share equally");
-        }
-        vec![if dim == UNKNOWN_DIM { dim } else { dim / num }; n]
+        let part = exact_div_dim(dim, num).ok_or_else(|| {
+            OpError::new(format!(
+                "the split axis has {dim} entries, which {num} parts cannot share equally"
+            ))
+        })?;
+        vec![part; n]
     } else {
         split_sizes(kind.given_sizes(ctx)?, n, dim)?
     };
@@ -169,7 +171,7 @@ fn split_sizes(given: Option<Vec<i64>>, n: usize, dim: i64) -> Result<Vec<i64>, 
         return Ok(sizes);
     }
     match unknown.first() {
-        Some(&u) if known <= i128::from(dim) => sizes[u] = dim - known as i64,
+        Some(&u) if known <= i128::from(dim) => sizes[u] = dim.saturating_sub(known as i64),
         None if known == i128::from(dim) => {}
         _ => bail!("size_splits {sizes:?} do not add up to the split axis of {dim} entries"),
     }
@@ -233,7 +235,7 @@ fn fold_split(ctx: &mut OpContext<'_>, kind: Kind) -> Result<(), OpError> {
     for (o, &size) in sizes.iter().enumerate() {
         let size = size.max(0) as usize;
         slice_axis(&input, axis, start, size).write(ctx, o)?;
-        start += size;
+        start = start.saturating_add(size);
     }
     Ok(())
 }

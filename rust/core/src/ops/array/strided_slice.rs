@@ -87,6 +87,10 @@ impl Plan {
 }
 
 /// TensorFlow's algorithm over known begin / end / strides.
+#[allow(
+    clippy::arithmetic_side_effects,
+    reason = "index arithmetic on ranks and positions already checked against the rank above"
+)]
 fn plan(
     dims: &[i64],
     begin: &[i64],
@@ -180,6 +184,10 @@ fn plan(
 }
 
 #[allow(clippy::too_many_arguments)]
+#[allow(
+    clippy::arithmetic_side_effects,
+    reason = "int64 values widened to i128 cannot overflow; divisors were checked >= 1 above"
+)]
 fn canonical(
     i: usize,
     dim: i64,
@@ -304,6 +312,10 @@ fn ranges_of(ctx: &OpContext<'_>) -> Option<Vec<ranges::Range>> {
 }
 
 /// Output element `k` reads input coordinate `begin + k * stride` per dim.
+#[allow(
+    clippy::arithmetic_side_effects,
+    reason = "folded tensors are bounded by the fold limit, so coordinates and flat indices stay small"
+)]
 fn fold(ctx: &mut OpContext<'_>) -> Result<(), OpError> {
     let (Some(plan), Some(input)) = (known_plan(ctx)?, Elems::input(ctx, 0)) else {
         return Ok(());

@@ -255,3 +255,38 @@ fn unique_values_are_counted_at_run_time() {
         .unwrap_err()
         .contains("out_idx must be INT32 or INT64"));
 }
+
+/// `op_type(x)` with `block_size`: output 0's descriptor, or the error.
+fn depth_move(op_type: &str, x: &[i64], block: i64) -> Result<TensorDesc, String> {
+    let r = OpRegistry::with_builtins();
+    let mut g = Graph::new("g");
+    let x = input(&mut g, "x", F32, x, Format::Nd);
+    let mut attrs = Attrs::new();
+    attrs.set("block_size", AttrValue::Int(block));
+    let y = op(&mut g, &r, op_type, "node", &[x], attrs);
+    infer_all(&mut g, &r)?;
+    Ok(g.tensor(y).clone())
+}
+
+#[test]
+fn depth_moves_reject_blocks_whose_square_overflows() {
+    // block * block wrapped: 2**32 squared is 0 (a division by zero), and
+    // (2**61 + 4) squared is 16, which divides a depth of 16.
+    for block in [1i64 << 32, (1 << 61) + 4, i64::MAX] {
+        let e = error(depth_move("DepthToSpace", &[1, 4, 4, 16], block));
+        assert!(e.contains("block_size * block_size"), "{e}");
+        assert!(!e.contains("internal error"), "{e}");
+        let e = error(depth_move("SpaceToDepth", &[1, block, block, 1], block));
+        assert!(e.contains("block_size * block_size"), "{e}");
+    }
+    // A large block whose square fits still works (TF's shapes).
+    let b = 1i64 << 31;
+    assert_eq!(
+        dims(depth_move("DepthToSpace", &[1, 1, 1, 1 << 62], b)),
+        [1, b, b, 1]
+    );
+    assert_eq!(
+        dims(depth_move("SpaceToDepth", &[1, b, b, 1], b)),
+        [1, 1, 1, 1 << 62]
+    );
+}

@@ -93,6 +93,10 @@ fn infer_transpose(ctx: &mut OpContext<'_>) -> Result<(), OpError> {
     Ok(())
 }
 
+#[allow(
+    clippy::arithmetic_side_effects,
+    reason = "folded tensors are bounded by the fold limit, so coordinates and flat indices stay small"
+)]
 fn fold_transpose(ctx: &mut OpContext<'_>) -> Result<(), OpError> {
     let (Some(input), Some(perm)) = (Elems::input(ctx, 0), int_value(ctx, 1)) else {
         return Ok(());
@@ -132,6 +136,10 @@ fn infer_reverse(ctx: &mut OpContext<'_>) -> Result<(), OpError> {
     ctx.set_output_shape(0, input)
 }
 
+#[allow(
+    clippy::arithmetic_side_effects,
+    reason = "folded tensors are bounded by the fold limit, so coordinates and flat indices stay small"
+)]
 fn fold_reverse(ctx: &mut OpContext<'_>) -> Result<(), OpError> {
     let Some(input) = Elems::input(ctx, 0) else {
         return Ok(());
@@ -200,6 +208,10 @@ fn infer_tile(ctx: &mut OpContext<'_>) -> Result<(), OpError> {
 
 /// numpy's `broadcast_to`: the target has at least the input's rank, and
 /// each input dim is 1 or the target's.
+#[allow(
+    clippy::arithmetic_side_effects,
+    reason = "index arithmetic on ranks and positions already checked against the rank above"
+)]
 fn infer_broadcast_to(ctx: &mut OpContext<'_>) -> Result<(), OpError> {
     let input = ctx.input_shape(0)?;
     let len = vector_len(ctx, 1, "shape")?;
@@ -211,7 +223,10 @@ fn infer_broadcast_to(ctx: &mut OpContext<'_>) -> Result<(), OpError> {
             v
         }
         (None, Some(partial), _) if !partial.is_unknown_rank() => partial.dims().to_vec(),
-        (None, _, Some(n)) if n <= MAX_RANK => vec![UNKNOWN_DIM; n],
+        (None, _, Some(n)) if n > MAX_RANK => {
+            bail!("shape has {n} elements, more than the maximum rank {MAX_RANK}")
+        }
+        (None, _, Some(n)) => vec![UNKNOWN_DIM; n],
         _ => return ctx.set_output_shape(0, Shape::unknown_rank()),
     };
     let Some(rank) = input.rank() else {
@@ -244,6 +259,10 @@ fn infer_broadcast_to(ctx: &mut OpContext<'_>) -> Result<(), OpError> {
 
 /// Tile and BroadcastTo: output coordinate `c` reads input `c mod dim`
 /// (right-aligned for BroadcastTo).
+#[allow(
+    clippy::arithmetic_side_effects,
+    reason = "folded tensors are bounded by the fold limit, so coordinates and flat indices stay small"
+)]
 fn fold_tile(ctx: &mut OpContext<'_>) -> Result<(), OpError> {
     let Some(input) = Elems::input(ctx, 0) else {
         return Ok(());

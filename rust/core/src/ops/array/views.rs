@@ -170,6 +170,10 @@ fn infer_squeeze(ctx: &mut OpContext<'_>) -> Result<(), OpError> {
 
 /// A 1 inserted at `axis` in `[-rank-1, rank]`; an unknown axis leaves the
 /// dims unknown (the rank is still one more).
+#[allow(
+    clippy::arithmetic_side_effects,
+    reason = "index arithmetic on ranks and positions already checked against the rank above"
+)]
 fn infer_expand_dims(ctx: &mut OpContext<'_>) -> Result<(), OpError> {
     let input = ctx.input_shape(0)?;
     let axis_shape = ctx.input_shape(1)?;
@@ -199,6 +203,10 @@ fn infer_expand_dims(ctx: &mut OpContext<'_>) -> Result<(), OpError> {
 }
 
 /// GE's Flatten: `[prod(dims[..axis]), prod(dims[axis..])]`, axis in `[-rank, rank]`.
+#[allow(
+    clippy::arithmetic_side_effects,
+    reason = "index arithmetic on ranks and positions already checked against the rank above"
+)]
 fn infer_flatten(ctx: &mut OpContext<'_>) -> Result<(), OpError> {
     let input = ctx.input_shape(0)?;
     if input.rank().is_none() {

@@ -108,6 +108,10 @@ fn infer_while(ctx: &mut OpContext<'_>) -> Result<(), OpError> {
 /// After [`WIDENING_PASSES`] passes, a variable that still changes becomes
 /// unknown rank (a fixpoint of the merge), so the loop ends within one pass
 /// per variable after that.
+#[allow(
+    clippy::arithmetic_side_effects,
+    reason = "index arithmetic on ranks and positions already checked against the rank above"
+)]
 pub(super) fn loop_fixpoint(
     initial: &[TensorDesc],
     mut body: impl FnMut(&[TensorDesc]) -> Result<Option<Vec<TensorDesc>>, OpError>,

@@ -141,6 +141,10 @@ fn merged_element_shape(ctx: &OpContext<'_>, i: usize) -> Result<Shape, OpError>
 }
 
 /// `lead` followed by `element`'s dims; unknown rank when `element` has one.
+#[allow(
+    clippy::arithmetic_side_effects,
+    reason = "index arithmetic on ranks and positions already checked against the rank above"
+)]
 fn prepend(lead: &[i64], element: &Shape) -> Result<Shape, OpError> {
     if element.is_unknown_rank() {
         return Ok(Shape::unknown_rank());

@@ -59,6 +59,10 @@ fn verify_arg(ctx: &mut OpContext<'_>) -> Result<(), OpError> {
     Ok(())
 }
 
+#[allow(
+    clippy::arithmetic_side_effects,
+    reason = "index arithmetic on ranks and positions already checked against the rank above"
+)]
 fn infer_arg(ctx: &mut OpContext<'_>) -> Result<(), OpError> {
     let input = ctx.input_shape(0)?;
     let Some(rank) = input.rank() else {

@@ -122,6 +122,10 @@ fn infer_broadcast(ctx: &mut OpContext<'_>) -> Result<(), OpError> {
 
 /// Each output dim's range broadcasts the inputs' ranges, right-aligned;
 /// missing leading dims are 1.
+#[allow(
+    clippy::arithmetic_side_effects,
+    reason = "index arithmetic on ranks and positions already checked against the rank above"
+)]
 fn broadcast_range(ctx: &mut OpContext<'_>) -> Result<(), OpError> {
     if !ranges::wanted(ctx, 0) {
         return Ok(());

@@ -5,6 +5,10 @@ use crate::types::{Dims, Shape, UNKNOWN_DIM};
 /// The broadcast of `a` and `b` (numpy rules). An unknown dim against a
 /// known `d > 1` (or 0) must be 1 or `d`, so the result is `d`; against 1 it
 /// stays unknown. An unknown rank makes the result an unknown rank.
+#[allow(
+    clippy::arithmetic_side_effects,
+    reason = "index arithmetic on ranks and positions already checked against the rank above"
+)]
 pub fn broadcast_shapes(a: &Shape, b: &Shape) -> Result<Shape, String> {
     if a.is_unknown_rank() || b.is_unknown_rank() {
         return Ok(Shape::unknown_rank());

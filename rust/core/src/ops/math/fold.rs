@@ -75,23 +75,23 @@ fn floor_div(a: i64, b: i64) -> Option<i64> {
     let q = a.checked_div(b)?;
     // Truncation rounded toward zero; step down when the signs differ and
     // the division was inexact.
-    Some(if a % b != 0 && ((a < 0) != (b < 0)) {
-        q - 1
+    if a.checked_rem(b)? != 0 && ((a < 0) != (b < 0)) {
+        q.checked_sub(1)
     } else {
-        q
-    })
+        Some(q)
+    }
 }
 
 fn floor_mod(a: i64, b: i64) -> Option<i64> {
     if b == -1 {
         return Some(0); // i64::MIN % -1 overflows but is 0.
     }
-    let r = a % b;
-    Some(if r != 0 && ((r < 0) != (b < 0)) {
-        r + b
+    let r = a.checked_rem(b)?;
+    if r != 0 && ((r < 0) != (b < 0)) {
+        r.checked_add(b)
     } else {
-        r
-    })
+        Some(r)
+    }
 }
 
 /// A folded operand: its static shape and elements (`None` = unknown).
@@ -129,6 +129,10 @@ fn operand(ctx: &OpContext<'_>, i: usize) -> Option<Operand> {
 
 /// The flat index into an input of shape `input` (right-aligned, size-1
 /// dims broadcast) that output element `flat` of shape `out` reads.
+#[allow(
+    clippy::arithmetic_side_effects,
+    reason = "folded outputs hold at most fold_limit elements, so index arithmetic stays small; out has a dim per input dim (broadcast)"
+)]
 fn source_index(out: &[i64], input: &[i64], mut flat: usize) -> usize {
     let offset = out.len() - input.len();
     let (mut index, mut stride) = (0, 1);

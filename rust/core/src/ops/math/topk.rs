@@ -41,6 +41,10 @@ fn schema(op_type: &str, [x, k, values, indices]: [&str; 4]) -> OpSchema {
         .infer_shape(op_fn(infer_top_k))
 }
 
+#[allow(
+    clippy::arithmetic_side_effects,
+    reason = "index arithmetic on ranks and positions already checked against the rank above"
+)]
 fn infer_top_k(ctx: &mut OpContext<'_>) -> Result<(), OpError> {
     let k_shape = ctx.input_shape(1)?;
     if k_shape.rank().is_some_and(|r| r > 0) {

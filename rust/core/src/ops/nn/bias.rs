@@ -69,6 +69,10 @@ pub(super) fn schemas() -> Vec<OpSchema> {
 
 /// The bias length must equal the channel dim: the last for NHWC / NDHWC,
 /// dim 1 for NCHW / NCDHW (which need rank >= 3, as TensorFlow requires).
+#[allow(
+    clippy::arithmetic_side_effects,
+    reason = "index arithmetic on ranks and positions already checked against the rank above"
+)]
 fn verify_bias_add(ctx: &mut OpContext<'_>) -> Result<(), OpError> {
     let format = ctx.attr_str("data_format")?;
     let channels_last = match format {
@@ -92,6 +96,10 @@ fn verify_bias_add(ctx: &mut OpContext<'_>) -> Result<(), OpError> {
 /// Caffe's rule for a parameter blob applied to `x` from `axis`: its dims
 /// must equal `x`'s dims `axis .. axis + blob rank`; with `num_axes` >= 0 the
 /// blob spans exactly that many dims (a scalar blob spans none).
+#[allow(
+    clippy::arithmetic_side_effects,
+    reason = "index arithmetic on ranks and positions already checked against the rank above"
+)]
 fn check_param_blob(
     x: &Shape,
     blob: &Shape,

@@ -194,6 +194,10 @@ fn infer_tile_with_axis(ctx: &mut OpContext<'_>) -> Result<(), OpError> {
 }
 
 /// Caffe's Flatten: dims `axis ..= end_axis` become one (their product).
+#[allow(
+    clippy::arithmetic_side_effects,
+    reason = "index arithmetic on ranks and positions already checked against the rank above"
+)]
 fn infer_flatten_v2(ctx: &mut OpContext<'_>) -> Result<(), OpError> {
     let x = ctx.input_shape(0)?;
     let Some(rank) = x.rank() else {

@@ -66,6 +66,10 @@ pub(super) fn schemas() -> Vec<OpSchema> {
 /// Caffe InnerProduct: `x` flattens from `axis` into K; `w` is
 /// `[num_output, K…]` (or `[K…, num_output]` with `transpose`); the output
 /// keeps `x`'s dims before `axis` and appends `num_output`.
+#[allow(
+    clippy::arithmetic_side_effects,
+    reason = "index arithmetic on ranks and positions already checked against the rank above"
+)]
 fn infer_fully_connection(ctx: &mut OpContext<'_>) -> Result<(), OpError> {
     let num_output = ctx.attr_int("num_output")?;
     if num_output < 1 {
@@ -165,6 +169,10 @@ fn infer_eltwise(ctx: &mut OpContext<'_>) -> Result<(), OpError> {
 
 /// `y` takes `x`'s dims before `axis` and `size`'s from `axis` on, cropped
 /// at `offsets` (one for all cropped dims, or one per dim).
+#[allow(
+    clippy::arithmetic_side_effects,
+    reason = "int64 values widened to i128 cannot overflow; divisors were checked >= 1 above"
+)]
 fn infer_crop(ctx: &mut OpContext<'_>) -> Result<(), OpError> {
     let x = ctx.input_shape(0)?;
     let size = ctx.input_shape(1)?;

@@ -72,6 +72,10 @@ fn verify_pooling(ctx: &mut OpContext<'_>) -> Result<(), OpError> {
 /// window starts inside the (top/left-padded) input. Caffe applies that clip
 /// only to padded layers, but then to both dims (`if (pad_h_ || pad_w_)`):
 /// `clip` says whether the layer has any padding.
+#[allow(
+    clippy::arithmetic_side_effects,
+    reason = "int64 values widened to i128 cannot overflow; stride was checked >= 1 in verify"
+)]
 pub(super) fn pooled_dim(
     input: i64,
     kernel: i64,
@@ -103,6 +107,10 @@ pub(super) fn pooled_dim(
     to_i64(out)
 }
 
+#[allow(
+    clippy::arithmetic_side_effects,
+    reason = "index arithmetic on ranks and positions already checked against the rank above"
+)]
 fn infer_pooling(ctx: &mut OpContext<'_>) -> Result<(), OpError> {
     let layout = layout(ctx.attr_str("data_format")?, 4)?;
     let x = with_rank(ctx.input_shape(0)?, 4, "input 'x'")?;

@@ -97,6 +97,7 @@ fn infer_conv2d(ctx: &mut OpContext<'_>) -> Result<(), OpError> {
     let filter_desc = ctx.input(1)?;
     let f_layout = filter_layout(filter_desc.origin_format, data_format)?;
     let filter = rank4(filter_desc.shape(), "filter")?;
+    super::dims::nonempty_filter(&filter, "the filter")?;
 
     let strides = four(ctx.attr_ints("strides")?, "strides")?;
     let dilations = four(ctx.attr_ints("dilations")?, "dilations")?;
@@ -124,7 +125,7 @@ fn infer_conv2d(ctx: &mut OpContext<'_>) -> Result<(), OpError> {
             "x has {cin} channels but filter expects {cin_per_group} per group x {groups} groups"
         );
     }
-    if cout >= 0 && cout % groups != 0 {
+    if cout >= 0 && cout.checked_rem(groups) != Some(0) {
         bail!("the filter's {cout} output channels do not divide into {groups} groups");
     }
     if let Some(bias) = ctx.optional_input_desc(2)? {
@@ -216,6 +217,10 @@ fn four(v: &[i64], name: &str) -> Result<[i64; 4], OpError> {
 }
 
 /// One spatial output dim; -1 when the input or kernel size is unknown.
+#[allow(
+    clippy::arithmetic_side_effects,
+    reason = "int64 values widened to i128 cannot overflow; divisors were checked >= 1 above"
+)]
 fn output_dim(input: i64, kernel: i64, w: &Window, padding: &str) -> Result<i64, OpError> {
     if input == UNKNOWN_DIM || kernel == UNKNOWN_DIM {
         return Ok(UNKNOWN_DIM);

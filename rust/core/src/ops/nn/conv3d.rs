@@ -82,19 +82,24 @@ fn verify_conv3d(ctx: &mut OpContext<'_>) -> Result<(), OpError> {
     Ok(())
 }
 
+#[allow(
+    clippy::arithmetic_side_effects,
+    reason = "index arithmetic on ranks and positions already checked against the rank above"
+)]
 fn infer_conv3d(ctx: &mut OpContext<'_>) -> Result<(), OpError> {
     let l = layout(ctx.attr_str("data_format")?, 5)?;
     let x = with_rank(ctx.input_shape(0)?, 5, "x")?;
     let filter_desc = ctx.input(1)?;
     let f_layout = filter_layout(filter_desc.origin_format, l.format)?;
     let filter = with_rank(filter_desc.shape(), 5, "filter")?;
+    super::dims::nonempty_filter(&filter, "the filter")?;
     let groups = ctx.attr_int("groups")?;
     let (cin, cout) = (x[l.c], filter[f_layout.n]);
     let cin_per_group = filter[f_layout.c];
     if cin >= 0 && cin_per_group >= 0 && cin_per_group.checked_mul(groups) != Some(cin) {
         bail!("x has {cin} channels but the filter expects {cin_per_group} per group x {groups} groups");
     }
-    if cout >= 0 && cout % groups != 0 {
+    if cout >= 0 && cout.checked_rem(groups) != Some(0) {
         bail!("the filter's {cout} output channels do not divide into {groups} groups");
     }
     if let Some(bias) = ctx.optional_input_desc(2)? {

@@ -121,6 +121,10 @@ fn geometry(ctx: &OpContext<'_>, kh: i64, kw: i64) -> Result<Geometry, OpError> 
 
 /// `(before, after)` for H and W: from `explicit_paddings` (TensorFlow, a
 /// pair per dim in data_format order) when given, else GE's `pads`.
+#[allow(
+    clippy::arithmetic_side_effects,
+    reason = "index arithmetic on ranks and positions already checked against the rank above"
+)]
 fn explicit_pads(ctx: &OpContext<'_>, layout: &Layout) -> Result<[(i64, i64); 2], OpError> {
     let explicit = ctx.attr_ints("explicit_paddings")?;
     let pairs = if explicit.is_empty() {
@@ -149,6 +153,7 @@ fn infer_depthwise(ctx: &mut OpContext<'_>) -> Result<(), OpError> {
     let x = rank4(ctx.input_shape(0)?, "x")?;
     let filter_desc = ctx.input(1)?;
     let filter = rank4(filter_desc.shape(), "filter")?;
+    super::dims::nonempty_filter(&filter, "the filter")?;
     let data_format = match ctx.attr_str("data_format")? {
         "NCHW" => Format::Nchw,
         _ => Format::Nhwc,
@@ -199,6 +204,7 @@ fn depthwise_range(ctx: &mut OpContext<'_>, g: &Geometry, f: Layout) -> Result<(
 fn infer_backprop_input(ctx: &mut OpContext<'_>) -> Result<(), OpError> {
     let filter_desc = ctx.input(1)?;
     let filter = rank4(filter_desc.shape(), "filter")?;
+    super::dims::nonempty_filter(&filter, "the filter")?;
     let dy = rank4(ctx.input_shape(2)?, "out_backprop")?;
     let data_format = match ctx.attr_str("data_format")? {
         "NCHW" => Format::Nchw,

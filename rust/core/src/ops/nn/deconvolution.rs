@@ -69,6 +69,10 @@ fn verify_deconvolution(ctx: &mut OpContext<'_>) -> Result<(), OpError> {
 }
 
 /// Caffe's deconvolution output size along one axis; -1 when unknown.
+#[allow(
+    clippy::arithmetic_side_effects,
+    reason = "int64 values widened to i128 cannot overflow; divisors were checked >= 1 above"
+)]
 pub(super) fn deconv_dim(
     input: i64,
     kernel: i64,
@@ -88,9 +92,14 @@ pub(super) fn deconv_dim(
     i64::try_from(out).map_err(|_| OpError::new(format!("the output size {out} overflows int64")))
 }
 
+#[allow(
+    clippy::arithmetic_side_effects,
+    reason = "index arithmetic on ranks and positions already checked against the rank above"
+)]
 fn infer_deconvolution(ctx: &mut OpContext<'_>) -> Result<(), OpError> {
     let x = with_rank(ctx.input_shape(0)?, 4, "x")?;
     let filter = with_rank(ctx.input_shape(1)?, 4, "filter")?;
+    super::dims::nonempty_filter(&filter, "the filter")?;
     let groups = ctx.attr_int("groups")?;
     merge_dim(
         filter[0],

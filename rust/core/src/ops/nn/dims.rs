@@ -62,6 +62,17 @@ pub(super) fn product(dims: &[i64]) -> Result<i64, OpError> {
         .try_fold(1i64, |acc, &d| crate::ops::common::mul_dims(acc, d))
 }
 
+/// A convolution filter must hold elements: TensorFlow rejects a filter
+/// with a zero dim ("filter must not have zero elements"), and Caffe a zero
+/// kernel size or channel count; a zero kernel would make the output larger
+/// than the input.
+pub(super) fn nonempty_filter(filter: &[i64], what: &str) -> Result<(), OpError> {
+    if filter.contains(&0) {
+        bail!("{what} has shape {filter:?} with a zero dim; a convolution filter must have every dim >= 1");
+    }
+    Ok(())
+}
+
 /// Checks a 1-D per-channel input (bias, scale, mean …) against `channels`.
 pub(super) fn check_vector(shape: &Shape, channels: i64, what: &str) -> Result<(), OpError> {
     if shape.is_unknown_rank() {

@@ -42,24 +42,21 @@ struct Term {
 fn parse_term(term: &str) -> Result<Term, OpError> {
     let mut labels = Vec::new();
     let mut ellipsis = None;
-    let mut rest = term.as_bytes();
-    while let Some((&c, tail)) = rest.split_first() {
-        if c == b'.' {
-            if !rest.starts_with(b"...") || ellipsis.is_some() {
+    // Characters, not bytes: a non-ASCII letter is reported as itself.
+    let mut chars = term.char_indices();
+    while let Some((at, c)) = chars.next() {
+        if c == '.' {
+            if !term[at..].starts_with("...") || ellipsis.is_some() {
                 bail!("'{term}' has a stray '.' or more than one '...'");
             }
             ellipsis = Some(labels.len());
-            rest = &rest[3..];
+            chars.nth(1); // the other two dots
             continue;
         }
         if !c.is_ascii_alphabetic() {
-            bail!(
-                "'{term}' uses '{}': only letters and '...' are supported",
-                c as char
-            );
+            bail!("'{term}' uses '{c}': only letters (ASCII) and '...' are supported");
         }
-        labels.push(c);
-        rest = tail;
+        labels.push(c as u8); // ASCII, so one byte
     }
     Ok(Term { labels, ellipsis })
 }
@@ -108,6 +105,10 @@ fn label_dim(a: i64, b: i64, label: u8) -> Result<i64, OpError> {
     })
 }
 
+#[allow(
+    clippy::arithmetic_side_effects,
+    reason = "index arithmetic on ranks and positions already checked against the rank above"
+)]
 fn infer_einsum(ctx: &mut OpContext<'_>) -> Result<(), OpError> {
     let equation = ctx.attr_str("equation")?;
     let eq = parse(equation)?;
@@ -188,6 +189,10 @@ fn infer_einsum(ctx: &mut OpContext<'_>) -> Result<(), OpError> {
 }
 
 /// numpy's implicit output: `...` first, then labels used exactly once.
+#[allow(
+    clippy::arithmetic_side_effects,
+    reason = "index arithmetic on ranks and positions already checked against the rank above"
+)]
 fn implicit_output(inputs: &[Term], any_ellipsis: bool) -> Term {
     let mut counts = [0usize; 256];
     for t in inputs {
@@ -242,6 +247,14 @@ mod tests {
         assert!(parse("ij->ii").is_err());
         assert!(parse("ij->k").is_err());
         assert!(parse("i->j->k").is_err());
+        // Non-ASCII letters are named as the character, not a byte of it.
+        for (equation, bad) in [("éj,jk->ék", 'é'), ("ij,jk->iΩ", 'Ω'), ("a…", '…')] {
+            let e = parse(equation).err().unwrap();
+            assert!(e.message.contains(&format!("uses '{bad}'")), "{e}");
+            assert!(!e.message.contains('Ã'), "{e}");
+        }
+        let t = parse_term("...").unwrap();
+        assert_eq!((t.labels.len(), t.ellipsis), (0, Some(0)));
         let implicit = implicit_output(&parse("Ba,ab").unwrap().inputs, false);
         assert_eq!(implicit.labels, b"Bb");
     }

@@ -97,6 +97,10 @@ fn matrix(shape: &Shape, what: &str, exact: bool) -> Result<Dims, OpError> {
 
 /// `(M, N)` of the product of the last two dims of `a` and `b`, checking
 /// the contracted dims agree.
+#[allow(
+    clippy::arithmetic_side_effects,
+    reason = "index arithmetic on ranks and positions already checked against the rank above"
+)]
 fn product_dims(a: &[i64], b: &[i64], ta: bool, tb: bool) -> Result<(i64, i64), OpError> {
     let (ar, br) = (a.len(), b.len());
     let (m, ka) = if ta {
@@ -113,6 +117,10 @@ fn product_dims(a: &[i64], b: &[i64], ta: bool, tb: bool) -> Result<(i64, i64), 
     Ok((m, n))
 }
 
+#[allow(
+    clippy::arithmetic_side_effects,
+    reason = "index arithmetic on ranks and positions already checked against the rank above"
+)]
 fn batch_matmul(a: &Shape, b: &Shape, ta: bool, tb: bool, kind: Kind) -> Result<Shape, OpError> {
     let ad = matrix(a, "x1", false)?;
     let bd = matrix(b, "x2", false)?;

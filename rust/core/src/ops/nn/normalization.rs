@@ -40,6 +40,10 @@ pub(super) fn schemas() -> Vec<OpSchema> {
 
 /// gamma and beta cover x's dims from `begin_params_axis`; mean and
 /// variance keep x's dims before `begin_norm_axis` and are 1 after it.
+#[allow(
+    clippy::arithmetic_side_effects,
+    reason = "index arithmetic on ranks and positions already checked against the rank above"
+)]
 fn infer_layer_norm(ctx: &mut OpContext<'_>) -> Result<(), OpError> {
     let x = ctx.input_shape(0)?.clone();
     let Some(rank) = x.rank() else {

@@ -61,6 +61,10 @@ fn pool(op_type: &str, types: &[DataType], default_format: &str, rank: usize) ->
         .infer_shape(with_arg(infer_pool, rank))
 }
 
+#[allow(
+    clippy::arithmetic_side_effects,
+    reason = "index arithmetic on ranks and positions already checked against the rank above"
+)]
 fn verify_pool(ctx: &mut OpContext<'_>, rank: usize) -> Result<(), OpError> {
     let layout = layout(ctx.attr_str("data_format")?, rank)?;
     check_per_dim(ctx.attr_ints("ksize")?, &layout, "ksize")?;
@@ -92,6 +96,10 @@ fn verify_pool(ctx: &mut OpContext<'_>, rank: usize) -> Result<(), OpError> {
     Ok(())
 }
 
+#[allow(
+    clippy::arithmetic_side_effects,
+    reason = "index arithmetic on ranks and positions already checked against the rank above"
+)]
 fn infer_pool(ctx: &mut OpContext<'_>, rank: usize) -> Result<(), OpError> {
     let layout = layout(ctx.attr_str("data_format")?, rank)?;
     let x = with_rank(ctx.input_shape(0)?, rank, "input 'x'")?;

@@ -25,6 +25,10 @@ fn meet(a: Range, b: Range) -> Range {
 }
 
 /// `(M, N)` ranges of a product from the operands' last two dims.
+#[allow(
+    clippy::arithmetic_side_effects,
+    reason = "index arithmetic on ranks and positions already checked against the rank above"
+)]
 fn product_ranges(a: &[Range], b: &[Range], ta: bool, tb: bool) -> (Range, Range) {
     let last = |r: &[Range], transposed: bool, far: bool| -> Range {
         // `far`: the dim that survives (rows of a, columns of b).
@@ -80,6 +84,10 @@ pub(super) fn matmul(
 }
 
 /// numpy broadcasting of two dim lists aligned on the right.
+#[allow(
+    clippy::arithmetic_side_effects,
+    reason = "index arithmetic on ranks and positions already checked against the rank above"
+)]
 fn broadcast_right(a: &[Range], b: &[Range]) -> Vec<Range> {
     let rank = a.len().max(b.len());
     let at = |r: &[Range], i: usize| match (i + r.len()).checked_sub(rank) {
@@ -99,6 +107,10 @@ pub(super) struct TermRef<'t> {
 
 /// Einsum: a label's size is in the range of every dim it labels (they are
 /// all equal); the '...' dims broadcast across the operands that have one.
+#[allow(
+    clippy::arithmetic_side_effects,
+    reason = "index arithmetic on ranks and positions already checked against the rank above"
+)]
 pub(super) fn einsum(
     ctx: &mut OpContext<'_>,
     inputs: &[TermRef<'_>],
@@ -241,6 +253,10 @@ pub(super) fn intersect_dynamic(ctx: &mut OpContext<'_>) -> Result<(), OpError> 
 
 /// Crop: dims before `axis` are x's, the rest the reference's; a crop at
 /// `offset` also fits in x, so it is at most x's max minus the offset.
+#[allow(
+    clippy::arithmetic_side_effects,
+    reason = "index arithmetic on ranks and positions already checked against the rank above"
+)]
 pub(super) fn crop(ctx: &mut OpContext<'_>, axis: usize, offsets: &[i64]) -> Result<(), OpError> {
     if !ranges::wanted(ctx, 0) {
         return Ok(());

@@ -76,6 +76,10 @@ impl Window {
 /// TensorFlow's output size along one axis; -1 when the input or kernel
 /// size is unknown. SAME ignores the kernel (`ceil(in / stride)`), VALID is
 /// `ceil((in - effective + 1) / stride)`, EXPLICIT adds the pads first.
+#[allow(
+    clippy::arithmetic_side_effects,
+    reason = "int64 values widened to i128 cannot overflow; divisors were checked >= 1 above"
+)]
 pub(super) fn output_dim(input: i64, w: &Window, padding: Padding) -> Result<i64, OpError> {
     if w.stride < 1 || w.dilation < 1 {
         bail!(
@@ -124,6 +128,10 @@ pub(super) fn to_i64(v: i128) -> Result<i64, OpError> {
 
 /// Checks a per-dim attribute (strides, ksize, dilations) in data_format
 /// order: `len` values, all >= 1, and 1 at N and C.
+#[allow(
+    clippy::arithmetic_side_effects,
+    reason = "index arithmetic on ranks and positions already checked against the rank above"
+)]
 pub(super) fn check_per_dim(values: &[i64], layout: &Layout, name: &str) -> Result<(), OpError> {
     let rank = layout.spatial.len() + 2;
     if values.len() != rank {

@@ -21,11 +21,29 @@ fn parse_pooling(src: &FrameworkOp, dst: &mut OpDraft) -> Result<(), PluginError
     expect_bottoms(src, 1..=1)?;
     let p = Params::of(src);
     let global = p.bool_or("global_pooling", false)?;
+    if global {
+        // Caffe: "With Global_pooling: true Filter size cannot specified".
+        for field in ["kernel_size", "kernel_h", "kernel_w"] {
+            if p.ints(field)?.iter().any(|&k| k != 0) {
+                return Err(PluginError::new(format!(
+                    "Pooling layer '{}' sets both global_pooling: true and '{field}'; a global pool's window is the whole input, so Caffe forbids a kernel size",
+                    src.name
+                )));
+            }
+        }
+    }
     let window = Window2d::read(&p, &src.name, !global)?;
     if window.dilation != [1, 1] {
         return Err(PluginError::new(format!(
             "Pooling layer '{}' has a dilation; Caffe's pooling has none",
             src.name
+        )));
+    }
+    // Caffe: "With Global_pooling: true; only pad = 0 and stride = 1".
+    if global && (window.pad != [0, 0] || window.stride != [1, 1]) {
+        return Err(PluginError::new(format!(
+            "Pooling layer '{}' sets global_pooling: true with pad {:?} and stride {:?}; Caffe allows only pad 0 and stride 1 there",
+            src.name, window.pad, window.stride
         )));
     }
     let kernel = if global { [1, 1] } else { window.kernel };

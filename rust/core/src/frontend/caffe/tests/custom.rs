@@ -98,9 +98,8 @@ fn custom_layers_take_their_weights_from_the_caffemodel() {
 }
 
 #[test]
-fn custom_fields_win_by_number_and_by_name() {
+fn custom_fields_win_by_name_and_keep_their_own_numbers() {
     let graph = custom_graph();
-    // clash_param took number 106 from convolution_param.
     assert_eq!(attr(op(&graph, "clash"), "level"), &AttrValue::Int(7));
     // pooling_param is now the custom message (by name).
     let pool = op(&graph, "pool");
@@ -110,9 +109,8 @@ fn custom_fields_win_by_number_and_by_name() {
 
     let merged = schema(&[A, B]).unwrap();
     let layer = merged.message("LayerParameter").unwrap();
-    assert!(layer.get_field_by_name("convolution_param").is_none());
     assert_eq!(
-        layer.get_field(106).map(|f| f.name().to_owned()),
+        layer.get_field(1003).map(|f| f.name().to_owned()),
         Some("clash_param".into())
     );
     assert!(
@@ -121,17 +119,49 @@ fn custom_fields_win_by_number_and_by_name() {
     );
     // Untouched built-in fields stay.
     assert!(layer.get_field_by_name("relu_param").is_some());
+    assert!(layer.get_field_by_name("convolution_param").is_some());
+}
 
-    // So a net using convolution_param no longer parses, at its line.
-    let Err(FrontendError::Decode(message)) = decode_net(
-        &merged,
-        "input: 'x'\nlayer { name: 'c' type: 'Convolution' bottom: 'x' top: 'y'\n  convolution_param { num_output: 1 } }",
-        None,
-        "net",
-    ) else {
-        panic!("convolution_param must be unknown");
-    };
-    assert!(message.contains("line 3, column 3"), "{message}");
+#[test]
+fn a_custom_field_taking_a_stock_number_is_an_error_naming_both() {
+    let source = "syntax = \"proto2\";\npackage caffe;\nmessage LayerParameter {\n  optional string my_name = 1;\n}\n";
+    let message = schema_error("mine.proto", source);
+    assert!(message.starts_with("mine.proto:4:"), "{message}");
+    assert!(
+        message.contains(
+            "field 'my_name' = 1 takes the number of LayerParameter's existing field 'name'"
+        ),
+        "{message}"
+    );
+    // The same name and number is a redefinition, which GE allows.
+    let twin = "syntax = \"proto2\";\nmessage LayerParameter {\n  optional string name = 1;\n}\n";
+    assert!(schema_from("twin.proto", twin).is_ok());
+}
+
+#[test]
+fn a_custom_proto_defining_a_message_or_field_twice_is_an_error() {
+    let cases = [
+        (
+            "message MyParam { optional int32 a = 1; }\nmessage MyParam { optional int32 b = 1; }\n",
+            "dup.proto:3:9: message 'MyParam' is defined twice",
+        ),
+        (
+            "enum Mode { A = 0; }\nenum Mode { B = 0; }\n",
+            "dup.proto:3:6: enum 'Mode' is defined twice",
+        ),
+        (
+            "message LayerParameter {\n  optional int32 x = 1000;\n  optional int32 x = 1001;\n}\n",
+            "dup.proto:4:18: LayerParameter has two fields with name 'x'",
+        ),
+        (
+            "message LayerParameter {\n  optional int32 x = 1000;\n  optional int32 y = 1000;\n}\n",
+            "dup.proto:4:22: LayerParameter has two fields with number 1000",
+        ),
+    ];
+    for (body, want) in cases {
+        let message = schema_error("dup.proto", &format!("syntax = \"proto2\";\n{body}"));
+        assert!(message.starts_with(want), "{want}\n{message}");
+    }
 }
 
 #[test]

@@ -221,3 +221,65 @@ fn garbage_is_not_a_caffemodel() {
         "{message}"
     );
 }
+
+/// `decode_inplace.caffemodel` with blob `blob` of layer `layer` replaced by
+/// one whose packed data record claims more bytes than follow: the shape,
+/// then the float array's encoding cut `cut` bytes short (built with the
+/// protobuf encoder, then truncated).
+fn with_overlong_blob(layer: &str, blob: usize, cut: usize) -> Vec<u8> {
+    use prost::Message;
+    use prost_reflect::{DynamicMessage, Value};
+    let skeleton = super::super::weights::skeleton_view().unwrap();
+    let pool = skeleton.parent_pool();
+    let layer_view = pool.get_message_by_name("caffe.LayerParameter").unwrap();
+    let blob_view = pool.get_message_by_name("caffe.BlobProto").unwrap();
+    let data = Bytes::from(std::fs::read(fixture("decode_inplace.caffemodel")).unwrap());
+    let mut net = DynamicMessage::decode(skeleton.clone(), data).unwrap();
+    let Some(Value::List(layers)) = net.get_field_by_name_mut("layer") else {
+        panic!("no layers");
+    };
+    for record in layers.iter_mut() {
+        let mut decoded =
+            DynamicMessage::decode(layer_view.clone(), record.as_bytes().unwrap().clone()).unwrap();
+        if decoded.get_field_by_name("name").unwrap().as_str() != Some(layer) {
+            continue;
+        }
+        let mut shape_only = DynamicMessage::new(blob_view.clone());
+        let mut data_only = DynamicMessage::new(blob_view.clone());
+        let floats: Vec<u8> = (0..54).flat_map(|i| (i as f32).to_le_bytes()).collect();
+        data_only.set_field_by_name("data", Value::Bytes(Bytes::from(floats)));
+        let shape = DynamicMessage::decode(
+            pool.get_message_by_name("caffe.BlobShape").unwrap(),
+            &[][..],
+        )
+        .unwrap();
+        shape_only.set_field_by_name("shape", Value::Message(shape));
+        let mut bytes = shape_only.encode_to_vec();
+        let data_record = data_only.encode_to_vec();
+        bytes.extend_from_slice(&data_record[..data_record.len() - cut]);
+        let Some(Value::List(blobs)) = decoded.get_field_by_name_mut("blobs") else {
+            panic!("no blobs");
+        };
+        blobs[blob] = Value::Bytes(Bytes::from(bytes));
+        *record = Value::Bytes(Bytes::from(decoded.encode_to_vec()));
+    }
+    net.encode_to_vec()
+}
+
+#[test]
+fn an_overlong_packed_blob_names_the_layer_and_the_blob() {
+    let bad = Scratch::new("overlong.caffemodel", &with_overlong_blob("conv", 1, 8));
+    let message = decode_files(&fixture("decode_inplace.prototxt"), Some(&bad.0));
+    assert!(
+        message.starts_with(&format!(
+            "'{}': weight blob 1 of layer 'conv' is malformed",
+            bad.0.display()
+        )),
+        "{message}"
+    );
+    assert!(message.contains("cut short"), "{message}");
+    assert!(
+        !message.contains("not a binary Caffe NetParameter"),
+        "{message}"
+    );
+}

@@ -74,6 +74,24 @@ pub(super) fn plugins() -> Vec<ParserPlugin> {
     all
 }
 
+/// TensorFlow's convolutions have no default `padding` or `strides`
+/// ("NodeDef missing attr"); GE's Conv2D does (explicit zero pads), so a
+/// missing one would silently mean VALID.
+const CONV_REQUIRED_ATTRS: [&str; 2] = ["padding", "strides"];
+
+fn require_conv_attrs(src: &FrameworkOp) -> Result<(), PluginError> {
+    match CONV_REQUIRED_ATTRS
+        .iter()
+        .find(|a| src.attrs.get(a).is_none())
+    {
+        Some(missing) => Err(PluginError::new(format!(
+            "{} needs attr '{missing}' (TensorFlow gives it no default)",
+            src.op_type
+        ))),
+        None => Ok(()),
+    }
+}
+
 /// `auto_mapping`, then input `index` (the filter) in `format`.
 fn with_filter_format(
     src: &FrameworkOp,
@@ -81,6 +99,7 @@ fn with_filter_format(
     index: u32,
     format: Format,
 ) -> Result<(), PluginError> {
+    require_conv_attrs(src)?;
     auto_mapping(src, dst)?;
     dst.set_input_format(index, format);
     Ok(())

@@ -21,7 +21,7 @@ fn conv_graph() -> pb::GraphDef {
             "w",
             "Const",
             &[],
-            vec![("value", attr(Value::Tensor(weight)))],
+            vec![("value", attr(Value::Tensor(Box::new(weight))))],
         ),
         node(
             "conv",
@@ -111,7 +111,7 @@ fn bad_attr_values_are_errors() {
     let cases = [
         (mixed, "mixing several kinds"),
         (pb::AttrValue { value: None }, "has no value"),
-        (attr(Value::Shape(shape(&[2, -3]))), "dim -3"),
+        (attr(Value::Shape(Box::new(shape(&[2, -3])))), "dim -3"),
     ];
     for (value, expected) in cases {
         let g = graph(vec![node("n", "Op", &[], vec![("a", value)])]);
@@ -129,7 +129,7 @@ fn bad_attr_values_are_errors() {
         "call",
         "PartitionedCall",
         &[],
-        vec![("f", attr(Value::Func(nested)))],
+        vec![("f", attr(Value::Func(Box::new(nested))))],
     )]);
     let message = decode_error(round_trip(&g));
     assert_eq!(

@@ -20,7 +20,7 @@ fn attr(value: Value) -> pb::AttrValue {
 }
 
 fn list(list: ListValue) -> pb::AttrValue {
-    attr(Value::List(list))
+    attr(Value::List(Box::new(list)))
 }
 
 fn dtype_attr(dtype: pb::DataType) -> pb::AttrValue {

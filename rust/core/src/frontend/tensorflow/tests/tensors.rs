@@ -18,7 +18,7 @@ fn const_graph(value: pb::TensorProto) -> pb::GraphDef {
         "c",
         "Const",
         &[],
-        vec![("value", attr(Value::Tensor(value)))],
+        vec![("value", attr(Value::Tensor(Box::new(value))))],
     )])
 }
 
@@ -275,4 +275,183 @@ fn huge_splats_are_refused_before_allocating() {
     let t = tensor(pb::DataType::DtFloat, &[i64::MAX, 4]);
     let message = decode_error(round_trip(&const_graph(t)));
     assert!(message.contains("node 'c'"), "{message}");
+}
+
+/// TensorFlow's string list encoding: varint32 lengths, then the bytes.
+fn string_list(strings: &[&[u8]]) -> Bytes {
+    let mut out = Vec::new();
+    for s in strings {
+        prost::encoding::encode_varint(s.len() as u64, &mut out);
+    }
+    for s in strings {
+        out.extend_from_slice(s);
+    }
+    Bytes::from(out)
+}
+
+fn string_content(content: Bytes, dims: &[i64]) -> pb::TensorProto {
+    pb::TensorProto {
+        tensor_content: content,
+        ..tensor(pb::DataType::DtString, dims)
+    }
+}
+
+#[test]
+fn string_tensor_content_is_decoded_as_a_string_list() {
+    let t = string_content(string_list(&[b"ab", b"", b"xyz"]), &[3]);
+    let decoded = round_trip(&const_graph(t)).unwrap();
+    let AttrValue::NamedAttrs(opaque) = value_of(&decoded) else {
+        panic!("expected an opaque tensor");
+    };
+    assert_eq!(
+        opaque.attrs.get("string_val"),
+        Some(&AttrValue::ListStr(vec![
+            "ab".into(),
+            "".into(),
+            "xyz".into()
+        ]))
+    );
+}
+
+#[test]
+fn string_tensor_content_with_bad_lengths_is_an_error() {
+    let mut overlong = Vec::new();
+    prost::encoding::encode_varint(1000, &mut overlong);
+    overlong.extend_from_slice(b"abc");
+    let mut too_big = Vec::new();
+    prost::encoding::encode_varint(1 << 40, &mut too_big);
+    let cases: [(Bytes, &[i64], &str); 5] = [
+        (
+            Bytes::from(overlong),
+            &[1],
+            "add up to 1000 bytes but 3 follow",
+        ),
+        // An unterminated varint (every byte has the continuation bit).
+        (Bytes::from(vec![0xffu8; 3]), &[1], "length 0"),
+        (Bytes::from(too_big), &[1], "more than a varint32"),
+        // Two strings promised, one length given.
+        (
+            string_list(&[b"a"]),
+            &[2],
+            "add up to 98 bytes but 0 follow",
+        ),
+        // Bytes left over after the strings.
+        (
+            Bytes::from_static(b"\x01abc"),
+            &[1],
+            "add up to 1 bytes but 3 follow",
+        ),
+    ];
+    for (content, dims, want) in cases {
+        let message = decode_error(round_trip(&const_graph(string_content(content, dims))));
+        assert!(message.contains("node 'c'"), "{message}");
+        assert!(message.contains("not a string list"), "{message}");
+        assert!(message.contains(want), "{want}: {message}");
+    }
+}
+
+#[test]
+fn reference_dtypes_are_rejected_in_tensors_and_attrs() {
+    let t = pb::TensorProto {
+        float_val: vec![1.0],
+        ..tensor(pb::DataType::DtFloatRef, &[2])
+    };
+    let message = decode_error(round_trip(&const_graph(t)));
+    assert!(
+        message.contains("DT_FLOAT_REF, a reference type"),
+        "{message}"
+    );
+    for (op, attr_name) in [
+        ("Cast", "DstT"),
+        ("Const", "dtype"),
+        ("Placeholder", "dtype"),
+    ] {
+        let g = graph(vec![node(
+            "n",
+            op,
+            &[],
+            vec![(attr_name, dtype_attr(pb::DataType::DtFloatRef))],
+        )]);
+        let message = decode_error(round_trip(&g));
+        assert!(
+            message.contains(&format!("attr '{attr_name}'")),
+            "{message}"
+        );
+        assert!(message.contains("reference type"), "{message}");
+    }
+    // Every reference type, also in a list(type).
+    for tf in [101, 103, 107, 119, 123] {
+        let g = graph(vec![node(
+            "n",
+            "IdentityN",
+            &[],
+            vec![(
+                "T",
+                list(ListValue {
+                    r#type: vec![1, tf],
+                    ..ListValue::default()
+                }),
+            )],
+        )]);
+        assert!(decode_error(round_trip(&g)).contains("reference type"));
+    }
+}
+
+#[test]
+fn a_const_whose_dtype_differs_from_its_value_is_an_error() {
+    let value = pb::TensorProto {
+        int_val: vec![7],
+        ..tensor(pb::DataType::DtInt32, &[])
+    };
+    let g = graph(vec![node(
+        "c",
+        "Const",
+        &[],
+        vec![
+            ("dtype", dtype_attr(pb::DataType::DtFloat)),
+            ("value", attr(Value::Tensor(Box::new(value.clone())))),
+        ],
+    )]);
+    let message = decode_error(round_trip(&g));
+    assert!(
+        message.contains("has dtype DT_FLOAT but its value is a DT_INT32 tensor"),
+        "{message}"
+    );
+    let ok = graph(vec![node(
+        "c",
+        "Const",
+        &[],
+        vec![
+            ("dtype", dtype_attr(pb::DataType::DtInt32)),
+            ("value", attr(Value::Tensor(Box::new(value)))),
+        ],
+    )]);
+    assert!(round_trip(&ok).is_ok());
+}
+
+#[test]
+fn one_value_for_many_elements_stays_a_splat() {
+    let t = pb::TensorProto {
+        float_val: vec![1.0],
+        ..tensor(pb::DataType::DtFloat, &[16384, 16384])
+    };
+    let value = host(t);
+    assert_eq!(
+        value.splat_element().map(|e| e.as_ref().to_vec()),
+        Some(1.0f32.to_le_bytes().to_vec())
+    );
+    assert!(!value.is_expanded(), "decoding expanded the splat to 1 GiB");
+    assert_eq!(value.byte_len(), 1 << 30);
+    // No values at all: a splat of zeros.
+    let zeros = host(tensor(pb::DataType::DtInt64, &[1000, 1000]));
+    assert_eq!(
+        zeros.splat_element().map(|e| e.as_ref().to_vec()),
+        Some(vec![0; 8])
+    );
+    // Several values repeat the last by expansion, as before.
+    let two = pb::TensorProto {
+        int_val: vec![1, 2],
+        ..tensor(pb::DataType::DtInt32, &[3])
+    };
+    assert_eq!(host(two).splat_element(), None);
 }

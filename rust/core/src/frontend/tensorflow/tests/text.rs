@@ -77,7 +77,7 @@ fn small_graph_def() -> pb::GraphDef {
         "StatefulPartitionedCall",
         &["x", "w:0", "^w"],
         vec![
-            ("f", attr(Value::Func(func))),
+            ("f", attr(Value::Func(Box::new(func)))),
             ("Tin", tin),
             ("_note", attr(Value::S(Bytes::from("café")))),
         ],
@@ -115,14 +115,17 @@ fn small_graph_def() -> pb::GraphDef {
                 &[],
                 vec![
                     ("dtype", float()),
-                    ("shape", attr(Value::Shape(shape(&[-1, 2])))),
+                    ("shape", attr(Value::Shape(Box::new(shape(&[-1, 2]))))),
                 ],
             ),
             node(
                 "w",
                 "Const",
                 &[],
-                vec![("dtype", float()), ("value", attr(Value::Tensor(weight)))],
+                vec![
+                    ("dtype", float()),
+                    ("value", attr(Value::Tensor(Box::new(weight)))),
+                ],
             ),
             call,
         ])

@@ -115,3 +115,32 @@ fn global_pooling_needs_no_kernel() {
     let error = pool(&[1, 4, 7, 7], vec![("stride", int(2))]).error();
     assert!(error.contains("needs a kernel size >= 1"), "{error}");
 }
+
+#[test]
+fn global_pooling_with_a_kernel_size_is_an_error() {
+    for kernel in [
+        vec![("kernel_size", int(3))],
+        vec![("kernel_h", int(3)), ("kernel_w", int(3))],
+    ] {
+        let mut params = vec![("global_pooling", boolean(true))];
+        params.extend(kernel);
+        let error = pool(&[1, 8, 7, 7], params).error();
+        assert!(
+            error.contains("sets both global_pooling: true and 'kernel_"),
+            "{error}"
+        );
+        assert!(error.contains("'pool'"), "{error}");
+    }
+}
+
+#[test]
+fn global_pooling_with_a_pad_or_stride_is_an_error() {
+    for extra in [("pad", int(1)), ("stride", int(2))] {
+        let params = vec![("global_pooling", boolean(true)), extra];
+        let error = pool(&[1, 8, 7, 7], params).error();
+        assert!(
+            error.contains("Caffe allows only pad 0 and stride 1"),
+            "{error}"
+        );
+    }
+}

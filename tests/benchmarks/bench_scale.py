@@ -1,0 +1,139 @@
+"""Benchmark: the whole pipeline on million-node graphs against ONNX's shape
+inference on the same graphs.
+
+For each graph shape of ``tests/large_graphs.py`` (a Relu chain, and a
+residual DAG of ``Add(h, Relu(h))`` blocks) and each size, it writes the
+graph as a binary TensorFlow ``.pb`` and builds the same graph as an ONNX
+model, then, each side in its own fresh subprocess (so its memory is its own):
+
+- opgraph: ``load_tensorflow`` (decode + plugins), ``infer``, ``prepare``
+  (storage formats), ``plan_memory`` and ``estimate_cost``, each timed;
+- ONNX: ``onnx.shape_inference.infer_shapes`` alone (model built untimed).
+
+It prints µs per node for every stage, opgraph's total against ONNX's (the
+target: opgraph's whole pipeline faster than ONNX's inference alone, ratio
+> 1), and opgraph's peak RSS growth per node over the pipeline (target
+≤ 1 KiB), the worst row last::
+
+    pip install onnx grpcio-tools && python tests/benchmarks/bench_scale.py [--sizes 100000 1000000]
+
+Not part of the test suite.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from large_graphs import SHAPES, X_DIMS, write_graphdef
+
+TARGET_RSS_PER_NODE = 1024
+STAGES = ("load", "infer", "prepare", "plan_memory", "estimate_cost")
+
+OPGRAPH_CHILD = """
+import json, sys, time
+from pathlib import Path
+import opgraph
+
+def hwm_kib():
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1])
+    raise RuntimeError("no VmHWM")
+
+base = hwm_kib()
+times = {}
+stages = [
+    ("load", lambda: opgraph.load_tensorflow(sys.argv[1], infer=False)),
+    ("infer", lambda: opgraph.infer(g)),
+    ("prepare", lambda: opgraph.prepare(g, "Ascend310")),
+    ("plan_memory", lambda: opgraph.plan_memory(g)),
+    ("estimate_cost", lambda: opgraph.estimate_cost(g, "Ascend310")),
+]
+for name, run in stages:
+    t = time.perf_counter()
+    result = run()
+    times[name] = time.perf_counter() - t
+    if name == "load":
+        g = result
+print(json.dumps({"times": times, "peak_bytes": (hwm_kib() - base) * 1024}))
+"""
+
+ONNX_CHILD = """
+import json, sys, time
+import onnx
+from onnx import TensorProto, helper, shape_inference
+
+shape, n, dims = sys.argv[1], int(sys.argv[2]), [int(d) for d in sys.argv[3].split(",")]
+nodes, prev = [], "x"
+if shape == "chain":
+    for i in range(n):
+        nodes.append(helper.make_node("Relu", [prev], [f"r{i}"]))
+        prev = f"r{i}"
+else:
+    for i in range(n // 2):
+        nodes.append(helper.make_node("Relu", [prev], [f"r{i}"]))
+        nodes.append(helper.make_node("Add", [prev, f"r{i}"], [f"a{i}"]))
+        prev = f"a{i}"
+graph = helper.make_graph(
+    nodes, shape,
+    [helper.make_tensor_value_info("x", TensorProto.FLOAT, dims)],
+    [helper.make_tensor_value_info(prev, TensorProto.FLOAT, None)],
+)
+model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+t = time.perf_counter(); inferred = shape_inference.infer_shapes(model); elapsed = time.perf_counter() - t
+last = next(v for v in [*inferred.graph.value_info, *inferred.graph.output] if v.name == prev)
+print(json.dumps({"time": elapsed, "last": [d.dim_value for d in last.type.tensor_type.shape.dim]}))
+"""
+
+
+def run_child(code: str, *args: str) -> dict[str, Any]:
+    done = subprocess.run([sys.executable, "-c", code, *args], check=True, capture_output=True, text=True)
+    result: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
+    return result
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--sizes", type=int, nargs="+", default=[100_000, 1_000_000])
+    args = parser.parse_args()
+    rows = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for shape in SHAPES:
+            for n in args.sizes:
+                pb = write_graphdef(shape, n, Path(tmp) / f"{shape}_{n}.pb")
+                ours = run_child(OPGRAPH_CHILD, str(pb))
+                onnx = run_child(ONNX_CHILD, shape, str(n), ",".join(map(str, X_DIMS)))
+                assert onnx["last"] == list(X_DIMS), onnx["last"]
+                total = sum(ours["times"].values())
+                rows.append((shape, n, ours, onnx["time"], total))
+                pb.unlink()
+    header = " ".join(f"{s:>13}" for s in STAGES)
+    print(f"{'graph':>9} {'nodes':>9} {header} {'total':>8} {'onnx':>8} {'ratio':>6} {'B/node':>7}")
+    print(
+        f"{'':>9} {'':>9} " + " ".join(f"{'us/node':>13}" for _ in STAGES) + f" {'us/node':>8} {'us/node':>8}"
+    )
+    worst_ratio, worst_bytes = float("inf"), 0.0
+    for shape, n, ours, onnx_time, total in rows:
+        stages = " ".join(f"{ours['times'][s] / n * 1e6:>13.2f}" for s in STAGES)
+        ratio = onnx_time / total
+        per_node = ours["peak_bytes"] / n
+        worst_ratio, worst_bytes = min(worst_ratio, ratio), max(worst_bytes, per_node)
+        print(
+            f"{shape:>9} {n:>9} {stages} {total / n * 1e6:>8.2f} {onnx_time / n * 1e6:>8.2f} "
+            f"{ratio:>6.2f} {per_node:>7.0f}"
+        )
+    print(
+        f"worst: opgraph's pipeline is {worst_ratio:.2f}x ONNX's inference alone (target > 1); "
+        f"peak {worst_bytes:.0f} B/node (target <= {TARGET_RSS_PER_NODE})"
+    )
+
+
+if __name__ == "__main__":
+    main()
