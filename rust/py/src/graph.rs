@@ -266,10 +266,11 @@ impl PyGraph {
         {
             let body = body.cast::<PyGraph>()?.borrow();
             body.usable(py)?;
-            bodies.push(Subgraph {
-                name: body_name.extract()?,
-                graph: body.graph.clone(),
-            });
+            // Bodies nested in `body` stay shared with it (copy on write).
+            bodies.push(Subgraph::new(
+                body_name.extract::<String>()?,
+                body.graph.clone(),
+            ));
         }
         let control = control_inputs
             .unwrap_or_default()

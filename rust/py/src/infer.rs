@@ -9,16 +9,19 @@ use opgraph_core::op::{global_registry, OpOrigin, OpRegistry};
 use opgraph_core::types::{DataType, Format};
 use pyo3::exceptions::PyRuntimeError;
 use pyo3::prelude::*;
+use std::collections::HashSet;
+use std::sync::Arc;
 
 /// True when some node (bodies included) uses an op registered from Python.
-fn uses_user_ops(graph: &Graph, registry: &OpRegistry) -> bool {
+/// A body shared by several call sites is looked at once (`seen`).
+fn uses_user_ops(graph: &Graph, registry: &OpRegistry, seen: &mut HashSet<*const Graph>) -> bool {
     graph.nodes().iter().any(|n| {
         registry
             .get(&n.op_type)
             .is_some_and(|s| s.origin == OpOrigin::User)
-            || n.subgraphs
-                .iter()
-                .any(|s| uses_user_ops(&s.graph, registry))
+            || n.subgraphs.iter().any(|s| {
+                seen.insert(Arc::as_ptr(&s.graph)) && uses_user_ops(&s.graph, registry, seen)
+            })
     })
 }
 
@@ -43,7 +46,7 @@ pub fn infer(
     ensure_room(py, "infer", g.len(), bytes_per_node::INFER)?;
     // Op functions' panics are caught per node by the engine (Stage::Internal);
     // this guard turns any other panic into an InternalError as well.
-    let result = if uses_user_ops(g, &registry) {
+    let result = if uses_user_ops(g, &registry, &mut HashSet::new()) {
         // Python callbacks need the GIL; holding it avoids re-acquiring per node.
         guard_panics(py, during, || infer_graph(g, &registry, options))
     } else {

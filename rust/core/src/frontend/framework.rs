@@ -6,6 +6,7 @@
 
 use super::Framework;
 use crate::types::Attrs;
+use rustc_hash::FxHashMap;
 
 /// The name of the [`NamedAttrs`](crate::types::NamedAttrs) standing for a
 /// tensor without host bytes (a `Const` op's `value`): attrs `dtype`
@@ -79,7 +80,37 @@ pub struct FrameworkGraph {
 }
 
 impl FrameworkGraph {
+    /// Library function `name` (the first of that name). A linear scan: a
+    /// pass that looks functions up repeatedly builds a [`FunctionIndex`].
     pub fn function(&self, name: &str) -> Option<&FrameworkFunction> {
         self.functions.iter().find(|f| f.name == name)
+    }
+
+    /// The library indexed by function name, built once per pass.
+    pub fn function_index(&self) -> FunctionIndex<'_> {
+        let mut by_name = FxHashMap::default();
+        by_name.reserve(self.functions.len());
+        for f in &self.functions {
+            // The first of a name wins, as in `function`.
+            by_name.entry(f.name.as_str()).or_insert(f);
+        }
+        FunctionIndex { by_name }
+    }
+}
+
+/// Library functions by name: constant-time lookups for passes that follow
+/// calls (a library can hold a hundred thousand functions).
+#[derive(Clone, Debug, Default)]
+pub struct FunctionIndex<'f> {
+    by_name: FxHashMap<&'f str, &'f FrameworkFunction>,
+}
+
+impl<'f> FunctionIndex<'f> {
+    pub fn get(&self, name: &str) -> Option<&'f FrameworkFunction> {
+        self.by_name.get(name).copied()
+    }
+
+    pub fn contains(&self, name: &str) -> bool {
+        self.by_name.contains_key(name)
     }
 }

@@ -1,9 +1,13 @@
 //! The graph IR: nodes in a dense arena addressed by typed ids, edges as
 //! (producer, output index) pairs, subgraphs owned by the node that calls them.
 
+mod expansion;
 mod node;
 mod topo;
 
+pub use expansion::{
+    check_expansion, expanded_nodes, expansion, Expansion, ExpansionError, MAX_EXPANDED_NODES,
+};
 pub use node::{Node, NodeId, OutputRef, Subgraph};
 pub use topo::{is_loop_back_edge, is_merge, topological_order, CycleError};
 
@@ -35,7 +39,8 @@ pub enum GraphError {
     UnknownName(String),
 }
 
-/// A computation graph. Subgraphs are `Graph`s owned by their caller node.
+/// A computation graph. Subgraphs are `Graph`s held by their caller node,
+/// shared between the call sites of one function.
 #[derive(Clone, Debug, Default)]
 pub struct Graph {
     pub name: String,
@@ -188,18 +193,10 @@ impl Graph {
         &self.nodes[edge.node.index()].outputs[edge.index as usize]
     }
 
-    /// Total node count including every nested subgraph.
+    /// Total node count with every body counted at each call site
+    /// (saturating; see [`expanded_nodes`]).
     pub fn total_nodes(&self) -> usize {
-        self.nodes
-            .iter()
-            .map(|n| {
-                1 + n
-                    .subgraphs
-                    .iter()
-                    .map(|s| s.graph.total_nodes())
-                    .sum::<usize>()
-            })
-            .sum()
+        usize::try_from(expanded_nodes(self)).unwrap_or(usize::MAX)
     }
 }
 

@@ -3,6 +3,7 @@
 use super::Graph;
 use crate::types::{Attrs, TensorDesc};
 use smallvec::SmallVec;
+use std::sync::Arc;
 
 /// Dense index of a node in its graph's arena.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -29,10 +30,31 @@ impl OutputRef {
 
 /// A named body (If branch, While cond/body, PartitionedCall function).
 /// Its Data nodes with an `index` attribute take the caller's inputs.
+///
+/// The body is shared: every call site of one library function holds the
+/// same graph (as TensorFlow and GE hold one FunctionDef), so nested calls
+/// cost memory per function, not per call path. A pass that changes a body
+/// goes through [`Subgraph::graph_mut`], which copies it first if another
+/// call site still shares it.
 #[derive(Clone, Debug)]
 pub struct Subgraph {
     pub name: String,
-    pub graph: Graph,
+    pub graph: Arc<Graph>,
+}
+
+impl Subgraph {
+    /// A body not shared with any other call site (yet).
+    pub fn new(name: impl Into<String>, graph: Graph) -> Subgraph {
+        Subgraph {
+            name: name.into(),
+            graph: Arc::new(graph),
+        }
+    }
+
+    /// The body, for changing: copied first when another call site shares it.
+    pub fn graph_mut(&mut self) -> &mut Graph {
+        Arc::make_mut(&mut self.graph)
+    }
 }
 
 #[derive(Clone, Debug)]
@@ -78,6 +100,6 @@ impl Node {
         self.subgraphs
             .iter()
             .find(|s| s.name == name)
-            .map(|s| &s.graph)
+            .map(|s| &*s.graph)
     }
 }

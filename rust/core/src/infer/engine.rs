@@ -4,10 +4,11 @@
 use super::check::{check_prototype, dtype_names, port_counts, LiveCombinations};
 use super::context::{OpContext, SET_DTYPE, SET_FORMAT, SET_SHAPE};
 use super::error::{InferFailure, NodeError, Stage};
-use crate::graph::{is_loop_back_edge, is_merge, topological_order, Graph, Node, NodeId};
+use crate::graph::{is_loop_back_edge, is_merge, topological_order, Graph, Node, NodeId, Subgraph};
 use crate::internal::{catch_internal, InternalError};
 use crate::op::{OpError, OpFn, OpRegistry, OpSchema};
 use crate::types::{same_name, AttrValue, DataType, TensorDesc};
+use rustc_hash::FxHashMap;
 use smallvec::SmallVec;
 use std::sync::Arc;
 
@@ -45,6 +46,7 @@ pub fn infer_graph(
         registry,
         schemas: SchemaCache::new(registry),
         options,
+        inferred: FxHashMap::default(),
         path: Vec::new(),
         failures: Vec::new(),
         back_edges_known: false,
@@ -58,10 +60,26 @@ pub fn infer_graph(
     }
 }
 
+/// One inference of a shared body: the body as the call site held it, the
+/// caller's input descriptors, and the inferred body (shared in turn by
+/// every call site with the same inputs).
+struct InferredBody {
+    /// Keeps a shared body alive, so its address (the memo key) is not
+    /// reused while the run lasts.
+    _original: Option<Arc<Graph>>,
+    caller_inputs: Vec<Option<TensorDesc>>,
+    result: Arc<Graph>,
+    ok: bool,
+}
+
 struct Engine<'r> {
     registry: &'r OpRegistry,
     schemas: SchemaCache<'r>,
     options: InferOptions,
+    /// Bodies inferred in this run, by the address of the body a call site
+    /// held: a library function called from many places is inferred once
+    /// per distinct input signature, not once per call path.
+    inferred: FxHashMap<*const Graph, Vec<InferredBody>>,
     path: Vec<String>,
     failures: Vec<InferFailure>,
     /// False on the first pass over a TF v1 loop frame: a Merge then sees
@@ -190,7 +208,9 @@ impl Engine<'_> {
     }
 
     /// Binds the caller's inputs to each body's indexed Data nodes, then
-    /// infers the body.
+    /// infers the body. A body shared by several call sites (one library
+    /// function) is inferred once per distinct caller signature: the first
+    /// call site with that signature infers a copy, the others share it.
     fn infer_bodies(&mut self, graph: &mut Graph, id: NodeId) -> Result<(), Box<NodeError>> {
         let mut bodies = std::mem::take(&mut graph.node_mut(id).subgraphs);
         let caller_inputs: Vec<Option<TensorDesc>> = graph
@@ -201,14 +221,38 @@ impl Engine<'_> {
             .collect();
         let mut outcome = Ok(());
         for body in &mut bodies {
-            if let Err(message) = bind_body_inputs(&mut body.graph, &caller_inputs) {
-                outcome = Err(OpError::new(format!("body '{}': {message}", body.name)));
-                break;
-            }
-            self.path.push(graph.node(id).name.clone());
-            self.path.push(body.name.clone());
-            let ok = self.run(&mut body.graph);
-            self.path.truncate(self.path.len() - 2);
+            let key = Arc::as_ptr(&body.graph);
+            let known = self.inferred.get(&key).and_then(|seen| {
+                seen.iter()
+                    .find(|s| s.caller_inputs == caller_inputs)
+                    .map(|s| (Arc::clone(&s.result), s.ok))
+            });
+            let ok = match known {
+                Some((result, ok)) => {
+                    body.graph = result;
+                    ok
+                }
+                None => {
+                    // Kept only when shared: a body this call site alone
+                    // holds is inferred in place (its address stays its own).
+                    let original =
+                        (Arc::strong_count(&body.graph) > 1).then(|| Arc::clone(&body.graph));
+                    let ok = match self.infer_body(graph.node(id), body, &caller_inputs) {
+                        Ok(ok) => ok,
+                        Err(message) => {
+                            outcome = Err(OpError::new(format!("body '{}': {message}", body.name)));
+                            break;
+                        }
+                    };
+                    self.inferred.entry(key).or_default().push(InferredBody {
+                        _original: original,
+                        caller_inputs: caller_inputs.clone(),
+                        result: Arc::clone(&body.graph),
+                        ok,
+                    });
+                    ok
+                }
+            };
             if !ok {
                 outcome = Err(OpError::new(format!(
                     "body '{}' failed inference (see its errors)",
@@ -219,6 +263,27 @@ impl Engine<'_> {
         }
         graph.node_mut(id).subgraphs = bodies;
         outcome.map_err(|e| self.error(graph, id, Stage::Subgraph, e))
+    }
+
+    /// Infers `body` of `caller` with `caller_inputs` bound (copying it first
+    /// if another call site shares it): whether it inferred cleanly, or why
+    /// the inputs do not bind.
+    fn infer_body(
+        &mut self,
+        caller: &Node,
+        body: &mut Subgraph,
+        caller_inputs: &[Option<TensorDesc>],
+    ) -> Result<bool, String> {
+        self.path.push(caller.name.clone());
+        self.path.push(body.name.clone());
+        let graph = body.graph_mut();
+        if let Err(message) = bind_body_inputs(graph, caller_inputs) {
+            self.path.truncate(self.path.len() - 2);
+            return Err(message);
+        }
+        let ok = self.run(graph);
+        self.path.truncate(self.path.len() - 2);
+        Ok(ok)
     }
 
     fn error(&self, graph: &Graph, id: NodeId, stage: Stage, e: OpError) -> Box<NodeError> {

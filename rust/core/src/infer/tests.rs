@@ -255,7 +255,7 @@ fn partitioned_call_infers_its_body_with_the_callers_inputs() {
         .collect(),
         subgraphs: vec![Subgraph {
             name: "f".into(),
-            graph: body,
+            graph: body.into(),
         }],
         ..OpSpec::default()
     };

@@ -125,7 +125,7 @@ fn loop_graph() -> Graph {
     node.outputs[0] = big();
     node.subgraphs.push(Subgraph {
         name: "body".into(),
-        graph: body,
+        graph: body.into(),
     });
     let l = g.add_node(node).unwrap();
     g.set_outputs(vec![crate::graph::OutputRef::new(l, 0)])

@@ -12,7 +12,9 @@ use crate::device::soc::Soc;
 use crate::graph::{topological_order, Graph};
 use crate::op::OpRegistry;
 use crate::types::{AttrValue, TensorDesc};
+use rustc_hash::FxHashSet;
 use std::fmt;
+use std::sync::Arc;
 
 /// One place where storage does not fit.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -31,7 +33,8 @@ impl fmt::Display for Violation {
 /// Every violation in `graph` and its bodies (empty: the storage is consistent).
 pub fn check_formats(graph: &Graph, registry: &OpRegistry, soc: &Soc) -> Vec<Violation> {
     let mut found = Vec::new();
-    check_graph(graph, registry, soc, "", &mut found);
+    let mut checked = FxHashSet::default();
+    check_graph(graph, registry, soc, "", &mut checked, &mut found);
     found
 }
 
@@ -57,6 +60,7 @@ fn check_graph(
     registry: &OpRegistry,
     soc: &Soc,
     prefix: &str,
+    checked: &mut FxHashSet<*const Graph>,
     found: &mut Vec<Violation>,
 ) {
     let mut report = |node: &str, message: String| {
@@ -153,8 +157,12 @@ fn check_graph(
     }
     for node in graph.nodes() {
         for body in &node.subgraphs {
-            let prefix = format!("{prefix}{}/{}/", node.name, body.name);
-            check_graph(&body.graph, registry, soc, &prefix, found);
+            // A body shared by several call sites is checked once (its
+            // violations named at the first).
+            if checked.insert(Arc::as_ptr(&body.graph)) {
+                let prefix = format!("{prefix}{}/{}/", node.name, body.name);
+                check_graph(&body.graph, registry, soc, &prefix, checked, found);
+            }
         }
     }
 }

@@ -72,8 +72,10 @@ use super::DeviceError;
 use crate::graph::{topological_order, Graph};
 use crate::op::OpRegistry;
 use crate::types::{DataType, Format, Shape};
+use rustc_hash::{FxHashMap, FxHashSet};
 use shapes::FormulaError;
 use spec::{is_plain, Device, FilterDims};
+use std::sync::Arc;
 
 /// What [`prepare`] is asked to do.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -101,17 +103,19 @@ pub fn prepare(
     registry: &OpRegistry,
     options: &PrepareOptions,
 ) -> Result<PrepareReport, DeviceError> {
-    check_ready(graph)?;
+    check_ready(graph, &mut FxHashSet::default())?;
     let mut work = graph.clone();
     let mut report = PrepareReport::new(options);
-    prepare_graph(&mut work, registry, options, &mut report)?;
+    let mut bodies = PreparedBodies::default();
+    prepare_graph(&mut work, registry, options, &mut report, &mut bodies)?;
     report.count_formats(&work);
     *graph = work;
     Ok(report)
 }
 
-/// Every output has a dtype and is still stored plain.
-fn check_ready(graph: &Graph) -> Result<(), DeviceError> {
+/// Every output has a dtype and is still stored plain; a body shared by
+/// several call sites is checked once (`checked`, by address).
+fn check_ready(graph: &Graph, checked: &mut FxHashSet<*const Graph>) -> Result<(), DeviceError> {
     for node in graph.nodes() {
         for (output, desc) in node.outputs.iter().enumerate() {
             if desc.dtype == DataType::Undefined {
@@ -129,10 +133,57 @@ fn check_ready(graph: &Graph) -> Result<(), DeviceError> {
             }
         }
         for body in &node.subgraphs {
-            check_ready(&body.graph).map_err(|e| e.in_body(&node.name, &body.name))?;
+            if checked.insert(Arc::as_ptr(&body.graph)) {
+                check_ready(&body.graph, checked).map_err(|e| e.in_body(&node.name, &body.name))?;
+            }
         }
     }
     Ok(())
+}
+
+/// Bodies prepared in this pass, by the address of the body a call site
+/// held: a library function shared by many call sites is prepared once and
+/// the prepared copy shared again.
+#[derive(Default)]
+struct PreparedBodies {
+    done: FxHashMap<*const Graph, PreparedBody>,
+}
+
+struct PreparedBody {
+    /// Keeps the body alive, so its address (the key) is not reused.
+    _original: Arc<Graph>,
+    prepared: Arc<Graph>,
+    /// What preparing it added to the report, added again per call site.
+    counts: ReportCounts,
+}
+
+/// The report's per-graph counters, as a unit to add per call site.
+#[derive(Clone, Copy)]
+struct ReportCounts([usize; 5]);
+
+impl ReportCounts {
+    fn of(report: &PrepareReport) -> ReportCounts {
+        ReportCounts([
+            report.casts_inserted,
+            report.weights_cast_to_fp16,
+            report.weights_converted,
+            report.trans_data_inserted,
+            report.graphs,
+        ])
+    }
+
+    fn since(self, before: ReportCounts) -> ReportCounts {
+        ReportCounts(std::array::from_fn(|i| self.0[i] - before.0[i]))
+    }
+
+    fn add_to(self, report: &mut PrepareReport) {
+        let [casts, fp16, converted, trans_data, graphs] = self.0;
+        report.casts_inserted = report.casts_inserted.saturating_add(casts);
+        report.weights_cast_to_fp16 = report.weights_cast_to_fp16.saturating_add(fp16);
+        report.weights_converted = report.weights_converted.saturating_add(converted);
+        report.trans_data_inserted = report.trans_data_inserted.saturating_add(trans_data);
+        report.graphs = report.graphs.saturating_add(graphs);
+    }
 }
 
 fn prepare_graph(
@@ -140,6 +191,7 @@ fn prepare_graph(
     registry: &OpRegistry,
     options: &PrepareOptions,
     report: &mut PrepareReport,
+    bodies: &mut PreparedBodies,
 ) -> Result<(), DeviceError> {
     let mut order = topological_order(graph)?;
     let mut constant = edges::constant_outputs(graph, &order);
@@ -158,8 +210,22 @@ fn prepare_graph(
     for id in graph.node_ids() {
         let caller = graph.node(id).name.clone();
         for body in &mut graph.node_mut(id).subgraphs {
-            prepare_graph(&mut body.graph, registry, options, report)
+            let key = Arc::as_ptr(&body.graph);
+            if let Some(done) = bodies.done.get(&key) {
+                body.graph = Arc::clone(&done.prepared);
+                done.counts.add_to(report);
+                continue;
+            }
+            let original = Arc::clone(&body.graph);
+            let before = ReportCounts::of(report);
+            prepare_graph(body.graph_mut(), registry, options, report, bodies)
                 .map_err(|e| e.in_body(&caller, &body.name))?;
+            let prepared = PreparedBody {
+                _original: original,
+                prepared: Arc::clone(&body.graph),
+                counts: ReportCounts::of(report).since(before),
+            };
+            bodies.done.insert(key, prepared);
         }
     }
     Ok(())

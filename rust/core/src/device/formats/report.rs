@@ -4,7 +4,9 @@ use super::PrepareOptions;
 use crate::device::soc::Soc;
 use crate::graph::Graph;
 use crate::types::Format;
+use rustc_hash::FxHashMap;
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PrepareReport {
@@ -40,8 +42,7 @@ impl PrepareReport {
     }
 
     pub(super) fn count_formats(&mut self, graph: &Graph) {
-        let mut counts = BTreeMap::new();
-        count(graph, &mut counts);
+        let counts = count(graph, &mut FxHashMap::default());
         self.tensors_by_format = counts.into_iter().collect();
     }
 
@@ -54,13 +55,31 @@ impl PrepareReport {
     }
 }
 
-fn count(graph: &Graph, counts: &mut BTreeMap<Format, usize>) {
+/// Outputs per storage format, bodies counted at each call site; a body
+/// shared by several call sites is counted once (`memo`, by address).
+fn count(
+    graph: &Graph,
+    memo: &mut FxHashMap<*const Graph, BTreeMap<Format, usize>>,
+) -> BTreeMap<Format, usize> {
+    let mut counts = BTreeMap::new();
+    let mut add = |format: Format, n: usize| {
+        let slot = counts.entry(format).or_insert(0usize);
+        *slot = slot.saturating_add(n);
+    };
     for node in graph.nodes() {
         for desc in &node.outputs {
-            *counts.entry(desc.storage_format).or_insert(0) += 1;
+            add(desc.storage_format, 1);
         }
         for body in &node.subgraphs {
-            count(&body.graph, counts);
+            let key = Arc::as_ptr(&body.graph);
+            if !memo.contains_key(&key) {
+                let inner = count(&body.graph, memo);
+                memo.insert(key, inner);
+            }
+            for (&format, &n) in &memo[&key] {
+                add(format, n);
+            }
         }
     }
+    counts
 }

@@ -1,6 +1,6 @@
 //! Why a memory plan could not be made.
 
-use crate::graph::CycleError;
+use crate::graph::{CycleError, ExpansionError};
 
 /// Bad input to the planner: every variant names the tensor or lifetime at
 /// fault and says what was expected.
@@ -35,6 +35,11 @@ pub enum MemoryError {
     TooLarge,
     #[error(transparent)]
     Cycle(#[from] CycleError),
+    /// Bodies are laid out per call site: a graph whose inlining passes
+    /// `MAX_EXPANDED_NODES` (one built with shared bodies, not loaded) is
+    /// refused before the schedule grows.
+    #[error(transparent)]
+    Expanded(#[from] ExpansionError),
 }
 
 impl MemoryError {

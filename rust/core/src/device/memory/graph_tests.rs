@@ -176,11 +176,11 @@ fn loop_carried_buffers_live_over_the_whole_loop() {
         subgraphs: vec![
             Subgraph {
                 name: "cond".into(),
-                graph: cond,
+                graph: cond.into(),
             },
             Subgraph {
                 name: "body".into(),
-                graph: body,
+                graph: body.into(),
             },
         ],
         ..OpSpec::default()
@@ -233,7 +233,7 @@ fn branches_share_memory() {
         b.set_outputs(vec![at]).unwrap();
         Subgraph {
             name: name.into(),
-            graph: b,
+            graph: b.into(),
         }
     };
     let mut g = Graph::new("if");

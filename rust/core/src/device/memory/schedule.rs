@@ -109,6 +109,7 @@ pub(crate) fn schedule<'g>(
     graph: &'g Graph,
     registry: &OpRegistry,
 ) -> Result<Schedule<'g>, MemoryError> {
+    crate::graph::check_expansion(graph)?;
     let mut builder = Builder {
         registry,
         out: Schedule::default(),

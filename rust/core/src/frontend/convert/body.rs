@@ -8,10 +8,14 @@ use super::ports::OutputLayout;
 use super::support::FunctionRef;
 use super::Place;
 use crate::budget::Budget;
-use crate::frontend::{FrameworkGraph, FrameworkInput, FrameworkOp, FrontendError, PluginRegistry};
+use crate::frontend::{
+    FrameworkGraph, FrameworkInput, FrameworkOp, FrontendError, FunctionIndex, PluginRegistry,
+};
 use crate::graph::{Graph, NodeId, OutputRef, Subgraph};
 use crate::op::OpRegistry;
 use crate::types::{AttrValue, Shape};
+use rustc_hash::FxHashMap;
+use std::sync::Arc;
 
 /// What one IR node and its conversion bookkeeping take, about (a
 /// million-node Relu chain holds 1.03 KiB per node once converted;
@@ -24,9 +28,26 @@ pub(super) struct Context<'f> {
     pub framework: &'f FrameworkGraph,
     pub plugins: &'f PluginRegistry,
     pub ops: &'f OpRegistry,
+    /// The framework's library by name.
+    pub functions: FunctionIndex<'f>,
     /// Functions being converted, outermost first: meeting one of them
     /// again is recursion, which a static graph cannot express.
     pub calls: Vec<String>,
+    /// Every body converted so far, by (function, where its arguments
+    /// start among the caller's inputs): each is converted once and shared
+    /// by all its call sites.
+    pub bodies: FxHashMap<(&'f str, usize), ConvertedBody>,
+    /// The deepest body nesting (1 = a body that calls nothing) among the
+    /// bodies of the graph being built: a function's own depth is one more.
+    pub nested: usize,
+}
+
+/// A converted function body and what its call sites need to know of it.
+#[derive(Clone)]
+pub(super) struct ConvertedBody {
+    pub graph: Arc<Graph>,
+    /// How deeply bodies nest in it, itself included.
+    pub depth: usize,
 }
 
 /// What a framework op became.

@@ -21,7 +21,9 @@
 //!   tensor) keeps only its dtype and shape.
 //! - A function attribute (`then_branch`, `cond`, `f` ...; a list such as
 //!   Case's `branches` gives `branches0`, `branches1` ...) becomes a
-//!   subgraph of that name, converted from the library once per use. Its
+//!   subgraph of that name, converted from the library once per function
+//!   (and argument offset) and shared by every call site; a graph whose
+//!   inlined size passes `MAX_EXPANDED_NODES` is refused. Its
 //!   `_Arg` ops become Data nodes whose `index` counts from the caller's
 //!   first DYNAMIC input (If's and Case's selector is input 0); its returns
 //!   are the subgraph's outputs. A function reached again while converting
@@ -48,11 +50,13 @@ mod support;
 mod tests;
 
 use super::{FrameworkGraph, FrontendError, PluginRegistry};
-use crate::graph::Graph;
+use crate::graph::{check_expansion, Graph};
 use crate::op::OpRegistry;
 use crate::types::Shape;
-use body::{Context, GraphBuilder};
+use body::{Context, ConvertedBody, GraphBuilder};
+use rustc_hash::FxHashMap;
 use std::fmt;
+use std::sync::Arc;
 
 /// The attribute holding the format of each input (see the module docs).
 pub const INPUT_FORMATS_ATTR: &str = "_input_formats";
@@ -98,8 +102,10 @@ pub fn convert(
         .map(|o| prune::parse_output(o))
         .collect();
     let members = prune::needed_ops(&framework.ops, &names, &requested)?;
+    let functions = framework.function_index();
     support::check_supported(
         framework,
+        &functions,
         members.iter().map(|&i| &framework.ops[i]),
         plugins,
     )?;
@@ -111,7 +117,10 @@ pub fn convert(
         framework,
         plugins,
         ops,
+        functions,
         calls: Vec::new(),
+        bodies: FxHashMap::default(),
+        nested: 0,
     };
     let mut builder = GraphBuilder::new(&mut cx, &framework.ops, names, place, 0);
     builder.input_shapes = &options.input_shapes;
@@ -121,7 +130,9 @@ pub fn convert(
     } else {
         requested
     };
-    builder.finish(&outputs)
+    let graph = builder.finish(&outputs)?;
+    check_expansion(&graph).map_err(|e| FrontendError::Graph(e.to_string()))?;
+    Ok(graph)
 }
 
 /// Every `input_shapes` name must be a Placeholder of the model.
@@ -160,22 +171,24 @@ fn check_input_shapes(
 
 /// How deeply function bodies may nest (calls within calls): a bound on
 /// the recursion an untrusted model can cause.
-const MAX_FUNCTION_DEPTH: usize = 64;
+pub const MAX_FUNCTION_DEPTH: usize = 64;
 
 /// Library function `name` as a body graph whose arguments start at caller
-/// input `arg_offset`. `referrer` names the attribute that calls it.
+/// input `arg_offset`. `referrer` names the attribute that calls it. Each
+/// (function, offset) is converted once; later call sites share the body.
 fn convert_function<'f>(
     cx: &mut Context<'f>,
     name: &str,
     arg_offset: usize,
     referrer: impl FnOnce() -> String,
-) -> Result<Graph, FrontendError> {
-    let Some(function) = cx.framework.function(name) else {
+) -> Result<Arc<Graph>, FrontendError> {
+    let Some(function) = cx.functions.get(name) else {
         return Err(FrontendError::Graph(format!(
             "{} names function '{name}', which is not in the function library",
             referrer()
         )));
     };
+    let name: &'f str = &function.name;
     if cx.calls.iter().any(|c| c == name) {
         let mut chain = cx.calls.clone();
         chain.push(name.to_owned());
@@ -184,14 +197,24 @@ fn convert_function<'f>(
             chain.join(" -> ")
         )));
     }
+    let too_deep = |depth: usize, referrer: String| {
+        FrontendError::Graph(format!(
+            "{referrer} calls function '{name}' nested {depth} deep; opgraph converts at most {MAX_FUNCTION_DEPTH} levels",
+        ))
+    };
+    if let Some(body) = cx.bodies.get(&(name, arg_offset)) {
+        let depth = cx.calls.len() + body.depth;
+        if depth > MAX_FUNCTION_DEPTH {
+            return Err(too_deep(depth, referrer()));
+        }
+        cx.nested = cx.nested.max(body.depth);
+        return Ok(Arc::clone(&body.graph));
+    }
     if cx.calls.len() >= MAX_FUNCTION_DEPTH {
-        return Err(FrontendError::Graph(format!(
-            "{} calls function '{name}' nested {} deep; opgraph converts at most {MAX_FUNCTION_DEPTH} levels",
-            referrer(),
-            cx.calls.len() + 1
-        )));
+        return Err(too_deep(cx.calls.len() + 1, referrer()));
     }
     cx.calls.push(name.to_owned());
+    let outer_nested = std::mem::replace(&mut cx.nested, 0);
     let result = (|| {
         let place = Place::Function(name.to_owned());
         let names = order::index_names(&function.ops, &place)?;
@@ -202,5 +225,15 @@ fn convert_function<'f>(
         builder.finish(&function.outputs)
     })();
     cx.calls.pop();
-    result
+    let depth = cx.nested + 1;
+    cx.nested = outer_nested.max(depth);
+    let graph = Arc::new(result?);
+    cx.bodies.insert(
+        (name, arg_offset),
+        ConvertedBody {
+            graph: Arc::clone(&graph),
+            depth,
+        },
+    );
+    Ok(graph)
 }

@@ -144,7 +144,7 @@ impl<'f> GraphBuilder<'_, 'f> {
             .map_err(|m| FrontendError::Graph(format!("{}: {m}", mapping())))?;
         output_counts(&schema, &draft)
             .map_err(|m| FrontendError::Graph(format!("{}: {m}", mapping())))?;
-        let refs = function_refs(&op.attrs, self.cx.framework);
+        let refs = function_refs(&op.attrs, &self.cx.functions);
         let subgraphs = self.function_bodies(op, refs, first_dynamic_input(&schema, &inputs))?;
         let mut attrs = std::mem::take(&mut draft.attrs);
         let source = match draft.op_type.as_str() {
@@ -315,10 +315,7 @@ impl<'f> GraphBuilder<'_, 'f> {
             inputs: vec![PortInput::Many(edges)],
             attrs: [("f", AttrValue::NamedAttrs(f))].into_iter().collect(),
             dynamic_outputs: vec![("output".into(), count)],
-            subgraphs: vec![Subgraph {
-                name: "f".into(),
-                graph: body,
-            }],
+            subgraphs: vec![Subgraph::new("f", body)],
             control_inputs: controls,
         };
         let id = add_op(&mut self.graph, self.cx.ops, spec)

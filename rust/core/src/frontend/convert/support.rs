@@ -2,9 +2,10 @@
 //! ops conversion will visit (the kept ops and the function bodies they
 //! reach), reported at once; and where function references live in attrs.
 
+use super::MAX_FUNCTION_DEPTH;
 use crate::frontend::error::UnsupportedOp;
 use crate::frontend::framework::OPAQUE_TENSOR;
-use crate::frontend::{FrameworkGraph, FrameworkOp, FrontendError, PluginRegistry};
+use crate::frontend::{FrameworkGraph, FrameworkOp, FrontendError, FunctionIndex, PluginRegistry};
 use crate::types::{AttrValue, Attrs};
 use rustc_hash::{FxHashMap, FxHashSet};
 
@@ -28,7 +29,7 @@ pub(super) struct FunctionRef {
 /// The function references in `attrs`: every `func` attribute (a named
 /// attrs value with a name), and every list of strings that all name
 /// library functions (how a `list(func)` attribute is decoded).
-pub(super) fn function_refs(attrs: &Attrs, library: &FrameworkGraph) -> Vec<FunctionRef> {
+pub(super) fn function_refs(attrs: &Attrs, library: &FunctionIndex<'_>) -> Vec<FunctionRef> {
     let mut refs = Vec::new();
     for (name, value) in attrs.iter() {
         match value {
@@ -39,9 +40,7 @@ pub(super) fn function_refs(attrs: &Attrs, library: &FrameworkGraph) -> Vec<Func
                     function: f.name.clone(),
                 })
             }
-            AttrValue::ListStr(fs)
-                if !fs.is_empty() && fs.iter().all(|f| library.function(f).is_some()) =>
-            {
+            AttrValue::ListStr(fs) if !fs.is_empty() && fs.iter().all(|f| library.contains(f)) => {
                 refs.extend(fs.iter().enumerate().map(|(i, f)| FunctionRef {
                     subgraph: format!("{name}{i}"),
                     function: f.clone(),
@@ -53,18 +52,52 @@ pub(super) fn function_refs(attrs: &Attrs, library: &FrameworkGraph) -> Vec<Func
     refs
 }
 
+/// One call in a function-reference attribute: who calls what, through which attribute.
+struct Call<'f> {
+    caller: &'f str,
+    attr: &'f str,
+    function: &'f str,
+}
+
+/// The calls `op`'s attributes make (any name; non-functions are skipped later).
+fn calls_of<'f>(op: &'f FrameworkOp, out: &mut Vec<Call<'f>>) {
+    for (attr, value) in op.attrs.iter() {
+        let call = |function: &'f str| Call {
+            caller: &op.name,
+            attr,
+            function,
+        };
+        match value {
+            AttrValue::NamedAttrs(f) => out.push(call(&f.name)),
+            AttrValue::ListStr(fs) => out.extend(fs.iter().map(|f| call(f))),
+            _ => {}
+        }
+    }
+}
+
+/// A function being walked: the calls its ops make and the next to follow.
+struct Frame<'f> {
+    function: &'f str,
+    calls: Vec<Call<'f>>,
+    next: usize,
+}
+
 /// Every origin op type in `kept` (and in the library functions they call,
-/// transitively) that has no plugin for the graph's framework, with a count and one node.
+/// transitively) that has no plugin for the graph's framework, with a count
+/// and one node. Calls are followed depth first along the call path, so a
+/// chain nested deeper than [`MAX_FUNCTION_DEPTH`] is refused after that
+/// many levels, however long it is; a function is walked again only when
+/// reached deeper than before (so at most `MAX_FUNCTION_DEPTH` times).
+/// Recursion is left to conversion, which names the cycle.
 pub(super) fn check_supported<'f>(
     framework: &'f FrameworkGraph,
+    library: &FunctionIndex<'f>,
     kept: impl Iterator<Item = &'f FrameworkOp>,
     plugins: &PluginRegistry,
 ) -> Result<(), FrontendError> {
     let mut missing: Vec<UnsupportedOp> = Vec::new();
     let mut at: FxHashMap<&str, usize> = FxHashMap::default();
-    let mut seen_functions: FxHashSet<&str> = FxHashSet::default();
-    let mut pending_functions: Vec<&str> = Vec::new();
-    let mut visit = |op: &'f FrameworkOp, pending: &mut Vec<&'f str>| {
+    let mut count_op = |op: &'f FrameworkOp| {
         if !is_structural(&op.op_type) && plugins.get(framework.framework, &op.op_type).is_none() {
             match at.get(op.op_type.as_str()) {
                 Some(&k) => missing[k].count += 1,
@@ -78,28 +111,63 @@ pub(super) fn check_supported<'f>(
                 }
             }
         }
-        for (_, value) in op.attrs.iter() {
-            match value {
-                AttrValue::NamedAttrs(f) => pending.push(&f.name),
-                AttrValue::ListStr(fs) => pending.extend(fs.iter().map(String::as_str)),
-                _ => {}
-            }
-        }
     };
+    let mut top_calls = Vec::new();
     for op in kept {
-        visit(op, &mut pending_functions);
+        count_op(op);
+        calls_of(op, &mut top_calls);
     }
-    while let Some(name) = pending_functions.pop() {
-        // Names that are not functions (plain string lists) are skipped here;
-        // a missing function is reported when its caller is converted.
-        let Some(function) = framework.function(name) else {
+    // The deepest each function was walked at (its ops are counted once),
+    // and the functions on the current call path.
+    let mut walked_at: FxHashMap<&str, usize> = FxHashMap::default();
+    let mut on_path: FxHashSet<&str> = FxHashSet::default();
+    let mut path: Vec<Frame<'f>> = vec![Frame {
+        function: "",
+        calls: top_calls,
+        next: 0,
+    }];
+    while let Some(frame) = path.last_mut() {
+        let Some(call) = frame.calls.get(frame.next) else {
+            let done = path.pop().expect("a frame");
+            on_path.remove(done.function);
             continue;
         };
-        if seen_functions.insert(name) {
-            for op in &function.ops {
-                visit(op, &mut pending_functions);
-            }
+        frame.next += 1;
+        let (caller, attr) = (call.caller, call.attr);
+        // Names that are not functions (plain string lists) are skipped here;
+        // a missing function is reported when its caller is converted.
+        let Some(function) = library.get(call.function) else {
+            continue;
+        };
+        let depth = path.len();
+        if on_path.contains(function.name.as_str()) {
+            continue;
         }
+        if depth > MAX_FUNCTION_DEPTH {
+            return Err(FrontendError::Graph(format!(
+                "node '{caller}' attribute '{attr}' calls function '{}' nested {depth} deep; opgraph converts at most {MAX_FUNCTION_DEPTH} levels",
+                function.name
+            )));
+        }
+        let first_walk = match walked_at.get(function.name.as_str()) {
+            Some(&deepest) if deepest >= depth => continue,
+            Some(_) => false,
+            None => true,
+        };
+        walked_at.insert(&function.name, depth);
+        let mut calls = Vec::new();
+        for op in &function.ops {
+            if first_walk {
+                count_op(op);
+            }
+            calls_of(op, &mut calls);
+        }
+        on_path.insert(&function.name);
+        path.push(Frame {
+            function: &function.name,
+            calls,
+            next: 0,
+        });
     }
     if missing.is_empty() {
         Ok(())

@@ -379,7 +379,7 @@ fn bodies_get_the_pass() {
         )]),
         subgraphs: vec![Subgraph {
             name: "f".into(),
-            graph: body,
+            graph: body.into(),
         }],
         ..OpSpec::default()
     };

@@ -6,6 +6,7 @@
 mod errors;
 mod functions;
 mod graphs;
+mod libraries;
 mod plugins;
 mod v1_loops;
 
