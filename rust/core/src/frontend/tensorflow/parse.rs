@@ -58,7 +58,7 @@ pub(super) fn parse_binary(data: Bytes) -> Result<ParsedGraph, String> {
 /// A parsed GraphDef: from binary, nodes still encoded; from text, whole.
 pub(super) enum ParsedGraph {
     Binary(pb::GraphDefWithEncodedNodes),
-    Text(pb::GraphDef),
+    Text(Box<pb::GraphDef>),
 }
 
 impl ParsedGraph {
@@ -86,7 +86,7 @@ pub(super) fn parse_text(text: &str) -> Result<ParsedGraph, String> {
         .ok_or("opgraph's embedded schema has no GraphDef")?;
     text_format::parse_text(descriptor, text)?
         .transcode_to::<pb::GraphDef>()
-        .map(ParsedGraph::Text)
+        .map(|graph| ParsedGraph::Text(Box::new(graph)))
         .map_err(|e| e.to_string())
 }
 
