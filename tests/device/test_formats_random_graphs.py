@@ -110,3 +110,21 @@ def test_random_networks_are_prepared_consistently(graph: Graph, fp16: bool) -> 
     assert report.trans_data_inserted == len(seen)
     if not fp16:
         assert report.casts_inserted == 0
+
+
+def test_an_nd_output_stored_in_a_device_layout_leaves_the_graph_nd() -> None:
+    """A concat of two NC1HWC0 pooling outputs is stored NC1HWC0 (its origin
+    relabelled NCHW to give the layout); the graph output still leaves plain
+    in the origin format inference gave it (found by the property above)."""
+    g = Graph("concat_of_pools")
+    x = g.add_input("x", DataType.FLOAT, [1, 16, 2, 2], Format.NCHW)
+    attrs = {"ksize": [1, 1, 1, 1], "strides": [1, 1, 1, 1], "padding": "VALID", "data_format": "NCHW"}
+    pool = g.add_node("MaxPool", "pool", [x], attrs)
+    axis = g.add_const("axis", np.array(1, np.int32))
+    g.set_outputs([g.add_node("ConcatV2", "concat", [[pool, pool], axis])])
+    opgraph.infer(g)
+    before = g.desc(g.outputs[0])
+    opgraph.prepare(g)
+    assert_valid_storage(g)
+    after = g.desc(g.outputs[0])
+    assert (after.dtype, after.format, after.shape) == (before.dtype, before.format, before.shape)

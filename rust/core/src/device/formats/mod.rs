@@ -71,7 +71,7 @@ use super::soc::Soc;
 use super::DeviceError;
 use crate::graph::{topological_order, Graph};
 use crate::op::OpRegistry;
-use crate::types::{DataType, Format, Shape};
+use crate::types::{AttrValue, DataType, Format, Shape};
 use rustc_hash::{FxHashMap, FxHashSet};
 use shapes::FormulaError;
 use spec::{is_plain, Device, FilterDims};
@@ -202,10 +202,16 @@ fn prepare_graph(
         order = topological_order(graph)?;
         constant = edges::constant_outputs(graph, &order);
     }
+    let output_formats: Vec<Format> = graph
+        .outputs()
+        .iter()
+        .map(|&out| graph.tensor(out).origin_format)
+        .collect();
     let assignment = assign::assign(graph, registry, &options.soc, &order, &constant)?;
     report.weights_converted += assignment.constants_converted;
     report.trans_data_inserted +=
         transdata::insert_trans_data(graph, &assignment.needs, &options.soc)?;
+    keep_output_formats(graph, &output_formats);
     report.graphs += 1;
     for id in graph.node_ids() {
         let caller = graph.node(id).name.clone();
@@ -229,6 +235,29 @@ fn prepare_graph(
         }
     }
     Ok(())
+}
+
+/// Graph outputs leave plain, in the origin format inference gave them. A
+/// device layout can relabel an ND tensor (an ND concat of two NC1HWC0
+/// pooling outputs is stored NC1HWC0, so its origin becomes NCHW); the
+/// plain tensor leaving the graph gets its ND label back (same dims, same
+/// bytes), so `prepare` never changes what the user sees at the outputs.
+fn keep_output_formats(graph: &mut Graph, formats: &[Format]) {
+    let outputs = graph.outputs().to_vec();
+    for (&out, &format) in outputs.iter().zip(formats) {
+        let node = graph.node_mut(out.node);
+        let desc = &mut node.outputs[out.index as usize];
+        let plain =
+            desc.storage_format == desc.origin_format && desc.storage_shape == desc.origin_shape;
+        if plain && desc.origin_format != format {
+            desc.origin_format = format;
+            desc.storage_format = format;
+            if node.op_type == "TransData" {
+                node.attrs
+                    .set("dst_format", AttrValue::Str(format.name().into()));
+            }
+        }
+    }
 }
 
 /// GE's storage shape of a `dtype` tensor with `origin` dims in
