@@ -13,6 +13,12 @@
 use std::alloc::{GlobalAlloc, Layout};
 use std::fmt;
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+/// How long one reading of the process's limits serves
+/// [`Budget::for_this_process`].
+const REREAD_AFTER: Duration = Duration::from_millis(250);
 
 /// Bytes held by allocations made through [`CountingAllocator`].
 static LIVE: AtomicUsize = AtomicUsize::new(0);
@@ -130,6 +136,24 @@ impl Budget {
         if live == 0 {
             return Budget::UNLIMITED;
         }
+        // Reading the limits costs tens of microseconds, as much as
+        // converting a small model: passes started within a moment of each
+        // other share one reading (the limits move far slower than that).
+        static RECENT: Mutex<Option<(Instant, Budget)>> = Mutex::new(None);
+        let mut recent = RECENT
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        if let Some((at, budget)) = *recent {
+            if at.elapsed() < REREAD_AFTER {
+                return budget;
+            }
+        }
+        let budget = Budget::read(live);
+        *recent = Some((Instant::now(), budget));
+        budget
+    }
+
+    fn read(live: usize) -> Budget {
         let candidates = [
             address_space_room().map(|room| (room, LimitSource::AddressSpace)),
             control_group_room().map(|room| (room, LimitSource::ControlGroup)),
