@@ -1,7 +1,7 @@
 """Large TensorFlow GraphDefs for the scale tests and benchmark, written by the
 ``protobuf`` package on opgraph's own schema (``rust/core/proto``), whose
-Python classes ``grpc_tools.protoc`` generates into a temporary folder once
-per process: the same bytes TensorFlow would write, with no TensorFlow.
+message classes ``schema_messages.py`` makes: the same bytes TensorFlow
+would write, with no TensorFlow.
 
 Two shapes of graph, ``n`` compute nodes after one Placeholder ``x``:
 
@@ -12,43 +12,31 @@ Two shapes of graph, ``n`` compute nodes after one Placeholder ``x``:
 
 from __future__ import annotations
 
-import importlib
-import subprocess
-import sys
-import tempfile
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
-REPO = Path(__file__).resolve().parents[1]
-PROTO_ROOT = REPO / "rust" / "core" / "proto"
+from schema_messages import message_classes
+
 SHAPES = ("chain", "residual")
 # x's shape: small, so the graph's size is all nodes.
 X_DIMS = (1, 64)
+DT_FLOAT = 1  # TensorFlow's DataType number (types.proto)
 
-_modules: dict[str, ModuleType] = {}
+_graph_def: list[Any] = []
 
 
-def graph_pb2_module() -> ModuleType:
-    """``tensorflow.graph_pb2`` generated from opgraph's schema (cached)."""
-    if "graph" not in _modules:
-        out = Path(tempfile.mkdtemp(prefix="opgraph-pb2-"))
-        protos = sorted(str(p) for p in (PROTO_ROOT / "tensorflow").glob("*.proto"))
-        subprocess.run(
-            [sys.executable, "-m", "grpc_tools.protoc", f"-I{PROTO_ROOT}", f"--python_out={out}", *protos],
-            check=True,
-        )
-        sys.path.insert(0, str(out))
-        _modules["graph"] = importlib.import_module("tensorflow.graph_pb2")
-        _modules["types"] = importlib.import_module("tensorflow.types_pb2")
-    return _modules["graph"]
+def graph_def_class() -> Any:
+    """The ``tensorflow.GraphDef`` class of opgraph's schema (made once)."""
+    if not _graph_def:
+        classes = message_classes("tensorflow/graph.proto", ["tensorflow.GraphDef"])
+        _graph_def.append(classes["tensorflow.GraphDef"])
+    return _graph_def[0]
 
 
 def graphdef(shape: str, n: int) -> Any:
     """A GraphDef of ``n`` compute nodes of the given ``shape`` (see above)."""
-    graph_pb2 = graph_pb2_module()
-    dt_float = _modules["types"].DT_FLOAT
-    graph = graph_pb2.GraphDef()
+    dt_float = DT_FLOAT
+    graph = graph_def_class()()
     x = graph.node.add(name="x", op="Placeholder")
     x.attr["dtype"].type = dt_float
     for d in X_DIMS:

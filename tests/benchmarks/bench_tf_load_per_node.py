@@ -24,8 +24,9 @@ from collections.abc import Callable
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-import opgraph  # noqa: E402
-from large_graphs import graph_pb2_module  # noqa: E402
+from large_graphs import graph_def_class
+
+import opgraph
 
 DATA = Path(__file__).resolve().parents[1] / "tensorflow" / "data"
 TARGET_US_PER_NODE = 1.0
@@ -44,18 +45,18 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--runs", type=int, default=7)
     args = parser.parse_args()
-    graph_pb2 = graph_pb2_module()
+    graph_def = graph_def_class()
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
         for source in sorted([*DATA.glob("model_*.pb"), *DATA.glob("model_*.pb.gz")]):
             data = gzip.decompress(source.read_bytes()) if source.suffix == ".gz" else source.read_bytes()
             path = Path(tmp) / source.name.removesuffix(".gz")
             path.write_bytes(data)
-            message = graph_pb2.GraphDef()
+            message = graph_def()
             message.ParseFromString(data)
             nodes = len(message.node) + sum(len(f.node_def) for f in message.library.function)
             ours = best(args.runs, lambda p=path: opgraph.load_tensorflow(p, infer=False))
-            peer = best(args.runs, lambda d=data: graph_pb2.GraphDef().ParseFromString(d))
+            peer = best(args.runs, lambda d=data: graph_def().ParseFromString(d))
             rows.append((path.stem, nodes, len(data), ours, peer))
     print(f"{'model':<22} {'nodes':>6} {'MB':>6} {'load us/node':>13} {'protobuf us/node':>17} {'ratio':>6}")
     worst = max(rows, key=lambda r: r[3] / r[1])
@@ -65,9 +66,7 @@ def main() -> None:
             f"{peer / nodes * 1e6:>17.2f} {ours / peer:>6.2f}"
         )
     name, nodes, _, ours, _ = worst
-    print(
-        f"worst: {name} at {ours / nodes * 1e6:.2f} us per node (target <= {TARGET_US_PER_NODE:.1f})"
-    )
+    print(f"worst: {name} at {ours / nodes * 1e6:.2f} us per node (target <= {TARGET_US_PER_NODE:.1f})")
 
 
 if __name__ == "__main__":

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import json
 import random
-import subprocess
 import sys
 import tempfile
 from collections.abc import Callable, Iterator
@@ -23,11 +22,18 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from google.protobuf import descriptor_pb2, descriptor_pool, message_factory, text_format
+from google.protobuf import text_format
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from schema_messages import message_classes
 
 REPO = Path(__file__).resolve().parents[2]
-PROTO_ROOT = REPO / "rust" / "core" / "proto"
-SHARED_MODELS = Path("/work/shared/models")
+# ../shared/models beside the checkout (or beside the folder holding a
+# worktree of it), as the Caffe tests find it; absent, those seeds are skipped.
+SHARED_MODELS = next(
+    (c for c in (REPO.parent / "shared" / "models", REPO.parent.parent / "shared" / "models") if c.is_dir()),
+    REPO.parent / "shared" / "models",
+)
 
 # TensorFlow DataType numbers (types.proto).
 DT_FLOAT, DT_INT32, DT_STRING, DT_BOOL, DT_FLOAT_REF = 1, 3, 7, 10, 101
@@ -55,34 +61,11 @@ class Case:
 # ---------------------------------------------------------------- schemas
 
 
-def _messages(proto: str, names: list[str]) -> dict[str, Any]:
-    """Message classes of opgraph's schema ``proto`` (compiled by protoc)."""
-    with tempfile.TemporaryDirectory() as tmp:
-        out = Path(tmp) / "schema.desc"
-        subprocess.run(
-            [
-                sys.executable,
-                "-m",
-                "grpc_tools.protoc",
-                f"-I{PROTO_ROOT}",
-                "--include_imports",
-                f"--descriptor_set_out={out}",
-                proto,
-            ],
-            check=True,
-        )
-        files = descriptor_pb2.FileDescriptorSet.FromString(out.read_bytes())
-    pool = descriptor_pool.DescriptorPool()
-    for file in files.file:
-        pool.Add(file)
-    return {name: message_factory.GetMessageClass(pool.FindMessageTypeByName(name)) for name in names}
-
-
 class TF:
     """Builders for GraphDef messages."""
 
     def __init__(self) -> None:
-        m = _messages(
+        m = message_classes(
             "tensorflow/graph.proto",
             ["tensorflow.GraphDef", "tensorflow.AttrValue", "tensorflow.FunctionDef"],
         )
@@ -390,7 +373,7 @@ input_shape {{ dim: 1 dim: 3 dim: 8 dim: 8 }}
 
 
 def _caffe_cases(out: Path) -> Iterator[Case]:
-    net_cls = _messages("caffe/caffe.proto", ["caffe.NetParameter"])["caffe.NetParameter"]
+    net_cls = message_classes("caffe/caffe.proto", ["caffe.NetParameter"])["caffe.NetParameter"]
 
     def net(name: str, layers: str, **kw: Any) -> Case:
         text = CONV_NET.format(layers=layers)
