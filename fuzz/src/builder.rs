@@ -316,7 +316,7 @@ impl<'r> GraphBuilder<'r> {
             dynamic_outputs: vec![("output".into(), output_count)],
             subgraphs: vec![Subgraph {
                 name: body_name.into(),
-                graph: body,
+                graph: body.into(),
             }],
             ..OpSpec::default()
         });
