@@ -186,3 +186,25 @@ fn text_that_is_not_a_graph_is_an_error() {
         );
     }
 }
+
+#[test]
+fn a_graph_def_field_of_the_wrong_wire_type_is_an_error_as_in_graph_def() {
+    // Nodes are decoded one by one through a message of GraphDef's wire
+    // format; its other fields must be checked exactly as GraphDef checks
+    // them. Field 3 (`version`, an int32) given as length-delimited bytes
+    // (tag 0x1a, length 0), and field 5 (`debug_info`) as a varint (tag
+    // 0x28, value 1), after a valid graph (found by the graphdef fuzz target).
+    let valid = conv_graph().encode_to_vec();
+    for suffix in [[0x1a_u8, 0x00], [0x28, 0x01]] {
+        let mut data = valid.clone();
+        data.extend_from_slice(&suffix);
+        assert!(pb::GraphDef::decode(data.as_slice()).is_err());
+        let Err(FrontendError::Decode(message)) = decode_binary(Bytes::from(data)) else {
+            panic!("accepted a GraphDef whose field has the wrong wire type ({suffix:?})");
+        };
+        assert!(
+            message.contains("not a binary TensorFlow GraphDef"),
+            "{message}"
+        );
+    }
+}
