@@ -51,13 +51,13 @@ pub fn decode_text(text: &str) -> Result<FrameworkGraph, FrontendError> {
 /// `data` is not one.
 pub(super) fn parse_binary(data: Bytes) -> Result<ParsedGraph, String> {
     pb::GraphDefWithEncodedNodes::decode(data)
-        .map(ParsedGraph::Binary)
+        .map(|graph| ParsedGraph::Binary(Box::new(graph)))
         .map_err(|e| e.to_string())
 }
 
 /// A parsed GraphDef: from binary, nodes still encoded; from text, whole.
 pub(super) enum ParsedGraph {
-    Binary(pb::GraphDefWithEncodedNodes),
+    Binary(Box<pb::GraphDefWithEncodedNodes>),
     Text(Box<pb::GraphDef>),
 }
 
