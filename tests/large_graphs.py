@@ -12,6 +12,7 @@ Two shapes of graph, ``n`` compute nodes after one Placeholder ``x``:
 
 from __future__ import annotations
 
+import functools
 from pathlib import Path
 from typing import Any
 
@@ -22,37 +23,32 @@ SHAPES = ("chain", "residual")
 X_DIMS = (1, 64)
 DT_FLOAT = 1  # TensorFlow's DataType number (types.proto)
 
-_graph_def: list[Any] = []
 
-
+@functools.cache
 def graph_def_class() -> Any:
     """The ``tensorflow.GraphDef`` class of opgraph's schema (made once)."""
-    if not _graph_def:
-        classes = message_classes("tensorflow/graph.proto", ["tensorflow.GraphDef"])
-        _graph_def.append(classes["tensorflow.GraphDef"])
-    return _graph_def[0]
+    return message_classes("tensorflow/graph.proto", ["tensorflow.GraphDef"])["tensorflow.GraphDef"]
 
 
 def graphdef(shape: str, n: int) -> Any:
     """A GraphDef of ``n`` compute nodes of the given ``shape`` (see above)."""
-    dt_float = DT_FLOAT
     graph = graph_def_class()()
     x = graph.node.add(name="x", op="Placeholder")
-    x.attr["dtype"].type = dt_float
+    x.attr["dtype"].type = DT_FLOAT
     for d in X_DIMS:
         x.attr["shape"].shape.dim.add().size = d
     prev = "x"
     if shape == "chain":
         for i in range(n):
             node = graph.node.add(name=f"r{i}", op="Relu", input=[prev])
-            node.attr["T"].type = dt_float
+            node.attr["T"].type = DT_FLOAT
             prev = node.name
     elif shape == "residual":
         for i in range(n // 2):
             relu = graph.node.add(name=f"r{i}", op="Relu", input=[prev])
-            relu.attr["T"].type = dt_float
+            relu.attr["T"].type = DT_FLOAT
             add = graph.node.add(name=f"a{i}", op="Add", input=[prev, relu.name])
-            add.attr["T"].type = dt_float
+            add.attr["T"].type = DT_FLOAT
             prev = add.name
     else:
         raise ValueError(f"graph shape is one of {SHAPES}, not {shape!r}")
