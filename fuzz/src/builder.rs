@@ -312,7 +312,9 @@ impl<'r> GraphBuilder<'r> {
             op_type: "PartitionedCall".into(),
             name: self.fresh_name("call"),
             inputs: vec![PortInput::Many(args)],
-            attrs: [("f", AttrValue::NamedAttrs(f))].into_iter().collect(),
+            attrs: [("f", AttrValue::NamedAttrs(Box::new(f)))]
+                .into_iter()
+                .collect(),
             dynamic_outputs: vec![("output".into(), output_count)],
             subgraphs: vec![Subgraph {
                 name: body_name.into(),

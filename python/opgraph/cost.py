@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 import operator
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from os import PathLike
 from pathlib import Path
 from typing import Any, Literal, overload
@@ -329,7 +329,7 @@ class CostReport:
         return {
             "device": self.device,
             "precision": self.precision,
-            "nodes": [asdict(n) for n in self.columns.rows()],
+            "nodes": [dict(vars(n)) for n in self.columns.rows()],  # flat rows: asdict would deep-copy
             "total_us": self.total_us,
             "critical_path_us": self.critical_path_us,
             "critical_path": list(self.critical_path),

@@ -68,7 +68,11 @@ def prepare(graph: Graph, soc: str = DEFAULT_SOC, *, allow_fp32_to_fp16: bool = 
     ops read are stored in fp16. By default every dtype stays as inferred.
 
     Raises :class:`~opgraph.errors.DeviceError` for an unknown soc, a graph
-    that is not inferred or already prepared; the graph is then unchanged."""
+    that is not inferred or already prepared; the graph is then unchanged.
+    The pass works in place (a copy would double the memory of the largest
+    graphs), so a DeviceError found later (a storage shape that overflows)
+    leaves the graph partly prepared: every later use of it raises
+    DeviceError until it is rebuilt or reloaded."""
     (
         name,
         family,

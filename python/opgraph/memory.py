@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from functools import cached_property
 from os import PathLike
 from typing import Any, Literal, get_args
@@ -227,7 +227,7 @@ class MemoryPlan(_Arena):
             "alignment": self.alignment,
             "chosen_strategy": self.chosen_strategy,
             "strategies": dict(self.strategies),
-            "tensors": [asdict(t) for t in self.tensors],
+            "tensors": [dict(vars(t)) for t in self.tensors],  # flat rows: asdict would deep-copy
         }
 
     def to_json(self, *, indent: int | None = None) -> str:

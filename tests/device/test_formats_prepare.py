@@ -180,6 +180,24 @@ def test_errors_name_the_problem(workdir: Path) -> None:
         opgraph.prepare(prepared)
 
 
+def test_a_graph_prepare_stopped_partway_on_is_unusable() -> None:
+    # prepare works in place, so after an error past its up-front checks
+    # (here a cycle made after inference) the graph may be partly prepared:
+    # every later use says so instead of working on a half-stored graph.
+    graph = opgraph.Graph("g")
+    x = graph.add_input("x", DataType.FLOAT, [1, 16, 8, 8], Format.NCHW)
+    add = graph.add_node("Add", "add", [x, x])
+    relu = graph.add_node("Relu", "relu", [add])
+    opgraph.infer(graph)
+    graph.set_input("add", 1, relu)
+    with pytest.raises(DeviceError, match="cycle through add -> relu -> add"):
+        opgraph.prepare(graph)
+    assert "may be partly prepared" in repr(graph)
+    for later in (opgraph.prepare, opgraph.plan_memory, opgraph.estimate_cost):
+        with pytest.raises(DeviceError, match="'g' is unusable: prepare stopped partway"):
+            later(graph)
+
+
 def test_a_broken_graph_fails_the_check(workdir: Path) -> None:
     graph = tf_model("convnet", workdir)
     opgraph.prepare(graph)

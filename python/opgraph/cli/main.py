@@ -214,7 +214,10 @@ def _compile(args: argparse.Namespace, console: Console, err: Console) -> int:
     except OpgraphError as problem:
         err.print(error_paragraph(problem, options.framework), highlight=False, markup=False, soft_wrap=True)
         return EXIT_MODEL_ERROR
-    report = build_report(result)
+    # The report lists every node: built only when something reads it (a
+    # million-node graph takes seconds), not for a quiet run without output.
+    wanted = bool(args.json or args.out or not args.quiet)
+    report = build_report(result) if wanted else {}
     if args.json:
         write_report(report, args.json)
     if args.out:

@@ -73,14 +73,20 @@ pub fn add_op(
             spec.inputs.len()
         )));
     }
-    let mut inputs = Vec::new();
+    let given_count: usize = spec
+        .inputs
+        .iter()
+        .map(|given| match given {
+            PortInput::Single(_) => 1,
+            PortInput::Many(edges) => edges.len(),
+        })
+        .sum();
+    // Exactly sized: the node keeps this vector for the graph's lifetime.
+    let mut inputs = Vec::with_capacity(given_count.max(schema.inputs.len()));
     let mut input_counts = SmallVec::new();
-    for (i, port) in schema.inputs.iter().enumerate() {
-        let given = spec
-            .inputs
-            .get(i)
-            .cloned()
-            .unwrap_or(PortInput::Single(None));
+    let mut given_inputs = spec.inputs.into_iter();
+    for port in &schema.inputs {
+        let given = given_inputs.next().unwrap_or(PortInput::Single(None));
         match (port.param_type, given) {
             (ParamType::Dynamic, PortInput::Many(v)) => {
                 input_counts.push(v.len() as u32);
@@ -123,13 +129,14 @@ pub fn add_op(
         .collect();
     let mut attrs = spec.attrs;
     for def in &schema.attrs {
-        if let Some(value) = attrs.remove(&def.name) {
+        if let Some((name, value)) = attrs.remove_entry(&def.name) {
             // A value that cannot be coerced is kept as given; the prototype
             // check reports it with the node's context.
             let value = value.coerce(def.ty).unwrap_or_else(|v| v);
-            attrs.set(def.name.clone(), value);
+            attrs.set(name, value);
         }
     }
+    attrs.shrink_to_fit();
     let mut node = Node::new(
         spec.name,
         spec.op_type,

@@ -323,10 +323,12 @@ pub fn attr_from_py(obj: &Bound<'_, PyAny>) -> PyResult<AttrValue> {
     }
     if let Ok(named) = obj.cast::<PyNamedAttrs>() {
         let named = named.get();
-        return Ok(AttrValue::NamedAttrs(opgraph_core::types::NamedAttrs {
-            name: named.name.clone(),
-            attrs: named.attrs.clone(),
-        }));
+        return Ok(AttrValue::NamedAttrs(Box::new(
+            opgraph_core::types::NamedAttrs {
+                name: named.name.clone(),
+                attrs: named.attrs.clone(),
+            },
+        )));
     }
     if obj.is_instance_of::<PyList>() || obj.is_instance_of::<PyTuple>() {
         return list_attr_from_py(obj);

@@ -65,9 +65,12 @@ pub fn prepare(
     let result = guard_panics_detached(py, "the storage-format pass", || {
         formats::prepare(g, &registry, &options)
     });
-    let report = graph
-        .poison_on_panic(py, result)?
-        .map_err(|e| device_err(py, e))?;
+    let report = graph.poison_on_panic(py, result)?.map_err(|e| {
+        if !e.left_graph_unchanged() {
+            graph.poison_partly_prepared(e.to_string());
+        }
+        device_err(py, e)
+    })?;
     Ok((
         report.soc.version.to_owned(),
         report.soc.family.name().to_owned(),

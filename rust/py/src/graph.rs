@@ -6,7 +6,9 @@ use crate::convert::{
     attr_from_py, attrs_from_py, attrs_to_py, dtype_from_py, dtype_to_py, format_from_py,
     format_to_py, shape_arg, shape_from_py, shape_to_py, tensor_from_py, tensor_to_py, type_name,
 };
-use crate::errors::{build_err, graph_err, graph_error, guard_panics, internal_error, new_error};
+use crate::errors::{
+    build_err, device_error, graph_err, graph_error, guard_panics, internal_error, new_error,
+};
 use opgraph_core::builder::{add_op, OpSpec, PortInput};
 use opgraph_core::graph::{Graph, Node, NodeId, OutputRef, Subgraph};
 use opgraph_core::op::global_registry;
@@ -25,9 +27,18 @@ pub struct PyGraph {
     pub graph: Graph,
     /// Identifies this graph so handles from another graph are rejected.
     id: u64,
-    /// Set when a pass hit an internal error on this graph: it may be half
-    /// updated, so every later use raises InternalError with this message.
-    poisoned: OnceLock<String>,
+    /// Set when a pass may have left this graph half updated (an internal
+    /// error, or `prepare` failing midway): every later use raises.
+    poisoned: OnceLock<Unusable>,
+}
+
+/// Why a graph may not be used again.
+struct Unusable {
+    /// An internal error (raised again as InternalError), or a DeviceError
+    /// from `prepare` after it had stored some tensors.
+    internal: bool,
+    /// The first error's message.
+    error: String,
 }
 
 /// A handle to one output of one node of a particular graph.
@@ -69,7 +80,18 @@ impl PyGraph {
     /// Marks the graph unusable after an internal error (`error`'s message
     /// is repeated by every later use).
     pub fn poison(&self, py: Python<'_>, error: &PyErr) {
-        let _ = self.poisoned.set(error.value(py).to_string());
+        let _ = self.poisoned.set(Unusable {
+            internal: true,
+            error: error.value(py).to_string(),
+        });
+    }
+
+    /// Marks the graph unusable after `prepare` failed midway with `error`.
+    pub fn poison_partly_prepared(&self, error: String) {
+        let _ = self.poisoned.set(Unusable {
+            internal: false,
+            error,
+        });
     }
 
     /// `guarded` (the result of a panic guard over a pass on this graph)
@@ -82,11 +104,26 @@ impl PyGraph {
     pub fn usable(&self, py: Python<'_>) -> PyResult<()> {
         match self.poisoned.get() {
             None => Ok(()),
-            Some(first) => Err(new_error(
+            Some(Unusable {
+                internal: true,
+                error,
+            }) => Err(new_error(
                 internal_error(py)?,
                 format!(
                     "graph '{}' is unusable: an earlier call hit an internal error and may have \
-                     left it half updated; rebuild or reload it (the error was: {first})",
+                     left it half updated; rebuild or reload it (the error was: {error})",
+                    self.graph.name
+                ),
+                None,
+            )),
+            Some(Unusable {
+                internal: false,
+                error,
+            }) => Err(new_error(
+                device_error(py)?,
+                format!(
+                    "graph '{}' is unusable: prepare stopped partway and may have left it \
+                     partly prepared; rebuild or reload it (the error was: {error})",
                     self.graph.name
                 ),
                 None,
@@ -419,10 +456,12 @@ impl PyGraph {
     }
 
     fn __repr__(&self) -> String {
-        let unusable = if self.poisoned.get().is_some() {
-            ", unusable after an internal error"
-        } else {
-            ""
+        let unusable = match self.poisoned.get() {
+            Some(Unusable { internal: true, .. }) => ", unusable after an internal error",
+            Some(Unusable {
+                internal: false, ..
+            }) => ", unusable: may be partly prepared",
+            None => "",
         };
         format!(
             "Graph({:?}, {} nodes{unusable})",

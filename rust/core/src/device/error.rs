@@ -30,6 +30,18 @@ pub enum DeviceError {
 }
 
 impl DeviceError {
+    /// True for the errors `prepare` gives before it changes anything (an
+    /// unknown soc, a graph not inferred or already prepared); after any
+    /// other, the graph may be partly prepared.
+    pub fn left_graph_unchanged(&self) -> bool {
+        matches!(
+            self,
+            DeviceError::UnknownSoc { .. }
+                | DeviceError::NotInferred { .. }
+                | DeviceError::AlreadyPrepared { .. }
+        )
+    }
+
     /// The same error for a node inside body `body` of node `caller`.
     pub(crate) fn in_body(self, caller: &str, body: &str) -> DeviceError {
         let qualify = |node: String| format!("{caller}/{body}/{node}");

@@ -23,6 +23,7 @@ pub struct DynamicPort {
 /// Copies every attribute (already converted with the TF→IR type mapping
 /// when decoded) and takes the tensor formats from `data_format`.
 pub fn auto_mapping(src: &FrameworkOp, dst: &mut OpDraft) -> Result<(), PluginError> {
+    dst.attrs.reserve(src.attrs.len());
     for (name, value) in src.attrs.iter() {
         dst.attrs.set(name, value.clone());
     }

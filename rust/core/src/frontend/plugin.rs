@@ -154,10 +154,11 @@ pub struct PluginRegistrationError {
     pub reason: String,
 }
 
-/// Plugins by (framework, origin op type).
+/// Plugins by framework, then origin op type (two levels, so a lookup by
+/// `&str` needs no key of its own: it runs once per framework op).
 #[derive(Clone, Debug, Default)]
 pub struct PluginRegistry {
-    plugins: FxHashMap<(Framework, String), Arc<ParserPlugin>>,
+    plugins: FxHashMap<Framework, FxHashMap<String, Arc<ParserPlugin>>>,
 }
 
 impl PluginRegistry {
@@ -206,7 +207,7 @@ impl PluginRegistry {
             ));
         }
         for origin in &plugin.origin_op_types {
-            if let Some(existing) = self.plugins.get(&(plugin.framework, origin.clone())) {
+            if let Some(existing) = self.get(plugin.framework, origin) {
                 if !existing.builtin && !allow_override && !plugin.builtin {
                     return Err(error(
                         origin,
@@ -223,27 +224,27 @@ impl PluginRegistry {
             }
         }
         let plugin = Arc::new(plugin);
+        let by_origin = self.plugins.entry(plugin.framework).or_default();
         for origin in &plugin.origin_op_types {
-            let key = (plugin.framework, origin.clone());
-            let keep_user = plugin.builtin && self.plugins.get(&key).is_some_and(|p| !p.builtin);
+            let keep_user = plugin.builtin && by_origin.get(origin).is_some_and(|p| !p.builtin);
             if !keep_user {
-                self.plugins.insert(key, plugin.clone());
+                by_origin.insert(origin.clone(), plugin.clone());
             }
         }
         Ok(())
     }
 
     pub fn get(&self, framework: Framework, origin_op_type: &str) -> Option<&Arc<ParserPlugin>> {
-        self.plugins.get(&(framework, origin_op_type.to_owned()))
+        self.plugins.get(&framework)?.get(origin_op_type)
     }
 
     /// Every registered (framework, origin op type), sorted.
     pub fn origin_op_types(&self, framework: Framework) -> Vec<&str> {
         let mut types: Vec<&str> = self
             .plugins
-            .keys()
-            .filter(|(f, _)| *f == framework)
-            .map(|(_, t)| t.as_str())
+            .get(&framework)
+            .into_iter()
+            .flat_map(|by_origin| by_origin.keys().map(String::as_str))
             .collect();
         types.sort_unstable();
         types

@@ -56,10 +56,10 @@ pub(crate) fn i32() -> (&'static str, AttrValue) {
 
 /// A function-valued attr naming `name`.
 pub(crate) fn func(name: &str) -> AttrValue {
-    AttrValue::NamedAttrs(NamedAttrs {
+    AttrValue::NamedAttrs(Box::new(NamedAttrs {
         name: name.into(),
         attrs: Default::default(),
-    })
+    }))
 }
 
 pub(crate) fn types(dtypes: &[DataType]) -> AttrValue {

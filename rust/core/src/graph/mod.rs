@@ -12,7 +12,9 @@ pub use node::{Node, NodeId, OutputRef, Subgraph};
 pub use topo::{is_loop_back_edge, is_merge, topological_order, CycleError};
 
 use crate::types::TensorDesc;
-use rustc_hash::FxHashMap;
+use hashbrown::HashTable;
+use rustc_hash::FxBuildHasher;
+use std::hash::BuildHasher;
 
 /// Something a graph edit was asked to do that would break the graph.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -45,7 +47,9 @@ pub enum GraphError {
 pub struct Graph {
     pub name: String,
     nodes: Vec<Node>,
-    by_name: FxHashMap<String, NodeId>,
+    /// Node ids hashed by their node's name ([`name_hash`]): the name is
+    /// stored once, in the node, not again as a key of a map.
+    by_name: HashTable<NodeId>,
     /// Graph inputs (Data nodes), in input order.
     inputs: Vec<NodeId>,
     /// Graph outputs, in output order.
@@ -64,14 +68,17 @@ impl Graph {
     /// index by doubling (which briefly holds both the old and new arrays).
     pub fn reserve(&mut self, additional: usize) {
         self.nodes.reserve_exact(additional);
-        self.by_name.reserve(additional);
+        let nodes = &self.nodes;
+        self.by_name
+            .reserve(additional, |id| name_hash(&nodes[id.index()].name));
     }
 
     /// Adds `node`, checking its name and that every input edge refers to an
     /// existing output. Nodes only refer to earlier nodes here; `set_input`
     /// can rewire later (which is how loops, and cycles, come about).
     pub fn add_node(&mut self, node: Node) -> Result<NodeId, GraphError> {
-        if self.by_name.contains_key(&node.name) {
+        let hash = name_hash(&node.name);
+        if self.find_hashed(hash, &node.name).is_some() {
             return Err(GraphError::DuplicateName(node.name));
         }
         for (input, edge) in node.inputs.iter().enumerate() {
@@ -83,8 +90,10 @@ impl Graph {
             self.check_id(&node.name, ctrl)?;
         }
         let id = NodeId(self.nodes.len() as u32);
-        self.by_name.insert(node.name.clone(), id);
         self.nodes.push(node);
+        let nodes = &self.nodes;
+        self.by_name
+            .insert_unique(hash, id, |id| name_hash(&nodes[id.index()].name));
         Ok(id)
     }
 
@@ -169,7 +178,13 @@ impl Graph {
     }
 
     pub fn find(&self, name: &str) -> Option<NodeId> {
-        self.by_name.get(name).copied()
+        self.find_hashed(name_hash(name), name)
+    }
+
+    fn find_hashed(&self, hash: u64, name: &str) -> Option<NodeId> {
+        self.by_name
+            .find(hash, |id| self.nodes[id.index()].name == name)
+            .copied()
     }
 
     pub fn len(&self) -> usize {
@@ -226,6 +241,11 @@ impl Graph {
         node.outputs[0] = TensorDesc::constant(value, crate::types::Format::Nd);
         Ok(OutputRef::new(self.add_node(node)?, 0))
     }
+}
+
+/// The hash [`Graph`]'s name index files a node under.
+fn name_hash(name: &str) -> u64 {
+    FxBuildHasher.hash_one(name)
 }
 
 #[cfg(test)]

@@ -245,7 +245,7 @@ impl<'a> OpContext<'a> {
         match &desc.value {
             Some(value) if value.shape().rank() == Some(1) => Shape::new(value.to_ints()?).ok(),
             Some(_) => None,
-            None => desc.shape_value.clone(),
+            None => desc.shape_value.as_deref().cloned(),
         }
     }
 
@@ -387,7 +387,7 @@ impl<'a> OpContext<'a> {
             .iter()
             .map(|&d| if d < 0 { UNKNOWN_DIM } else { d })
             .collect();
-        self.output_mut(i, 0)?.shape_value = Some(Shape::from_dims(dims));
+        self.output_mut(i, 0)?.shape_value = Some(Box::new(Shape::from_dims(dims)));
         Ok(())
     }
 

@@ -246,10 +246,10 @@ fn partitioned_call_infers_its_body_with_the_callers_inputs() {
         inputs: vec![PortInput::Many(vec![x])],
         attrs: [(
             "f",
-            AttrValue::NamedAttrs(NamedAttrs {
+            AttrValue::NamedAttrs(Box::new(NamedAttrs {
                 name: "f".into(),
                 attrs: Attrs::new(),
-            }),
+            })),
         )]
         .into_iter()
         .collect(),

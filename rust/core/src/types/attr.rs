@@ -87,7 +87,7 @@ pub enum AttrValue {
     ListDataType(Vec<DataType>),
     ListListInt(Vec<Vec<i64>>),
     Tensor(HostTensor),
-    NamedAttrs(NamedAttrs),
+    NamedAttrs(Box<NamedAttrs>),
 }
 
 impl AttrValue {
@@ -159,7 +159,6 @@ impl Attrs {
             .map(|(_, v)| v)
     }
 
-    /// Sets `name`, replacing an earlier value in place.
     /// Room for `n` attributes without reallocating.
     pub fn with_capacity(n: usize) -> Attrs {
         Attrs {
@@ -167,6 +166,18 @@ impl Attrs {
         }
     }
 
+    /// Room for `n` more attributes without reallocating.
+    pub fn reserve(&mut self, n: usize) {
+        self.entries.reserve_exact(n);
+    }
+
+    /// Gives back unused room: a node keeps its attributes for the graph's
+    /// lifetime, and a vector grown by pushes holds room for four.
+    pub fn shrink_to_fit(&mut self) {
+        self.entries.shrink_to_fit();
+    }
+
+    /// Sets `name`, replacing an earlier value in place.
     pub fn set(&mut self, name: impl Into<String>, value: AttrValue) {
         let name = name.into();
         match self.entries.iter_mut().find(|(n, _)| *n == name) {
@@ -176,8 +187,13 @@ impl Attrs {
     }
 
     pub fn remove(&mut self, name: &str) -> Option<AttrValue> {
+        self.remove_entry(name).map(|(_, value)| value)
+    }
+
+    /// Removes `name`, giving back its key too (to set again without a copy).
+    pub fn remove_entry(&mut self, name: &str) -> Option<(String, AttrValue)> {
         let at = self.entries.iter().position(|(n, _)| n == name)?;
-        Some(self.entries.remove(at).1)
+        Some(self.entries.remove(at))
     }
 
     pub fn iter(&self) -> impl Iterator<Item = (&str, &AttrValue)> {

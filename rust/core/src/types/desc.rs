@@ -18,7 +18,7 @@ pub struct TensorDesc {
     /// For a 1-D integer tensor that holds a shape, what is known of it
     /// element by element (`-1` unknown) when the whole `value` is not:
     /// `Shape(x)` of an `x: [?, 224, 224, 3]` folds to `[-1, 224, 224, 3]`.
-    pub shape_value: Option<Shape>,
+    pub shape_value: Option<Box<Shape>>,
 }
 
 impl Default for TensorDesc {

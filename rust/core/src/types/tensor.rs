@@ -12,21 +12,25 @@ use super::{DataType, Dims, Shape};
 use bytes::Bytes;
 use std::sync::{Arc, OnceLock};
 
+/// An immutable host tensor. It is one pointer wide and clones share it:
+/// a tensor sits in every constant's descriptor and attribute value, and a
+/// million-node graph keeps one per node.
 #[derive(Clone, Debug)]
-pub struct HostTensor {
+pub struct HostTensor(Arc<Contents>);
+
+#[derive(Debug)]
+struct Contents {
     dtype: DataType,
     shape: Shape,
     /// Every element (little-endian, C order), or a splat's one element.
     data: Bytes,
-    /// `Some` for a splat: its expansion, made on first use and shared by
-    /// clones. (An `Option<Arc>` keeps the tensor one word larger, not the
-    /// size of a second `Bytes`: tensors sit in every attribute value.)
-    splat: Option<Arc<OnceLock<Bytes>>>,
+    /// `Some` for a splat: its expansion, made on first use.
+    splat: Option<OnceLock<Bytes>>,
 }
 
 impl PartialEq for HostTensor {
     fn eq(&self, other: &HostTensor) -> bool {
-        if self.dtype != other.dtype || self.shape != other.shape {
+        if self.0.dtype != other.0.dtype || self.0.shape != other.0.shape {
             return false;
         }
         match (self.splat_element(), other.splat_element()) {
@@ -73,12 +77,12 @@ impl HostTensor {
                 actual: data.len(),
             });
         }
-        Ok(HostTensor {
+        Ok(HostTensor(Arc::new(Contents {
             dtype,
             shape,
             data,
             splat: None,
-        })
+        })))
     }
 
     /// `element` (one element's little-endian bytes) repeated over `shape`,
@@ -116,12 +120,12 @@ impl HostTensor {
                 actual: element.len(),
             });
         }
-        Ok(HostTensor {
+        Ok(HostTensor(Arc::new(Contents {
             dtype,
             shape,
             data: element,
-            splat: Some(Arc::new(OnceLock::new())),
-        })
+            splat: Some(OnceLock::new()),
+        })))
     }
 
     /// An INT32 or INT64 tensor holding `values`.
@@ -138,41 +142,42 @@ impl HostTensor {
     }
 
     pub fn dtype(&self) -> DataType {
-        self.dtype
+        self.0.dtype
     }
 
     pub fn shape(&self) -> &Shape {
-        &self.shape
+        &self.0.shape
     }
 
     /// Every element's bytes (little-endian, C order). A splat is expanded
     /// here on first use and the expansion kept.
     pub fn bytes(&self) -> &Bytes {
-        match &self.splat {
-            None => &self.data,
+        match &self.0.splat {
+            None => &self.0.data,
             Some(expanded) => expanded.get_or_init(|| {
-                let count = self.byte_len().checked_div(self.data.len()).unwrap_or(0);
-                Bytes::from(self.data.repeat(count))
+                let count = self.byte_len().checked_div(self.0.data.len()).unwrap_or(0);
+                Bytes::from(self.0.data.repeat(count))
             }),
         }
     }
 
     /// The one repeated element's bytes when this tensor is a splat.
     pub fn splat_element(&self) -> Option<&Bytes> {
-        self.splat.as_ref().map(|_| &self.data)
+        self.0.splat.as_ref().map(|_| &self.0.data)
     }
 
     /// The size of [`HostTensor::bytes`], without expanding a splat.
     pub fn byte_len(&self) -> usize {
-        match &self.splat {
-            None => self.data.len(),
+        match &self.0.splat {
+            None => self.0.data.len(),
             // splat() checked that the full size is computable and fits.
             Some(_) => self
+                .0
                 .shape
                 .num_elements()
                 .ok()
                 .flatten()
-                .and_then(|n| self.dtype.bytes_for(n))
+                .and_then(|n| self.0.dtype.bytes_for(n))
                 .and_then(|n| usize::try_from(n).ok())
                 .unwrap_or(0),
         }
@@ -181,7 +186,7 @@ impl HostTensor {
     /// Whether the full bytes are in memory (a dense tensor, or a splat
     /// someone expanded).
     pub fn is_expanded(&self) -> bool {
-        self.splat.as_ref().is_none_or(|e| e.get().is_some())
+        self.0.splat.as_ref().is_none_or(|e| e.get().is_some())
     }
 
     /// The elements as `i64`, for integer tensors (shape vectors, axes).
@@ -205,7 +210,7 @@ impl HostTensor {
                 .collect()
         }
         let data = self.bytes().as_ref();
-        Some(match self.dtype {
+        Some(match self.0.dtype {
             DataType::Int8 => read::<C, 1>(data, |b| i64::from(i8::from_le_bytes(b))),
             DataType::Uint8 => read::<C, 1>(data, |b| i64::from(b[0])),
             DataType::Int16 => read::<C, 2>(data, |b| i64::from(i16::from_le_bytes(b))),

@@ -98,18 +98,22 @@ impl PrepareOptions {
 /// Chooses the storage of every tensor of `graph` (and its bodies) for
 /// `options.soc`, inserting TransData (and, with the precision policy,
 /// Cast) nodes. The graph must be inferred and not yet prepared.
+///
+/// The graph is changed in place, not through a copy: a copy would double
+/// the memory of the largest graphs at their peak. A graph that is not
+/// inferred, or already prepared, is refused before anything changes; any
+/// other error (see [`DeviceError::left_graph_unchanged`]) may come after
+/// some tensors were stored, and the graph is then partly prepared.
 pub fn prepare(
     graph: &mut Graph,
     registry: &OpRegistry,
     options: &PrepareOptions,
 ) -> Result<PrepareReport, DeviceError> {
     check_ready(graph, &mut FxHashSet::default())?;
-    let mut work = graph.clone();
     let mut report = PrepareReport::new(options);
     let mut bodies = PreparedBodies::default();
-    prepare_graph(&mut work, registry, options, &mut report, &mut bodies)?;
-    report.count_formats(&work);
-    *graph = work;
+    prepare_graph(graph, registry, options, &mut report, &mut bodies)?;
+    report.count_formats(graph);
     Ok(report)
 }
 

@@ -278,8 +278,8 @@ fn opaque_float(shape: Vec<i64>) -> AttrValue {
     let mut attrs = Attrs::new();
     attrs.set("dtype", AttrValue::DataType(DataType::Float));
     attrs.set("shape", AttrValue::ListInt(shape));
-    AttrValue::NamedAttrs(NamedAttrs {
+    AttrValue::NamedAttrs(Box::new(NamedAttrs {
         name: OPAQUE_TENSOR.to_owned(),
         attrs,
-    })
+    }))
 }

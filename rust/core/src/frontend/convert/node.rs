@@ -63,7 +63,10 @@ impl<'f> GraphBuilder<'_, 'f> {
         self.args.push((index, id));
         Ok(Converted::Node {
             id,
-            outputs: OutputLayout::single("Data", "y", 1),
+            outputs: match self.cx.ops.get("Data") {
+                Some(schema) => OutputLayout::of(schema, &[1]),
+                None => OutputLayout::list("Data", 1),
+            },
         })
     }
 
@@ -189,8 +192,8 @@ impl<'f> GraphBuilder<'_, 'f> {
             }
         }
         self.apply_formats(id, &draft);
-        let counts = self.graph.node(id).output_counts.clone();
-        Ok((id, OutputLayout::of(&schema, &counts)))
+        let layout = OutputLayout::of(&schema, &self.graph.node(id).output_counts);
+        Ok((id, layout))
     }
 
     /// The descriptor of a graph input: dtype from `dtype`, shape from the
@@ -303,7 +306,7 @@ impl<'f> GraphBuilder<'_, 'f> {
                 }
                 layout
             }
-            None => OutputLayout::single(&draft.op_type, "output", count),
+            None => OutputLayout::list(&draft.op_type, count),
         };
         let f = NamedAttrs {
             name: body.name.clone(),
@@ -313,7 +316,9 @@ impl<'f> GraphBuilder<'_, 'f> {
             op_type: "PartitionedCall".into(),
             name: op.name.clone(),
             inputs: vec![PortInput::Many(edges)],
-            attrs: [("f", AttrValue::NamedAttrs(f))].into_iter().collect(),
+            attrs: [("f", AttrValue::NamedAttrs(Box::new(f)))]
+                .into_iter()
+                .collect(),
             dynamic_outputs: vec![("output".into(), count)],
             subgraphs: vec![Subgraph::new("f", body)],
             control_inputs: controls,

@@ -7,6 +7,8 @@ use crate::builder::PortInput;
 use crate::frontend::{FrameworkInput, OpDraft};
 use crate::graph::OutputRef;
 use crate::op::{OpSchema, ParamType, PortDef};
+use smallvec::SmallVec;
+use std::sync::Arc;
 
 /// `inputs` (flat, in framework order after edits) laid out over the
 /// prototype ports of `schema`, in order: one per REQUIRED port, one or
@@ -142,45 +144,69 @@ pub(super) fn first_dynamic_input(schema: &OpSchema, laid_out: &[PortInput]) -> 
 }
 
 /// A converted node's outputs by IR port: how framework references to them
-/// become flat output indices.
+/// become flat output indices. Every converted op keeps one until the
+/// conversion ends, so it borrows the prototype instead of copying names.
 #[derive(Clone, Debug)]
-pub(super) struct OutputLayout {
-    /// IR op type, for messages.
-    op_type: String,
-    /// (port name, first flat index, instance count), in port order.
-    ports: Vec<(String, u32, u32)>,
+pub(super) enum OutputLayout {
+    /// The ports of an IR prototype, with the instances of each.
+    Ports {
+        schema: Arc<OpSchema>,
+        counts: SmallVec<[u32; 2]>,
+    },
+    /// One port named `output` (the outputs of a body whose op type has no
+    /// prototype).
+    List { op_type: Box<str>, count: u32 },
 }
 
 impl OutputLayout {
     /// The layout of `schema`'s outputs with `counts` instances per port.
-    pub(super) fn of(schema: &OpSchema, counts: &[u32]) -> OutputLayout {
-        let mut start = 0;
-        let ports = schema
-            .outputs
-            .iter()
-            .zip(counts)
-            .map(|(port, &count)| {
-                let entry = (port.name.clone(), start, count);
-                start += count;
-                entry
-            })
-            .collect();
-        OutputLayout {
-            op_type: schema.op_type.clone(),
-            ports,
+    pub(super) fn of(schema: &Arc<OpSchema>, counts: &[u32]) -> OutputLayout {
+        OutputLayout::Ports {
+            schema: Arc::clone(schema),
+            counts: counts.iter().copied().collect(),
         }
     }
 
-    /// One port named `port` with `count` instances.
-    pub(super) fn single(op_type: &str, port: &str, count: u32) -> OutputLayout {
-        OutputLayout {
-            op_type: op_type.to_owned(),
-            ports: vec![(port.to_owned(), 0, count)],
+    /// One port named `output` with `count` instances.
+    pub(super) fn list(op_type: &str, count: u32) -> OutputLayout {
+        OutputLayout::List {
+            op_type: op_type.into(),
+            count,
+        }
+    }
+
+    fn op_type(&self) -> &str {
+        match self {
+            OutputLayout::Ports { schema, .. } => &schema.op_type,
+            OutputLayout::List { op_type, .. } => op_type,
+        }
+    }
+
+    /// (port name, first flat index, instance count), in port order.
+    fn ports(&self) -> SmallVec<[(&str, u32, u32); 2]> {
+        match self {
+            OutputLayout::Ports { schema, counts } => {
+                let mut start = 0;
+                schema
+                    .outputs
+                    .iter()
+                    .zip(counts)
+                    .map(|(port, &count)| {
+                        let entry = (port.name.as_str(), start, count);
+                        start += count;
+                        entry
+                    })
+                    .collect()
+            }
+            OutputLayout::List { count, .. } => [("output", 0, *count)].into_iter().collect(),
         }
     }
 
     pub(super) fn total(&self) -> u32 {
-        self.ports.iter().map(|p| p.2).sum()
+        match self {
+            OutputLayout::Ports { counts, .. } => counts.iter().sum(),
+            OutputLayout::List { count, .. } => *count,
+        }
     }
 
     /// The flat output index `input` names. `node:i` is already flat;
@@ -203,22 +229,22 @@ impl OutputLayout {
                 if total == 1 { "" } else { "s" }
             ));
         };
-        let port =
-            self.ports
-                .iter()
-                .find(|p| p.0 == *arg)
-                .or_else(|| match self.ports.as_slice() {
-                    [only] => Some(only),
-                    [first, ..] if arg == "output" => Some(first),
-                    _ => None,
-                });
+        let ports = self.ports();
+        let port = ports
+            .iter()
+            .find(|p| p.0 == *arg)
+            .or_else(|| match ports.as_slice() {
+                [only] => Some(only),
+                [first, ..] if arg == "output" => Some(first),
+                _ => None,
+            });
         let Some((name, start, count)) = port else {
-            let names: Vec<&str> = self.ports.iter().map(|p| p.0.as_str()).collect();
+            let names: Vec<&str> = ports.iter().map(|p| p.0).collect();
             return Err(format!(
                 "output '{arg}:{}' of '{}', but its IR op {} has no output named '{arg}' (it has {})",
                 input.index,
                 input.node,
-                self.op_type,
+                self.op_type(),
                 if names.is_empty() {
                     "none".to_owned()
                 } else {

@@ -69,7 +69,7 @@ fn convert_value(value: &pb::AttrValue) -> Result<AttrValue, String> {
         Value::Shape(shape) => AttrValue::ListInt(dims(shape)?),
         Value::Tensor(tensor) => tensor_attr(tensor)?,
         Value::List(list) => convert_list(list)?,
-        Value::Func(func) => AttrValue::NamedAttrs(named_attrs(func)?),
+        Value::Func(func) => AttrValue::NamedAttrs(Box::new(named_attrs(func)?)),
         Value::Placeholder(name) => AttrValue::Str(format!("${name}")),
     })
 }
@@ -105,10 +105,10 @@ fn convert_list(list: &ListValue) -> Result<AttrValue, String> {
         for (i, tensor) in list.tensor.iter().enumerate() {
             tensors.set(i.to_string(), tensor_attr(tensor)?);
         }
-        AttrValue::NamedAttrs(NamedAttrs {
+        AttrValue::NamedAttrs(Box::new(NamedAttrs {
             name: String::new(),
             attrs: tensors,
-        })
+        }))
     } else if !list.func.is_empty() {
         AttrValue::ListStr(list.func.iter().map(|f| f.name.clone()).collect())
     } else {

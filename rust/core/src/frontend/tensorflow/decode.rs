@@ -92,11 +92,15 @@ pub(super) fn convert_node(
         op_type: node.op.clone(),
         ..FrameworkOp::default()
     };
+    op.inputs.reserve_exact(node.input.len());
     for input in &node.input {
         match parse_input(input, function.is_some()).map_err(|why| site.error(why))? {
             NodeInput::Data(data) => op.inputs.push(data),
             NodeInput::Control(name) => op.control_inputs.push(name),
         }
+    }
+    if !op.control_inputs.is_empty() {
+        op.inputs.shrink_to_fit();
     }
     op.attrs = convert_attrs(&node.attr).map_err(|bad| site.attr_error(bad))?;
     check_const_dtype(node).map_err(|why| site.error(why))?;

@@ -115,10 +115,10 @@ fn opaque(dtype: DataType, shape: &Shape, strings: &[Bytes]) -> AttrValue {
         let values = strings.iter().map(|s| attrs::text(s)).collect();
         attrs.set("string_val", AttrValue::ListStr(values));
     }
-    AttrValue::NamedAttrs(NamedAttrs {
+    AttrValue::NamedAttrs(Box::new(NamedAttrs {
         name: OPAQUE_TENSOR.to_owned(),
         attrs,
-    })
+    }))
 }
 
 /// A constant's shape: absent means a scalar; every dim must be known.

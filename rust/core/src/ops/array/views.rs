@@ -77,7 +77,7 @@ fn fold_pass_through(ctx: &mut OpContext<'_>) -> Result<(), OpError> {
         let input = ctx.input(i)?;
         if let Some(value) = input.value.clone() {
             ctx.set_output_value(i, value)?;
-        } else if let Some(partial) = input.shape_value.clone() {
+        } else if let Some(partial) = input.shape_value.as_deref().cloned() {
             ctx.set_output_shape_value(i, partial)?;
         }
     }

@@ -4,7 +4,7 @@
 use super::body::{body_outputs, check_output_count, set_output};
 use crate::infer::OpContext;
 use crate::op::{op_fn, OpError, OpSchema, ParamType, PortDef};
-use crate::types::{AttrType, AttrValue, NamedAttrs};
+use crate::types::{AttrType, AttrValue};
 
 pub(super) fn schemas() -> Vec<OpSchema> {
     ["PartitionedCall", "StatefulPartitionedCall"]
@@ -21,7 +21,7 @@ fn call(op_type: &str) -> OpSchema {
         .attr(
             "f",
             AttrType::NamedAttrs,
-            Some(AttrValue::NamedAttrs(NamedAttrs::default())),
+            Some(AttrValue::NamedAttrs(Box::default())),
         )
         .attr("config", AttrType::Str, text())
         .attr("config_proto", AttrType::Str, text())

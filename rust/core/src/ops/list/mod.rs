@@ -115,7 +115,11 @@ fn element_shape_input(ctx: &OpContext<'_>, i: usize) -> Result<Shape, OpError> 
 /// The element shape list handle input `i` carries (unknown rank when none).
 fn handle_element_shape(ctx: &OpContext<'_>, i: usize) -> Result<Shape, OpError> {
     let desc = ctx.input(i)?;
-    Ok(desc.shape_value.clone().unwrap_or_else(Shape::unknown_rank))
+    Ok(desc
+        .shape_value
+        .as_deref()
+        .cloned()
+        .unwrap_or_else(Shape::unknown_rank))
 }
 
 /// Output `out` is a list handle: a scalar carrying `element` (when its

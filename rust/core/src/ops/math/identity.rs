@@ -18,7 +18,7 @@ pub(super) fn schemas() -> Vec<OpSchema> {
 /// Identity passes a known value (or partial shape value) through.
 fn fold_identity(ctx: &mut OpContext<'_>) -> Result<(), OpError> {
     let input = ctx.input(0)?;
-    let (value, shape_value) = (input.value.clone(), input.shape_value.clone());
+    let (value, shape_value) = (input.value.clone(), input.shape_value.as_deref().cloned());
     if let Some(value) = value {
         ctx.set_output_value(0, value)?;
     }

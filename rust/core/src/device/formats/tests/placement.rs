@@ -372,10 +372,10 @@ fn bodies_get_the_pass() {
         inputs: vec![PortInput::Many(vec![x])],
         attrs: attrs([(
             "f",
-            AttrValue::NamedAttrs(NamedAttrs {
+            AttrValue::NamedAttrs(Box::new(NamedAttrs {
                 name: "f".into(),
                 attrs: Attrs::new(),
-            }),
+            })),
         )]),
         subgraphs: vec![Subgraph {
             name: "f".into(),

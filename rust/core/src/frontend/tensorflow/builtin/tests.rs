@@ -32,10 +32,10 @@ pub(super) fn tensor(dtype: DataType, dims: &[i64], values: &[i64]) -> AttrValue
         let mut attrs = crate::types::Attrs::new();
         attrs.set("dtype", AttrValue::DataType(dtype));
         attrs.set("shape", AttrValue::ListInt(dims.to_vec()));
-        return AttrValue::NamedAttrs(crate::types::NamedAttrs {
+        return AttrValue::NamedAttrs(Box::new(crate::types::NamedAttrs {
             name: crate::frontend::tensorflow::OPAQUE_TENSOR.into(),
             attrs,
-        });
+        }));
     }
     let shape = Shape::from_dims(dims);
     let value = match dtype {

@@ -72,12 +72,12 @@ fn func_becomes_named_attrs() {
     };
     assert_eq!(
         decoded(attr(Value::Func(Box::new(func)))),
-        AttrValue::NamedAttrs(NamedAttrs {
+        AttrValue::NamedAttrs(Box::new(NamedAttrs {
             name: "body".into(),
             attrs: [("T", AttrValue::DataType(DataType::Int32))]
                 .into_iter()
                 .collect(),
-        })
+        }))
     );
 }
 

@@ -4,7 +4,7 @@
 use super::*;
 use crate::frontend::tensorflow::{decode_file, decode_text, ARG_OP_TYPE};
 use crate::frontend::FrameworkInput;
-use crate::types::{AttrValue, DataType, NamedAttrs};
+use crate::types::{AttrValue, DataType};
 use std::path::{Path, PathBuf};
 
 fn fixture(name: &str) -> PathBuf {
@@ -92,12 +92,10 @@ fn tensorflow_binary_and_text_files_give_the_same_graph() {
         cond.attrs.get("output_shapes"),
         Some(&AttrValue::ListListInt(vec![vec![1, 4, 4, 4]]))
     );
-    let Some(AttrValue::NamedAttrs(NamedAttrs {
-        name: then_name, ..
-    })) = cond.attrs.get("then_branch")
-    else {
+    let Some(AttrValue::NamedAttrs(then_branch)) = cond.attrs.get("then_branch") else {
         panic!("cond has no then_branch");
     };
+    let then_name = &then_branch.name;
     assert_eq!(op("NoOp").control_inputs, ["Conv2D/ReadVariableOp", "cond"]);
 
     assert_eq!(binary.functions.len(), 2);

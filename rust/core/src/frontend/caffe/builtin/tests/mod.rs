@@ -172,10 +172,10 @@ fn opaque(dims: &[i64]) -> AttrValue {
     ]
     .into_iter()
     .collect();
-    AttrValue::NamedAttrs(NamedAttrs {
+    AttrValue::NamedAttrs(Box::new(NamedAttrs {
         name: OPAQUE_TENSOR.into(),
         attrs,
-    })
+    }))
 }
 
 pub(super) fn shape(g: &Graph, node: &str, index: u32) -> Vec<i64> {

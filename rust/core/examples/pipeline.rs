@@ -1,0 +1,69 @@
+//! The whole pipeline on a TensorFlow `.pb` without Python, for profilers
+//! (`perf`, `valgrind --tool=dhat`): load, infer, prepare, plan_memory and
+//! estimate_cost, each timed. It allocates as the extension does (mimalloc,
+//! counted); give it the extension's settings to match its profile:
+//!
+//!     MIMALLOC_ARENA_EAGER_COMMIT=1 MIMALLOC_PURGE_DELAY=250 \
+//!         cargo run --release -p opgraph-core --example pipeline -- model.pb [load]
+//!
+//! With `load` as the second argument it stops after loading.
+
+use opgraph_core::budget::CountingAllocator;
+use opgraph_core::device::cost::{estimate_cost, CostOptions};
+use opgraph_core::device::formats::{prepare, PrepareOptions};
+use opgraph_core::device::memory::{plan_memory, PlanOptions};
+use opgraph_core::device::soc::Soc;
+use opgraph_core::device::spec::DeviceSpec;
+use opgraph_core::frontend::tensorflow::{load, LoadOptions};
+use opgraph_core::frontend::PluginRegistry;
+use opgraph_core::infer::{infer_graph, InferOptions};
+use opgraph_core::op::OpRegistry;
+use std::error::Error;
+use std::path::PathBuf;
+use std::time::Instant;
+
+#[global_allocator]
+static ALLOCATOR: CountingAllocator<mimalloc::MiMalloc> = CountingAllocator(mimalloc::MiMalloc);
+
+const DEVICE: &str = "Ascend310";
+
+fn main() -> Result<(), Box<dyn Error>> {
+    let mut args = std::env::args().skip(1);
+    let path = PathBuf::from(args.next().ok_or("usage: pipeline MODEL.pb [load]")?);
+    let load_only = args.next().as_deref() == Some("load");
+    let plugins = PluginRegistry::with_builtins();
+    let ops = OpRegistry::with_builtins();
+    let timed = |stage: &str, start: Instant| {
+        eprintln!("{stage:>13} {:>9.3} s", start.elapsed().as_secs_f64());
+    };
+
+    let start = Instant::now();
+    let mut graph = load(&path, &LoadOptions::default(), &plugins, &ops)?;
+    timed("load", start);
+    if load_only {
+        return Ok(());
+    }
+    let start = Instant::now();
+    infer_graph(&mut graph, &ops, InferOptions::default())
+        .map_err(|failures| format!("{} nodes failed inference", failures.len()))?;
+    timed("infer", start);
+    let start = Instant::now();
+    prepare(
+        &mut graph,
+        &ops,
+        &PrepareOptions::new(Soc::from_name(DEVICE)?),
+    )?;
+    timed("prepare", start);
+    let start = Instant::now();
+    plan_memory(&graph, &ops, &PlanOptions::default())?;
+    timed("plan_memory", start);
+    let start = Instant::now();
+    estimate_cost(
+        &graph,
+        &DeviceSpec::preset(DEVICE)?,
+        &CostOptions::default(),
+    )?;
+    timed("estimate_cost", start);
+    eprintln!("{} nodes", graph.len());
+    Ok(())
+}
