@@ -6,7 +6,9 @@
 //!     MIMALLOC_ARENA_EAGER_COMMIT=1 MIMALLOC_PURGE_DELAY=250 \
 //!         cargo run --release -p opgraph-core --example pipeline -- model.pb [load]
 //!
-//! With `load` as the second argument it stops after loading.
+//! With `load` as the second argument it stops after loading; a third
+//! argument repeats the load that many times (for sampling profilers on
+//! small models).
 
 use opgraph_core::budget::CountingAllocator;
 use opgraph_core::device::cost::{estimate_cost, CostOptions};
@@ -31,6 +33,7 @@ fn main() -> Result<(), Box<dyn Error>> {
     let mut args = std::env::args().skip(1);
     let path = PathBuf::from(args.next().ok_or("usage: pipeline MODEL.pb [load]")?);
     let load_only = args.next().as_deref() == Some("load");
+    let repeats: usize = args.next().map_or(Ok(1), |n| n.parse())?;
     let plugins = PluginRegistry::with_builtins();
     let ops = OpRegistry::with_builtins();
     let timed = |stage: &str, start: Instant| {
@@ -39,6 +42,9 @@ fn main() -> Result<(), Box<dyn Error>> {
 
     let start = Instant::now();
     let mut graph = load(&path, &LoadOptions::default(), &plugins, &ops)?;
+    for _ in 1..repeats {
+        graph = load(&path, &LoadOptions::default(), &plugins, &ops)?;
+    }
     timed("load", start);
     if load_only {
         return Ok(());

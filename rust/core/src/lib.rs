@@ -26,6 +26,7 @@ pub mod graph;
 pub mod infer;
 pub mod internal;
 pub mod message;
+mod name_index;
 pub mod op;
 pub mod ops;
 pub mod types;

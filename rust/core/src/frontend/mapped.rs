@@ -4,7 +4,12 @@
 use super::FrontendError;
 use bytes::Bytes;
 use std::fs::File;
+use std::io::Read;
 use std::path::Path;
+
+/// Files up to this size are read into memory: copying them costs less
+/// than setting up and tearing down a mapping (and faulting its pages in).
+const READ_WHOLE_BYTES: u64 = 64 * 1024;
 
 /// The whole file at `path`; `what` names the expected content in the
 /// error for an empty file or a directory (e.g. "a TensorFlow GraphDef").
@@ -18,6 +23,13 @@ pub fn map_file(path: &Path, what: &str) -> Result<Bytes, FrontendError> {
     }
     if metadata.len() == 0 {
         return Err(fail(format!("the file is empty; expected {what}")));
+    }
+    if metadata.len() <= READ_WHOLE_BYTES {
+        let mut data = Vec::with_capacity(metadata.len() as usize);
+        (&file)
+            .read_to_end(&mut data)
+            .map_err(|e| fail(e.to_string()))?;
+        return Ok(Bytes::from(data));
     }
     // SAFETY: the map is read-only and lives as long as any `Bytes` slice of
     // it. Another process truncating or rewriting the file while it is

@@ -186,6 +186,14 @@ impl Attrs {
         }
     }
 
+    /// Appends `name`, which the caller knows is not set yet (a decoder
+    /// walking a map's unique keys), without `set`'s search.
+    pub(crate) fn push_new(&mut self, name: impl Into<String>, value: AttrValue) {
+        let name = name.into();
+        debug_assert!(self.get(&name).is_none(), "attr '{name}' set twice");
+        self.entries.push((name, value));
+    }
+
     pub fn remove(&mut self, name: &str) -> Option<AttrValue> {
         self.remove_entry(name).map(|(_, value)| value)
     }

@@ -4,7 +4,7 @@
 
 use super::tree::{ScopeId, ScopeTree};
 use crate::frontend::FrameworkOp;
-use rustc_hash::FxHashMap;
+use crate::name_index::NameIndex;
 
 /// One consumer of an op's output: `op` reads output `output` as its data
 /// input `input` (or as a control input when `input` is `None`).
@@ -19,7 +19,8 @@ pub struct Consumer {
 pub struct ScopeGraph {
     ops: Vec<FrameworkOp>,
     tree: ScopeTree,
-    by_name: FxHashMap<String, usize>,
+    /// Ops by name (the last op of a repeated name, as a map keeps).
+    by_name: NameIndex,
     consumers: Vec<Vec<Consumer>>,
 }
 
@@ -31,15 +32,15 @@ impl ScopeGraph {
 
     /// The graph of `ops` around their already built (and matched) `tree`.
     pub(crate) fn with_tree(ops: Vec<FrameworkOp>, tree: ScopeTree) -> ScopeGraph {
-        let by_name: FxHashMap<String, usize> = ops
-            .iter()
-            .enumerate()
-            .map(|(i, op)| (op.name.clone(), i))
-            .collect();
+        let name_at = |p: usize| ops[p].name.as_str();
+        let mut by_name = NameIndex::with_capacity(ops.len());
+        for (index, op) in ops.iter().enumerate() {
+            by_name.insert(&op.name, index, name_at);
+        }
         let mut consumers = vec![Vec::new(); ops.len()];
         for (index, op) in ops.iter().enumerate() {
             for (k, input) in op.inputs.iter().enumerate() {
-                if let Some(&producer) = by_name.get(&input.node) {
+                if let Some(producer) = by_name.get(&input.node, name_at) {
                     consumers[producer].push(Consumer {
                         op: index,
                         output: input.index,
@@ -48,7 +49,7 @@ impl ScopeGraph {
                 }
             }
             for control in &op.control_inputs {
-                if let Some(&producer) = by_name.get(control) {
+                if let Some(producer) = by_name.get(control, name_at) {
                     consumers[producer].push(Consumer {
                         op: index,
                         output: 0,
@@ -83,7 +84,7 @@ impl ScopeGraph {
 
     /// The index of the op named `name` (GE's `GetNodesMap` lookup).
     pub fn index_of(&self, name: &str) -> Option<usize> {
-        self.by_name.get(name).copied()
+        self.by_name.get(name, |p| &self.ops[p].name)
     }
 
     pub fn op_named(&self, name: &str) -> Option<&FrameworkOp> {

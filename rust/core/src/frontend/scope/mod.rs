@@ -94,8 +94,10 @@ pub fn run_scope_passes_with(
         }
     })?;
     let mut records = Vec::new();
+    // Built once and shared by the passes until one changes the ops.
+    let mut tree = None;
     for entry in selected {
-        let (ops, outcome) = run::run_pass(std::mem::take(&mut graph.ops), entry);
+        let (ops, outcome) = run::run_pass(std::mem::take(&mut graph.ops), &mut tree, entry);
         graph.ops = ops;
         records.extend(outcome.map_err(|error| FrontendError::ScopePass {
             pass: entry.name.clone(),

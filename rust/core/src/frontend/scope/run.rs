@@ -18,8 +18,11 @@ use crate::frontend::{FrameworkOp, PluginError};
 use std::sync::Arc;
 
 /// Runs `entry` over `ops`; the ops come back unchanged on failure.
+/// `tree` is `ops`' scope tree when the caller has one (built when not);
+/// it is left there for the next pass when this one changed nothing.
 pub fn run_pass(
     ops: Vec<FrameworkOp>,
+    tree: &mut Option<ScopeTree>,
     entry: &RegisteredScopePass,
 ) -> (Vec<FrameworkOp>, Result<Vec<FusionRecord>, PluginError>) {
     let mut pass = match (entry.factory)() {
@@ -33,11 +36,13 @@ pub fn run_pass(
     // GE's batch matching on the tree alone (it leaves the sub-types on
     // it): most passes match nothing, and then the name index and consumer
     // lists a pass would read are never built.
-    let mut tree = ScopeTree::build(&ops);
-    if match_all_groups(&mut tree, &ops, &groups).is_empty() {
+    let mut matched_tree = tree.take().unwrap_or_else(|| ScopeTree::build(&ops));
+    matched_tree.clear_sub_types();
+    if match_all_groups(&mut matched_tree, &ops, &groups).is_empty() {
+        *tree = Some(matched_tree);
         return (ops, Ok(Vec::new()));
     }
-    let graph = Arc::new(ScopeGraph::with_tree(ops, tree));
+    let graph = Arc::new(ScopeGraph::with_tree(ops, matched_tree));
     let results = fusion_results(pass.as_mut(), &graph);
     // A Python pass may hold views of the graph; let it go first.
     drop(pass);

@@ -13,6 +13,7 @@
 //! so matching is deterministic.
 
 use crate::frontend::FrameworkOp;
+use crate::name_index::NameIndex;
 use rustc_hash::FxHashMap;
 
 /// A scope in a [`ScopeTree`] (an index into it).
@@ -32,8 +33,9 @@ struct ScopeData {
     children: Vec<ScopeId>,
     /// Direct nodes: indices into the framework ops, in graph order.
     nodes: Vec<usize>,
-    /// Ops of each type in the whole subtree.
-    op_counts: FxHashMap<String, i32>,
+    /// Ops of each type (by [`ScopeTree::op_types`] index) in the whole
+    /// subtree.
+    op_counts: FxHashMap<u32, i32>,
 }
 
 impl ScopeData {
@@ -53,7 +55,11 @@ impl ScopeData {
 #[derive(Clone, Debug)]
 pub struct ScopeTree {
     scopes: Vec<ScopeData>,
-    by_name: FxHashMap<String, ScopeId>,
+    /// Scopes by full name (positions in `scopes`).
+    by_name: NameIndex,
+    /// Op types, interned: the counts key on an index, so counting an op
+    /// in every enclosing scope copies no string.
+    op_types: FxHashMap<String, u32>,
 }
 
 impl ScopeTree {
@@ -61,54 +67,87 @@ impl ScopeTree {
     pub fn build(ops: &[FrameworkOp]) -> ScopeTree {
         let mut tree = ScopeTree {
             scopes: vec![ScopeData::new("root".into(), None)],
-            by_name: FxHashMap::default(),
+            by_name: NameIndex::default(),
+            op_types: FxHashMap::default(),
         };
+        let mut normalized = String::new();
         for (index, op) in ops.iter().enumerate() {
-            tree.add_node(index, op);
+            let op_type = tree.intern(&op.op_type);
+            // A scope's name is a prefix of the op's name, so it is looked up
+            // as a slice of it; only names with empty components (`a//b`,
+            // `/c`) are rewritten first.
+            let bytes = op.name.as_bytes();
+            let name = if bytes.first() == Some(&b'/')
+                || bytes.last() == Some(&b'/')
+                || bytes.windows(2).any(|w| w == b"//")
+            {
+                normalized.clear();
+                for component in op.name.split('/').filter(|c| !c.is_empty()) {
+                    normalized.push_str(component);
+                    normalized.push('/');
+                }
+                normalized.pop();
+                normalized.as_str()
+            } else {
+                op.name.as_str()
+            };
+            tree.add_node(index, name, op_type);
         }
         tree
     }
 
-    fn add_node(&mut self, index: usize, op: &FrameworkOp) {
-        let components: Vec<&str> = op.name.split('/').filter(|c| !c.is_empty()).collect();
-        let mut current = ScopeId::ROOT;
-        let mut prefix = String::new();
-        let scope_count = components.len().saturating_sub(1);
-        for (depth, component) in components.iter().enumerate() {
-            self.count(current, &op.op_type);
-            if depth == scope_count {
-                break;
-            }
-            prefix.push_str(component);
-            prefix.push('/');
-            current = self.child_or_insert(current, &prefix);
+    fn intern(&mut self, op_type: &str) -> u32 {
+        if let Some(&id) = self.op_types.get(op_type) {
+            return id;
         }
-        if components.is_empty() {
-            self.count(current, &op.op_type);
+        let id = u32::try_from(self.op_types.len()).unwrap_or(u32::MAX);
+        self.op_types.insert(op_type.to_owned(), id);
+        id
+    }
+
+    /// Adds op `index` named `name` (no empty components) of interned type
+    /// `op_type`.
+    fn add_node(&mut self, index: usize, name: &str, op_type: u32) {
+        let mut current = ScopeId::ROOT;
+        self.count(current, op_type);
+        for (at, _) in name.match_indices('/') {
+            current = self.child_or_insert(current, &name[..=at]);
+            self.count(current, op_type);
         }
         self.scopes[current.0].nodes.push(index);
     }
 
-    fn count(&mut self, scope: ScopeId, op_type: &str) {
-        let counts = &mut self.scopes[scope.0].op_counts;
-        match counts.get_mut(op_type) {
-            Some(n) => *n = n.saturating_add(1),
-            None => {
-                counts.insert(op_type.to_owned(), 1);
-            }
-        }
+    fn count(&mut self, scope: ScopeId, op_type: u32) {
+        let n = self.scopes[scope.0].op_counts.entry(op_type).or_insert(0);
+        *n = n.saturating_add(1);
     }
 
     fn child_or_insert(&mut self, father: ScopeId, name: &str) -> ScopeId {
-        if let Some(&id) = self.by_name.get(name) {
+        if let Some(id) = self.lookup(name) {
             return id;
         }
         let id = ScopeId(self.scopes.len());
         self.scopes
             .push(ScopeData::new(name.to_owned(), Some(father)));
         self.scopes[father.0].children.push(id);
-        self.by_name.insert(name.to_owned(), id);
+        let scopes = &self.scopes;
+        self.by_name.insert(name, id.0, |p| &scopes[p].name);
         id
+    }
+
+    /// A scope other than the root by full name.
+    fn lookup(&self, name: &str) -> Option<ScopeId> {
+        self.by_name
+            .get(name, |p| &self.scopes[p].name)
+            .map(ScopeId)
+    }
+
+    /// Forgets every sub-type a pattern gave, so the next pass matches on
+    /// the same tree as if freshly built.
+    pub(crate) fn clear_sub_types(&mut self) {
+        for scope in &mut self.scopes {
+            scope.sub_type.clear();
+        }
     }
 
     fn data(&self, scope: ScopeId) -> &ScopeData {
@@ -135,7 +174,7 @@ impl ScopeTree {
         if name == "root" {
             return Some(ScopeId::ROOT);
         }
-        self.by_name.get(name).copied()
+        self.lookup(name)
     }
 
     /// Full name: `root`, or the prefix with a trailing `/`.
@@ -173,7 +212,7 @@ impl ScopeTree {
         } else {
             format!("{}{name}/", self.name(scope))
         };
-        let found = self.by_name.get(&full).copied()?;
+        let found = self.lookup(&full)?;
         self.is_within(found, scope)
             .then_some(found)
             .filter(|&f| f != scope)
@@ -222,9 +261,9 @@ impl ScopeTree {
     /// GE's `GetOpTypeNum`: ops of `op_type` in the subtree, or -1 when
     /// there are none (GE never reports 0).
     pub fn op_type_num(&self, scope: ScopeId, op_type: &str) -> i32 {
-        self.data(scope)
-            .op_counts
+        self.op_types
             .get(op_type)
+            .and_then(|id| self.data(scope).op_counts.get(id))
             .copied()
             .unwrap_or(-1)
     }
@@ -381,11 +420,16 @@ mod tests {
 
     #[test]
     fn empty_name_components_are_skipped() {
-        let ops = ops(&[("a//b", "Relu", &[]), ("/c", "Relu", &[])]);
+        let ops = ops(&[
+            ("a//b", "Relu", &[]),
+            ("/c", "Relu", &[]),
+            ("a/d/", "Relu", &[]),
+        ]);
         let tree = ScopeTree::build(&ops);
         let a = tree.find("a/").unwrap();
-        assert_eq!(tree.direct_nodes(a), [0]);
+        assert_eq!(tree.direct_nodes(a), [0, 2]);
         assert_eq!(tree.direct_nodes(ScopeId::ROOT), [1]);
-        assert_eq!(tree.op_type_num(ScopeId::ROOT, "Relu"), 2);
+        assert_eq!(tree.find("a/d/"), None);
+        assert_eq!(tree.op_type_num(ScopeId::ROOT, "Relu"), 3);
     }
 }

@@ -43,15 +43,26 @@ impl fmt::Display for BadAttr {
 
 /// Every attribute of a node (or function), converted, in key order.
 pub(super) fn convert_attrs(attrs: &HashMap<String, pb::AttrValue>) -> Result<Attrs, BadAttr> {
-    let mut sorted: Vec<(&String, &pb::AttrValue)> = attrs.iter().collect();
+    convert_sorted_attrs(&sorted_attrs(attrs))
+}
+
+/// A map's entries by key.
+pub(super) fn sorted_attrs(attrs: &HashMap<String, pb::AttrValue>) -> Vec<(&str, &pb::AttrValue)> {
+    let mut sorted: Vec<(&str, &pb::AttrValue)> =
+        attrs.iter().map(|(k, v)| (k.as_str(), v)).collect();
     sorted.sort_unstable_by(|a, b| a.0.cmp(b.0));
+    sorted
+}
+
+/// Attributes already sorted by key, each key once, converted.
+pub(super) fn convert_sorted_attrs(sorted: &[(&str, &pb::AttrValue)]) -> Result<Attrs, BadAttr> {
     let mut out = Attrs::with_capacity(sorted.len());
-    for (name, value) in sorted {
+    for &(name, value) in sorted {
         let value = convert_value(value).map_err(|why| BadAttr {
-            name: name.clone(),
+            name: name.to_owned(),
             why,
         })?;
-        out.set(name.as_str(), value);
+        out.push_new(name, value);
     }
     Ok(out)
 }

@@ -1,7 +1,7 @@
 //! A decoded GraphDef message → [`FrameworkGraph`]: nodes with parsed
 //! inputs and converted attributes, and the function library.
 
-use super::attrs::{convert_attrs, text};
+use super::attrs::{convert_sorted_attrs, sorted_attrs, text};
 use super::dtype::tf_dtype_name;
 use super::functions::convert_function;
 use super::inputs::{parse_input, NodeInput};
@@ -36,18 +36,20 @@ pub(super) fn convert_graph(
             let mut ops = Vec::with_capacity(graph.node.len());
             for (index, encoded) in graph.node.into_iter().enumerate() {
                 budget.check()?;
-                let node = pb::NodeDef::decode(encoded).map_err(|e| {
+                let not_node_def = |e: &dyn std::fmt::Display| {
                     FrontendError::Decode(format!("node {index} is not a NodeDef: {e}"))
-                })?;
-                ops.push(convert_node(&node, None)?);
+                };
+                let node = pb::NodeDefSlices::decode(encoded).map_err(|e| not_node_def(&e))?;
+                let view = NodeView::of_slices(&node).map_err(|e| not_node_def(&e))?;
+                ops.push(convert_view(&view, None)?);
             }
             (ops, graph.library)
         }
         ParsedGraph::Text(graph) => {
             let ops = graph
                 .node
-                .into_iter()
-                .map(|node| convert_node(&node, None))
+                .iter()
+                .map(|node| convert_node(node, None))
                 .collect::<Result<Vec<_>, _>>()?;
             (ops, graph.library)
         }
@@ -68,13 +70,78 @@ pub(super) fn convert_graph(
     })
 }
 
+/// A NodeDef's fields, borrowed from whichever message decoded it; attrs
+/// sorted by key, each key once.
+pub(super) struct NodeView<'a, I> {
+    name: &'a str,
+    op: &'a str,
+    inputs: &'a [I],
+    device: &'a str,
+    attrs: Vec<(&'a str, &'a pb::AttrValue)>,
+}
+
+impl<'a> NodeView<'a, String> {
+    fn of_node(node: &'a pb::NodeDef) -> NodeView<'a, String> {
+        NodeView {
+            name: &node.name,
+            op: &node.op,
+            inputs: &node.input,
+            device: &node.device,
+            attrs: sorted_attrs(&node.attr),
+        }
+    }
+}
+
+impl<'a> NodeView<'a, bytes::Bytes> {
+    /// Checks the strings as NodeDef's decoder would (UTF-8) and resolves a
+    /// repeated attr key as its map does (the last entry wins).
+    fn of_slices(node: &'a pb::NodeDefSlices) -> Result<NodeView<'a, bytes::Bytes>, String> {
+        let utf8 = |field: &str, bytes: &'a [u8]| {
+            std::str::from_utf8(bytes).map_err(|_| format!("its {field} is not UTF-8"))
+        };
+        for input in &node.input {
+            utf8("input", input)?;
+        }
+        let mut attrs = Vec::with_capacity(node.attr.len());
+        for entry in &node.attr {
+            let value = entry.value.as_ref().unwrap_or(default_attr_value());
+            attrs.push((utf8("attr key", &entry.key)?, value));
+        }
+        // Stable, so equal keys keep their wire order and the last is kept.
+        attrs.sort_by(|a, b| a.0.cmp(b.0));
+        attrs.reverse();
+        attrs.dedup_by(|later, earlier| later.0 == earlier.0);
+        attrs.reverse();
+        Ok(NodeView {
+            name: utf8("name", &node.name)?,
+            op: utf8("op", &node.op)?,
+            inputs: &node.input,
+            device: utf8("device", &node.device)?,
+            attrs,
+        })
+    }
+}
+
+/// The value a map entry without one decodes to.
+fn default_attr_value() -> &'static pb::AttrValue {
+    static EMPTY: pb::AttrValue = pb::AttrValue { value: None };
+    &EMPTY
+}
+
 /// One NodeDef of the graph (`function: None`) or of a function body.
 pub(super) fn convert_node(
     node: &pb::NodeDef,
     function: Option<&str>,
 ) -> Result<FrameworkOp, FrontendError> {
+    convert_view(&NodeView::of_node(node), function)
+}
+
+fn convert_view<I: AsRef<[u8]>>(
+    node: &NodeView<'_, I>,
+    function: Option<&str>,
+) -> Result<FrameworkOp, FrontendError> {
     let site = Site {
-        node: &node.name,
+        node: node.name,
         function,
     };
     if node.name.is_empty() {
@@ -88,12 +155,14 @@ pub(super) fn convert_node(
         return Err(site.error("has no op type"));
     }
     let mut op = FrameworkOp {
-        name: node.name.clone(),
-        op_type: node.op.clone(),
+        name: node.name.to_owned(),
+        op_type: node.op.to_owned(),
         ..FrameworkOp::default()
     };
-    op.inputs.reserve_exact(node.input.len());
-    for input in &node.input {
+    op.inputs.reserve_exact(node.inputs.len());
+    for input in node.inputs {
+        // Checked as UTF-8 already (or a String).
+        let input = std::str::from_utf8(input.as_ref()).unwrap_or_default();
         match parse_input(input, function.is_some()).map_err(|why| site.error(why))? {
             NodeInput::Data(data) => op.inputs.push(data),
             NodeInput::Control(name) => op.control_inputs.push(name),
@@ -102,7 +171,7 @@ pub(super) fn convert_node(
     if !op.control_inputs.is_empty() {
         op.inputs.shrink_to_fit();
     }
-    op.attrs = convert_attrs(&node.attr).map_err(|bad| site.attr_error(bad))?;
+    op.attrs = convert_sorted_attrs(&node.attrs).map_err(|bad| site.attr_error(bad))?;
     check_const_dtype(node).map_err(|why| site.error(why))?;
     if !node.device.is_empty() {
         op.attrs
@@ -114,11 +183,14 @@ pub(super) fn convert_node(
 /// A Const's `dtype` attr must name its `value` tensor's type, as
 /// TensorFlow's Const kernel requires ("Type mismatch between value and
 /// dtype"); otherwise consumers would be typed by one and read the other.
-fn check_const_dtype(node: &pb::NodeDef) -> Result<(), String> {
+fn check_const_dtype<I>(node: &NodeView<'_, I>) -> Result<(), String> {
     if node.op != "Const" {
         return Ok(());
     }
-    let value = |name: &str| node.attr.get(name).and_then(|a| a.value.as_ref());
+    let value = |name: &str| {
+        let at = node.attrs.binary_search_by(|(k, _)| (*k).cmp(name)).ok()?;
+        node.attrs[at].1.value.as_ref()
+    };
     match (value("dtype"), value("value")) {
         (Some(Value::Type(dtype)), Some(Value::Tensor(t))) if t.dtype != *dtype => Err(format!(
             "has dtype {} but its value is a {} tensor; they must match",

@@ -30,16 +30,19 @@ pub fn parse_input(text: &str, in_function: bool) -> Result<NodeInput, String> {
         }
         return Ok(NodeInput::Control(node.to_owned()));
     }
-    let parts: Vec<&str> = text.split(':').collect();
-    if parts.iter().any(|p| p.is_empty()) {
+    let mut parts = text.split(':');
+    let parts = [parts.next(), parts.next(), parts.next(), parts.next()];
+    if parts.iter().flatten().any(|p| p.is_empty()) {
         return Err(expected());
     }
-    let input = match parts.as_slice() {
-        [node] => FrameworkInput::new(*node, 0),
-        [node, port] => FrameworkInput::new(*node, parse_index(port).ok_or_else(expected)?),
-        [node, arg, index] if in_function => FrameworkInput {
-            node: (*node).to_owned(),
-            output_arg: Some((*arg).to_owned()),
+    let input = match parts {
+        [Some(node), None, ..] => FrameworkInput::new(node, 0),
+        [Some(node), Some(port), None, _] => {
+            FrameworkInput::new(node, parse_index(port).ok_or_else(expected)?)
+        }
+        [Some(node), Some(arg), Some(index), None] if in_function => FrameworkInput {
+            node: node.to_owned(),
+            output_arg: Some(arg.to_owned()),
             index: parse_index(index).ok_or_else(expected)?,
         },
         _ => return Err(expected()),

@@ -208,3 +208,58 @@ fn a_graph_def_field_of_the_wrong_wire_type_is_an_error_as_in_graph_def() {
         );
     }
 }
+
+/// The bytes of a one-node GraphDef whose node is `node_bytes` as encoded.
+fn graph_of_encoded_node(node_bytes: &[u8]) -> Vec<u8> {
+    let mut data = Vec::new();
+    prost::encoding::bytes::encode(1, &node_bytes.to_vec(), &mut data);
+    data
+}
+
+#[test]
+fn nodes_decode_exactly_as_node_def_decodes_them() {
+    // Nodes are decoded through NodeDefSlices (strings borrowed, the attr
+    // map as its list of entries); each case is checked against NodeDef.
+    let relu = node(
+        "r",
+        "Relu",
+        &[],
+        vec![("T", dtype_attr(pb::DataType::DtFloat))],
+    );
+    let valid = relu.encode_to_vec();
+    let entry = |value: pb::DataType| {
+        let mut entry = Vec::new();
+        prost::encoding::string::encode(1, &"T".to_string(), &mut entry);
+        prost::encoding::message::encode(2, &dtype_attr(value), &mut entry);
+        let mut field = Vec::new();
+        prost::encoding::bytes::encode(5, &entry, &mut field);
+        field
+    };
+    // A repeated map key: the last entry wins, in NodeDef and here.
+    let mut repeated = valid.clone();
+    repeated.extend(entry(pb::DataType::DtInt32));
+    let data = graph_of_encoded_node(&repeated);
+    let expected = pb::GraphDef::decode(data.as_slice()).unwrap();
+    assert_eq!(
+        expected.node[0].attr["T"],
+        dtype_attr(pb::DataType::DtInt32)
+    );
+    let graph = decode_binary(Bytes::from(data)).unwrap();
+    assert_eq!(
+        graph.ops[0].attrs.get("T"),
+        Some(&crate::types::AttrValue::DataType(
+            crate::types::DataType::Int32
+        ))
+    );
+    // Rejected by NodeDef, so rejected here: a name that is not UTF-8
+    // (tag 0x0a, length 1, 0xff) and experimental fields 6 and 7 of the
+    // wrong wire type (varints).
+    for suffix in [&[0x0a_u8, 0x01, 0xff][..], &[0x30, 0x01], &[0x38, 0x01]] {
+        let mut bad = valid.clone();
+        bad.extend_from_slice(suffix);
+        let data = graph_of_encoded_node(&bad);
+        assert!(pb::GraphDef::decode(data.as_slice()).is_err(), "{suffix:?}");
+        let message = decode_error(decode_binary(Bytes::from(data)));
+        assert!(message.contains("node 0 is not a NodeDef"), "{message}");
+    }
+}
