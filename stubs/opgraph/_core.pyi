@@ -326,7 +326,18 @@ def load_tensorflow(
     input_shapes: Sequence[tuple[str, Sequence[int]]] = ...,
     outputs: Sequence[str] = ...,
     enable_scope_passes: Sequence[str] = ...,
-) -> Graph: ...
+    disable_scope_passes: Sequence[str] = ...,
+) -> tuple[
+    Graph,
+    list[
+        tuple[
+            str,
+            str,
+            list[tuple[str, str, list[str]]],
+            list[tuple[str, str, list[str], str]],
+        ]
+    ],
+]: ...
 def infer(
     graph: Graph, collect_errors: bool = False, fold_limit: int | None = None
 ) -> list[OpgraphError]: ...

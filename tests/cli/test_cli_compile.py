@@ -42,7 +42,17 @@ def test_examples_compile_and_print_the_summary(example: str) -> None:
 def test_report_validates_against_the_shipped_schema(tmp_path: Path, example: str) -> None:
     report = compile_json(tmp_path, "--example", example)
     assert report["schema_version"] == SCHEMA_VERSION
-    assert set(report) == {"schema_version", "model", "nodes", "memory", "cost", "warnings", "errors"}
+    assert set(report) == {
+        "schema_version",
+        "model",
+        "nodes",
+        "scope_passes",
+        "memory",
+        "cost",
+        "warnings",
+        "errors",
+    }
+    jsonschema.validate(report, load_schema())
     assert report["model"]["node_count"] == len(report["nodes"])
     assert report["memory"]["arena_bytes"] >= report["memory"]["lower_bound_bytes"] > 0
     assert report["cost"]["total_us"] > 0
@@ -52,6 +62,34 @@ def test_report_validates_against_the_shipped_schema(tmp_path: Path, example: st
 def test_layernorm_scope_is_fused(tmp_path: Path) -> None:
     report = compile_json(tmp_path, "--example", "layernorm")
     assert report["model"]["op_types"].get("LayerNorm") == 1
+    passes = {run["name"]: run for run in report["scope_passes"]}
+    layer_norm = passes["ScopeLayerNormPass"]
+    assert layer_norm["status"] == "ran"
+    assert [f["op_type"] for f in layer_norm["fused"]] == ["LayerNorm"]
+    assert layer_norm["declined"] == []
+
+
+def test_disabling_a_general_scope_pass_keeps_the_original_ops(tmp_path: Path) -> None:
+    report = compile_json(
+        tmp_path, "--example", "layernorm", "--disable-scope-fusion-passes", "ScopeLayerNormPass"
+    )
+    assert "LayerNorm" not in report["model"]["op_types"]
+    assert report["model"]["op_types"].get("Rsqrt") == 1
+    passes = {run["name"]: run for run in report["scope_passes"]}
+    assert passes["ScopeLayerNormPass"] == {
+        "name": "ScopeLayerNormPass",
+        "status": "disabled",
+        "fused": [],
+        "declined": [],
+    }
+    assert report["errors"] == []
+
+
+def test_disabling_an_unknown_scope_pass_is_an_error() -> None:
+    done = run_cli("compile", "--example", "layernorm", "--disable_scope_fusion_passes=NoSuchPass")
+    assert done.returncode != 0
+    assert "no scope fusion pass named 'NoSuchPass'" in done.stderr
+    assert "Traceback" not in done.stderr
 
 
 def test_out_writes_report_dot_and_plots(tmp_path: Path) -> None:

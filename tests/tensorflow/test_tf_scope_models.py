@@ -6,6 +6,7 @@ in ``opgraph.load_tensorflow``."""
 from __future__ import annotations
 
 import json
+import warnings
 from typing import Any
 
 import pytest
@@ -14,7 +15,7 @@ from tf_scope_helpers import choose_sub_type
 
 from opgraph import DataType, Graph
 from opgraph.errors import ParseError
-from opgraph.tensorflow import load_tensorflow
+from opgraph.tensorflow import ScopeFusionDeclined, load_tensorflow, load_tensorflow_reported
 from opgraph.tensorflow.scope import (
     FUSION_DISABLE_INDEX,
     INPUT_FROM_FUSION_SCOPE,
@@ -69,6 +70,53 @@ def test_contrib_layer_norms_fuse_by_default_and_keep_tensorflow_shapes() -> Non
     assert "LayerNorm/batchnorm/add_1" not in graph
     assert "LayerNorm/moments/mean/reduction_indices" not in graph, "unread Consts of the scope go"
     assert assert_tensorflow_shapes(graph, "scope_layer_norm.pbtxt") >= 6
+
+
+def test_hand_written_layer_norms_fuse_over_trailing_axes_and_the_rest_stay_unfused() -> None:
+    # axes [-1] fuses (negative, trailing whatever the rank); [0, 2] is not
+    # trailing and [1, -1] mixes signs: the LayerNorm plugin rejects both,
+    # their ops stay, with a warning each, and the model still loads.
+    fixture = "scope_layer_norm_axes.pbtxt"
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        graph, runs = load_tensorflow_reported(DATA / fixture)
+    norms = nodes_of_type(graph, "LayerNorm")
+    assert list(norms) == ["last/LayerNorm"]
+    assert norms["last/LayerNorm"]["begin_norm_axis"] == -1
+    layer_norm = next(r for r in runs if r.name == "ScopeLayerNormPass")
+    assert layer_norm.status == "ran"
+    assert [f.name for f in layer_norm.fused] == ["last/LayerNorm"]
+    declined = {d.name: d for d in layer_norm.declined}
+    assert sorted(declined) == ["mixed/LayerNorm", "outer/LayerNorm"]
+    assert "reduces axes [0, 2]" in declined["outer/LayerNorm"].reason
+    assert "reduces axes [1, -1]" in declined["mixed/LayerNorm"].reason
+    assert "outer/LayerNorm/moments/" in declined["outer/LayerNorm"].scopes
+    messages = [str(w.message) for w in caught if issubclass(w.category, ScopeFusionDeclined)]
+    assert len(messages) == 2
+    assert all(m.startswith("scope fusion pass 'ScopeLayerNormPass' left ") for m in messages)
+    assert "outer/LayerNorm/batchnorm/" in " ".join(messages)
+    # The unfused ops infer to TensorFlow's shapes, every one of them.
+    assert "outer/LayerNorm/batchnorm/Rsqrt" in graph
+    assert assert_tensorflow_shapes(graph, fixture) >= 30
+
+
+def test_disable_scope_passes_turns_off_a_general_pass() -> None:
+    graph, runs = load_tensorflow_reported(
+        DATA / "scope_layer_norm.pbtxt", disable_scope_passes=["ScopeLayerNormPass"]
+    )
+    assert nodes_of_type(graph, "LayerNorm") == {}
+    statuses = {r.name: r.status for r in runs}
+    assert statuses["ScopeLayerNormPass"] == "disabled"
+    assert statuses["ScopeBatchNormInferencePass"] == "not enabled"
+    assert assert_tensorflow_shapes(graph, "scope_layer_norm.pbtxt") == len(
+        SHAPES["scope_layer_norm.pbtxt"]["tensors"]
+    )
+    with pytest.raises(ParseError, match="both enabled and disabled"):
+        load_tensorflow(
+            DATA / "scope_layer_norm.pbtxt",
+            enable_scope_passes=["ScopeBatchNormInferencePass"],
+            disable_scope_passes=["ScopeBatchNormInferencePass"],
+        )
 
 
 @pytest.mark.parametrize(

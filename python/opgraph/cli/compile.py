@@ -16,7 +16,8 @@ from ..cost import CostReport, PrecisionMode, estimate_cost
 from ..device import PrepareReport, prepare
 from ..errors import CostError, MemoryPlanError, OpgraphError
 from ..memory import MemoryPlan, plan_memory
-from ..tensorflow import load_tensorflow
+from ..tensorflow import load_tensorflow_reported
+from ..tensorflow.scope_report import ScopePassRun
 
 FRAMEWORKS = ("tensorflow", "caffe")
 TF_SUFFIXES = (".pb", ".pbtxt")
@@ -41,6 +42,7 @@ class CompileOptions:
     plugins: list[str] = field(default_factory=list)
     custom_protos: list[Path] = field(default_factory=list)
     scope_passes: list[str] = field(default_factory=list)
+    disabled_scope_passes: list[str] = field(default_factory=list)
     precision: PrecisionMode = "force_fp16"
     collect_errors: bool = False
 
@@ -51,6 +53,7 @@ class CompileResult:
     graph: Graph
     errors: list[OpgraphError] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    scope_passes: list[ScopePassRun] = field(default_factory=list)
     prepared: PrepareReport | None = None
     memory: MemoryPlan | None = None
     cost: CostReport | None = None
@@ -113,15 +116,15 @@ def unknown_tensors(graph: Graph) -> list[str]:
     ]
 
 
-def _load(options: CompileOptions) -> Graph:
+def _load(options: CompileOptions) -> tuple[Graph, list[ScopePassRun]]:
     if not options.model.is_file():
         raise UsageError(f"model file {str(options.model)!r} does not exist")
     if options.framework == "caffe":
         if options.weights is not None and not options.weights.is_file():
             raise UsageError(f"weights file {str(options.weights)!r} does not exist")
-        if options.scope_passes:
-            raise UsageError("--enable-scope-fusion-passes applies to TensorFlow models only")
-        return load_caffe(
+        if options.scope_passes or options.disabled_scope_passes:
+            raise UsageError("--enable/--disable-scope-fusion-passes apply to TensorFlow models only")
+        graph = load_caffe(
             options.model,
             options.weights,
             options.custom_protos,
@@ -130,16 +133,18 @@ def _load(options: CompileOptions) -> Graph:
             outputs=options.outputs or None,
             infer=False,
         )
+        return graph, []
     if options.weights is not None:
         raise UsageError("--weights applies to Caffe models only (a frozen GraphDef holds its weights)")
     if options.custom_protos:
         raise UsageError("--custom-proto applies to Caffe models only")
-    return load_tensorflow(
+    return load_tensorflow_reported(
         options.model,
         options.input_shapes,
         options.outputs or None,
         options.plugins,
         options.scope_passes,
+        disable_scope_passes=options.disabled_scope_passes,
         infer=False,
     )
 
@@ -176,8 +181,8 @@ def run(options: CompileOptions, stage: Stage = _no_progress) -> CompileResult:
 
 def _run(options: CompileOptions, stage: Stage) -> CompileResult:
     with stage("parse"):
-        graph = _load(options)
-    result = CompileResult(options, graph)
+        graph, scope_passes = _load(options)
+    result = CompileResult(options, graph, scope_passes=scope_passes)
     with stage("infer"):
         result.errors = infer_graph(graph, collect_errors=options.collect_errors)
     if result.errors:

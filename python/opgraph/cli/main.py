@@ -105,6 +105,13 @@ def _parser() -> argparse.ArgumentParser:
         help="non-general TensorFlow scope-fusion passes to run",
     )
     c.add_argument(
+        "--disable-scope-fusion-passes",
+        "--disable_scope_fusion_passes",
+        action="append",
+        metavar="A,B",
+        help="TensorFlow scope-fusion passes not to run, general ones included",
+    )
+    c.add_argument(
         "--precision-mode",
         "--precision_mode",
         choices=PRECISION_MODES,
@@ -168,6 +175,7 @@ def _options(args: argparse.Namespace) -> CompileOptions:
         plugins=list(args.plugins),
         custom_protos=list(args.custom_proto),
         scope_passes=_split_list(args.enable_scope_fusion_passes),
+        disabled_scope_passes=_split_list(args.disable_scope_fusion_passes),
         precision=cast(PrecisionMode, args.precision_mode),
         collect_errors=args.collect_errors,
     )

@@ -12,9 +12,10 @@ from typing import Any
 from .. import __version__
 from .._core import Graph, TensorDesc
 from ..errors import NodeError, OpgraphError, ParseError
+from ..tensorflow.scope_report import ScopePassRun
 from .compile import CompileResult
 
-SCHEMA_VERSION = "1.0"
+SCHEMA_VERSION = "1.1"
 SCHEMA_PATH = Path(__file__).with_name("report.schema.json")
 
 ORIGIN_OP_TYPE_ATTRS = ("_origin_op_type", "original_type", "_original_type")
@@ -103,6 +104,18 @@ def model_dict(result: CompileResult) -> dict[str, Any]:
     }
 
 
+def _pass_run(run: ScopePassRun) -> dict[str, Any]:
+    return {
+        "name": run.name,
+        "status": run.status,
+        "fused": [{"name": f.name, "op_type": f.op_type, "replaced": list(f.replaced)} for f in run.fused],
+        "declined": [
+            {"name": d.name, "op_type": d.op_type, "scopes": list(d.scopes), "reason": d.reason}
+            for d in run.declined
+        ],
+    }
+
+
 def build_report(result: CompileResult, errors: list[OpgraphError] | None = None) -> dict[str, Any]:
     """The report of one compile (schema :data:`SCHEMA_VERSION`)."""
     memory = result.memory.to_dict() if result.memory is not None else None
@@ -111,6 +124,7 @@ def build_report(result: CompileResult, errors: list[OpgraphError] | None = None
         "schema_version": SCHEMA_VERSION,
         "model": model_dict(result),
         "nodes": _nodes(result.graph),
+        "scope_passes": [_pass_run(run) for run in result.scope_passes],
         "memory": _finite(memory),
         "cost": _finite(cost),
         "warnings": list(result.warnings),

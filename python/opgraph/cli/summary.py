@@ -72,8 +72,17 @@ def print_summary(console: Console, report: dict[str, Any]) -> None:
             share = 100 * n["time_us"] / total if total > 0 else 0.0
             table.add_row(n["name"], n["op_type"], f"{n['time_us']:.2f}", f"{share:.1f}%", n["bound"])
         console.print(table)
+    passes = [_pass_line(run) for run in report["scope_passes"] if run["status"] != "not enabled"]
+    if passes:
+        console.print(f"[bold]scope fusion[/bold]  {'; '.join(passes)}", highlight=False)
     for warning in report["warnings"]:
         console.print(f"[yellow]warning:[/yellow] {warning}", highlight=False)
+
+
+def _pass_line(run: dict[str, Any]) -> str:
+    if run["status"] != "ran":
+        return f"{run['name']} {run['status']}"
+    return f"{run['name']} fused {len(run['fused'])}, declined {len(run['declined'])}"
 
 
 def _hint(error: OpgraphError, framework: str) -> str | None:

@@ -31,7 +31,7 @@ from ..parser_plugin import (
     auto_mapping,
     auto_mapping_dynamic,
 )
-from .loader import load_tensorflow
+from .loader import load_tensorflow, load_tensorflow_reported
 from .plugin import fusion_plugin, plugin, register_plugin, registered_plugins
 from .scope import (
     FUSION_DISABLE_INDEX,
@@ -56,6 +56,7 @@ from .scope import (
     register_scope_fusion_pass,
     registered_scope_fusion_passes,
 )
+from .scope_report import DeclinedScope, FusedScope, ScopeFusionDeclined, ScopePassRun
 
 __all__ = [
     "FUSION_DISABLE_INDEX",
@@ -63,11 +64,13 @@ __all__ = [
     "OUTPUT_TO_FUSION_SCOPE",
     "SCOPE_INVALID_TYPE",
     "SCOPE_TO_MULTI_NODES",
+    "DeclinedScope",
     "DelInputWithCond",
     "DelInputWithOriginalType",
     "DynamicPortKind",
     "Framework",
     "FrameworkOp",
+    "FusedScope",
     "FusionParseParamsFn",
     "FusionScopesResult",
     "ImplyType",
@@ -85,8 +88,10 @@ __all__ = [
     "Scope",
     "ScopeBasePass",
     "ScopeFeature",
+    "ScopeFusionDeclined",
     "ScopeGraph",
     "ScopeNode",
+    "ScopePassRun",
     "ScopePattern",
     "ScopeTree",
     "ScopesResult",
@@ -94,6 +99,7 @@ __all__ = [
     "auto_mapping_dynamic",
     "fusion_plugin",
     "load_tensorflow",
+    "load_tensorflow_reported",
     "plugin",
     "register_plugin",
     "register_scope_fusion_pass",

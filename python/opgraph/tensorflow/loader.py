@@ -9,8 +9,9 @@ from .. import _core
 from .._core import Graph
 from ..plugins import PluginModule, load_plugin_modules
 from ..shape import input_shape_pairs
+from .scope_report import ScopePassRun, pass_runs, warn_declined
 
-__all__ = ["load_tensorflow"]
+__all__ = ["load_tensorflow", "load_tensorflow_reported"]
 
 
 def load_tensorflow(
@@ -20,6 +21,7 @@ def load_tensorflow(
     plugins: Sequence[PluginModule] = (),
     enable_scope_passes: Sequence[str] = (),
     *,
+    disable_scope_passes: Sequence[str] = (),
     infer: bool = True,
 ) -> Graph:
     """Loads a frozen GraphDef (binary ``.pb`` or text ``.pbtxt``, function
@@ -33,6 +35,7 @@ def load_tensorflow(
     - ``plugins`` are modules (names, ``.py`` paths or module objects)
       imported first so their plugins, ops and scope passes register;
     - ``enable_scope_passes`` names the non-general scope-fusion passes to run;
+    - ``disable_scope_passes`` names passes not to run, general ones included;
     - ``infer`` (default true) verifies and infers the loaded graph, as
       :func:`opgraph.infer` does.
 
@@ -41,14 +44,48 @@ def load_tensorflow(
     :class:`~opgraph.ParseError` when the file cannot be decoded, when
     origin op types have no plugin (all of them are listed), or when a plugin
     fails (a Python plugin's exception is the error's ``__cause__``);
-    inference failures raise as :func:`opgraph.infer` does."""
+    inference failures raise as :func:`opgraph.infer` does. A scope a pass
+    matched but could not fuse (its fused op's plugin rejected it) stays
+    unfused, with a :class:`~opgraph.tensorflow.ScopeFusionDeclined` warning
+    naming the pass, the scope and the reason."""
+    graph, _ = load_tensorflow_reported(
+        path,
+        input_shapes,
+        outputs,
+        plugins,
+        enable_scope_passes,
+        disable_scope_passes=disable_scope_passes,
+        infer=infer,
+    )
+    return graph
+
+
+def load_tensorflow_reported(
+    path: str | os.PathLike[str],
+    input_shapes: Mapping[str, Sequence[int]] | None = None,
+    outputs: Sequence[str] | None = None,
+    plugins: Sequence[PluginModule] = (),
+    enable_scope_passes: Sequence[str] = (),
+    *,
+    disable_scope_passes: Sequence[str] = (),
+    infer: bool = True,
+) -> tuple[Graph, list[ScopePassRun]]:
+    """:func:`load_tensorflow`, also returning what every registered
+    scope-fusion pass did (ran, disabled or not enabled; scopes fused and
+    declined), in registration order."""
+    pass_lists = {"enable_scope_passes": enable_scope_passes, "disable_scope_passes": disable_scope_passes}
+    for arg, value in pass_lists.items():
+        if isinstance(value, str):
+            raise TypeError(f"{arg} is a list of pass names; wrap it: [{value!r}]")
     if isinstance(outputs, str):
         raise TypeError(f"outputs is a list of tensor names; wrap it: [{outputs!r}]")
-    if isinstance(enable_scope_passes, str):
-        raise TypeError(f"enable_scope_passes is a list of pass names; wrap it: [{enable_scope_passes!r}]")
     load_plugin_modules(plugins)
     shapes = input_shape_pairs(input_shapes)
-    graph = _core.load_tensorflow(os.fspath(path), shapes, list(outputs or ()), list(enable_scope_passes))
+    graph, raw = _core.load_tensorflow(
+        os.fspath(path), shapes, list(outputs or ()), list(enable_scope_passes), list(disable_scope_passes)
+    )
+    runs = pass_runs(raw)
+    warn_declined(runs)
     if infer:
         _core.infer(graph, False, None)
-    return graph
+    return graph, runs

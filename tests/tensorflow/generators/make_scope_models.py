@@ -5,6 +5,11 @@
   same variable scope, variables and ops: ``LayerNorm/{beta,gamma}``,
   ``LayerNorm/moments/...`` from ``tf.nn.moments`` and
   ``LayerNorm/batchnorm/...`` from ``tf.nn.batch_normalization``);
+- ``scope_layer_norm_axes.pbtxt``: three hand-written layer norms
+  (``tf.nn.moments`` with explicit ``axes`` + ``tf.nn.batch_normalization``
+  in a ``LayerNorm`` scope) on a rank-3 input: axes ``[-1]`` (a layer norm
+  over the last axis), ``[0, 2]`` (not trailing) and ``[1, -1]`` (mixed
+  signs, which only the rank resolves);
 - ``scope_keras_bn.pbtxt``: a Keras Conv2D + BatchNormalization (named
   ``conv1_bn`` as in keras.applications) + ReLU model, frozen;
 - ``scope_tf1_bn.pbtxt``: ``tf.compat.v1.layers.batch_normalization(fused=False,
@@ -56,6 +61,25 @@ def contrib_layer_norm(inputs: Any, begin_norm_axis: int = 1, begin_params_axis:
         return outputs
 
 
+def moments_layer_norm(inputs: Any, axes: list[int]) -> Any:
+    """A layer norm written by hand: ``tf.nn.moments`` over ``axes`` (kept
+    dims) and ``tf.nn.batch_normalization``, gamma and beta over the last
+    axis."""
+    v1 = tf.compat.v1
+    with v1.variable_scope(None, "LayerNorm", [inputs]):
+        params_shape = inputs.shape[-1:]
+        beta = v1.get_variable(
+            "beta", shape=params_shape, initializer=v1.constant_initializer(RNG.normal(size=params_shape))
+        )
+        gamma = v1.get_variable(
+            "gamma", shape=params_shape, initializer=v1.constant_initializer(RNG.normal(size=params_shape))
+        )
+        mean, variance = tf.nn.moments(inputs, axes, keepdims=True)
+        return tf.nn.batch_normalization(
+            inputs, mean, variance, offset=beta, scale=gamma, variance_epsilon=1e-6
+        )
+
+
 def v1_batch_normalization(inputs: Any, epsilon: float = 1e-3) -> Any:
     """``tf.compat.v1.layers.batch_normalization(fused=False, training=False)``
     over the last axis: its variables and its ``nn.batch_normalization``."""
@@ -97,6 +121,20 @@ def layer_norm_graph() -> Any:
     return freeze_v1(build, ["y"])
 
 
+def layer_norm_axes_graph() -> Any:
+    def build() -> None:
+        x = tf.compat.v1.placeholder(tf.float32, [None, 5, 8], name="x")
+        with tf.compat.v1.variable_scope("last"):
+            h = moments_layer_norm(x, [-1])
+        with tf.compat.v1.variable_scope("outer"):
+            h = moments_layer_norm(tf.nn.relu(h), [0, 2])
+        with tf.compat.v1.variable_scope("mixed"):
+            h = moments_layer_norm(tf.nn.relu(h), [1, -1])
+        tf.identity(h, name="y")
+
+    return freeze_v1(build, ["y"])
+
+
 def tf1_bn_graph() -> Any:
     def build() -> None:
         x = tf.compat.v1.placeholder(tf.float32, [None, 6, 6, 3], name="x")
@@ -127,6 +165,8 @@ def main() -> None:
         "scope_layer_norm.pbtxt": (layer_norm_graph(), ["y:0"]),
         "scope_tf1_bn.pbtxt": (tf1_bn_graph(), ["y:0"]),
         "scope_keras_bn.pbtxt": (keras_bn_graph(), ["Identity:0"]),
+        # Last, so the graphs before it draw the same random weights as before.
+        "scope_layer_norm_axes.pbtxt": (layer_norm_axes_graph(), ["y:0"]),
     }
     shapes = {}
     for name, (graph_def, outputs) in graphs.items():

@@ -10,6 +10,7 @@ use crate::graph::PyGraph;
 use opgraph_core::frontend::caffe::{self, CaffeFiles};
 use opgraph_core::frontend::convert::ConvertOptions;
 use opgraph_core::frontend::plugin::{global_plugins, Framework};
+use opgraph_core::frontend::scope::PassRun;
 use opgraph_core::frontend::tensorflow::{self, LoadOptions};
 use opgraph_core::frontend::{FrontendError, PluginRegistry};
 use opgraph_core::graph::Graph;
@@ -50,27 +51,57 @@ fn run_loader(
     }
 }
 
+/// One fused scope: the fused op's name and type and the ops it replaced.
+type FusedTuple = (String, String, Vec<String>);
+/// One declined scope: the op it would have been, its type, the scopes and
+/// ops chosen, and why.
+type DeclinedTuple = (String, String, Vec<String>, String);
+/// One registered pass: name, status, fused and declined scopes.
+type PassRunTuple = (String, &'static str, Vec<FusedTuple>, Vec<DeclinedTuple>);
+
+fn pass_run_tuple(run: PassRun) -> PassRunTuple {
+    (
+        run.pass,
+        run.status.as_str(),
+        run.fused
+            .into_iter()
+            .map(|r| (r.name, r.op_type, r.replaced))
+            .collect(),
+        run.declined
+            .into_iter()
+            .map(|d| (d.name, d.op_type, d.scopes, d.reason))
+            .collect(),
+    )
+}
+
 /// Loads a frozen TensorFlow GraphDef (`.pb` or `.pbtxt`) as an uninferred
-/// Graph with the registered parser plugins and op types.
+/// Graph with the registered parser plugins and op types, with what every
+/// registered scope pass did.
 #[pyfunction]
-#[pyo3(signature = (path, input_shapes = Vec::new(), outputs = Vec::new(), enable_scope_passes = Vec::new()))]
+#[pyo3(signature = (path, input_shapes = Vec::new(), outputs = Vec::new(), enable_scope_passes = Vec::new(), disable_scope_passes = Vec::new()))]
 pub fn load_tensorflow(
     py: Python<'_>,
     path: PathBuf,
     input_shapes: Vec<(String, Bound<'_, PyAny>)>,
     outputs: Vec<String>,
     enable_scope_passes: Vec<String>,
-) -> PyResult<PyGraph> {
+    disable_scope_passes: Vec<String>,
+) -> PyResult<(PyGraph, Vec<PassRunTuple>)> {
     let options = LoadOptions {
         convert: ConvertOptions {
             input_shapes: self::input_shapes(input_shapes)?,
             outputs,
         },
         enable_scope_passes,
+        disable_scope_passes,
     };
-    run_loader(py, Framework::TensorFlow, &path, |plugins, ops| {
-        tensorflow::load(&path, &options, plugins, ops)
-    })
+    let mut runs = Vec::new();
+    let graph = run_loader(py, Framework::TensorFlow, &path, |plugins, ops| {
+        let (graph, passes) = tensorflow::load_reported(&path, &options, plugins, ops)?;
+        runs = passes;
+        Ok(graph)
+    })?;
+    Ok((graph, runs.into_iter().map(pass_run_tuple).collect()))
 }
 
 /// Loads a Caffe network definition (`.prototxt`), optionally its weights

@@ -26,6 +26,7 @@ pub mod pass;
 pub mod pattern;
 pub mod plugins;
 pub mod region;
+pub mod report;
 pub mod result;
 pub mod run;
 pub mod splice;
@@ -41,6 +42,7 @@ pub use pass::{
     ScopePassFactory, ScopePassRegistrationError, ScopePassRegistry,
 };
 pub use pattern::{PatternBatch, ScopeFusionPatterns, ScopePattern};
+pub use report::{DeclinedScope, FusionCheck, PassRun, PassSelection, PassStatus};
 pub use result::{
     FusionScopesResult, InnerNode, ScopesResult, FUSION_DISABLE_INDEX, INPUT_FROM_FUSION_SCOPE,
     OUTPUT_TO_FUSION_SCOPE, SCOPE_INVALID_TYPE, SCOPE_TO_MULTI_NODES,
@@ -82,27 +84,51 @@ pub fn run_scope_passes_with(
     registry: &ScopePassRegistry,
     enabled: &[String],
 ) -> Result<Vec<FusionRecord>, FrontendError> {
-    let selected = registry.selected(enabled).map_err(|message| {
-        let name = enabled
-            .iter()
-            .find(|n| registry.get(n).is_none())
-            .cloned()
-            .unwrap_or_default();
-        FrontendError::ScopePass {
-            pass: name,
-            error: PluginError::new(message),
-        }
-    })?;
-    let mut records = Vec::new();
+    let selection = PassSelection {
+        enabled: enabled.to_vec(),
+        disabled: Vec::new(),
+    };
+    let runs = run_selected_passes(graph, registry, &selection, None)?;
+    Ok(runs.into_iter().flat_map(|run| run.fused).collect())
+}
+
+/// Runs the passes `selection` picks, in registration order, and reports
+/// every registered pass. With `check`, each many-to-one result is tried
+/// with the fused op's plugin first and declined (left unfused, reported)
+/// when it is rejected.
+pub fn run_selected_passes(
+    graph: &mut FrameworkGraph,
+    registry: &ScopePassRegistry,
+    selection: &PassSelection,
+    check: Option<FusionCheck<'_>>,
+) -> Result<Vec<PassRun>, FrontendError> {
+    let statuses =
+        registry
+            .statuses(selection)
+            .map_err(|(pass, message)| FrontendError::ScopePass {
+                pass,
+                error: PluginError::new(message),
+            })?;
+    let mut runs = Vec::with_capacity(statuses.len());
     // Built once and shared by the passes until one changes the ops.
     let mut tree = None;
-    for entry in selected {
-        let (ops, outcome) = run::run_pass(std::mem::take(&mut graph.ops), &mut tree, entry);
-        graph.ops = ops;
-        records.extend(outcome.map_err(|error| FrontendError::ScopePass {
+    for (entry, status) in statuses {
+        let mut run = PassRun {
             pass: entry.name.clone(),
-            error,
-        })?);
+            status,
+            fused: Vec::new(),
+            declined: Vec::new(),
+        };
+        if status == PassStatus::Ran {
+            let (ops, outcome) =
+                run::run_pass(std::mem::take(&mut graph.ops), &mut tree, entry, check);
+            graph.ops = ops;
+            (run.fused, run.declined) = outcome.map_err(|error| FrontendError::ScopePass {
+                pass: entry.name.clone(),
+                error,
+            })?;
+        }
+        runs.push(run);
     }
-    Ok(records)
+    Ok(runs)
 }

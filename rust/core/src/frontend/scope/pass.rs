@@ -10,6 +10,7 @@
 
 use super::graph::ScopeGraph;
 use super::pattern::ScopeFusionPatterns;
+use super::report::{PassSelection, PassStatus};
 use super::result::{FusionScopesResult, ScopesResult};
 use super::tree::ScopeId;
 use crate::frontend::PluginError;
@@ -131,19 +132,61 @@ impl ScopePassRegistry {
     /// registration order. Naming an unknown pass is an error (GE only
     /// warns), so a typo does not silently skip a fusion.
     pub fn selected(&self, enabled: &[String]) -> Result<Vec<&RegisteredScopePass>, String> {
-        for name in enabled {
+        let selection = PassSelection {
+            enabled: enabled.to_vec(),
+            disabled: Vec::new(),
+        };
+        Ok(self
+            .statuses(&selection)
+            .map_err(|(_, message)| message)?
+            .into_iter()
+            .filter(|(_, status)| *status == PassStatus::Ran)
+            .map(|(pass, _)| pass)
+            .collect())
+    }
+
+    /// Every pass with whether `selection` runs it: general ones unless
+    /// disabled, others when enabled (and not disabled). Naming an unknown
+    /// pass, or one pass in both lists, is an error `(pass, message)`.
+    pub fn statuses(
+        &self,
+        selection: &PassSelection,
+    ) -> Result<Vec<(&RegisteredScopePass, PassStatus)>, (String, String)> {
+        for name in selection.enabled.iter().chain(&selection.disabled) {
             if self.get(name).is_none() {
                 let known: Vec<&str> = self.passes.iter().map(|p| p.name.as_str()).collect();
-                return Err(format!(
-                    "no scope fusion pass named '{name}' is registered (registered: {})",
-                    known.join(", ")
+                return Err((
+                    name.clone(),
+                    format!(
+                        "no scope fusion pass named '{name}' is registered (registered: {})",
+                        known.join(", ")
+                    ),
                 ));
             }
+        }
+        if let Some(both) = selection
+            .enabled
+            .iter()
+            .find(|name| selection.disabled.contains(name))
+        {
+            return Err((
+                both.clone(),
+                format!("scope fusion pass '{both}' is both enabled and disabled; name it once"),
+            ));
         }
         Ok(self
             .passes
             .iter()
-            .filter(|p| p.general || enabled.contains(&p.name))
+            .map(|p| {
+                let status = if selection.disabled.contains(&p.name) {
+                    PassStatus::Disabled
+                } else if p.general || selection.enabled.contains(&p.name) {
+                    PassStatus::Ran
+                } else {
+                    PassStatus::NotEnabled
+                };
+                (p, status)
+            })
             .collect())
     }
 }

@@ -54,26 +54,32 @@ fn parse_layer_norm(fused: &[FrameworkOp], dst: &mut OpDraft) -> Result<(), Plug
                 mean.name
             ))
         })?;
-    let begin_norm_axis = *axes
-        .iter()
-        .min()
-        .ok_or_else(|| PluginError::new(format!("Mean '{}' reduces no axis", mean.name)))?;
-    let consecutive = {
-        let mut sorted = axes.clone();
-        sorted.sort_unstable();
-        sorted.windows(2).all(|w| w[1] == w[0] + 1)
-    };
-    if !consecutive || begin_norm_axis < 0 {
-        return Err(PluginError::new(format!(
-            "Mean '{}' reduces axes {axes:?}; a layer norm reduces consecutive non-negative axes up to the last",
+    let begin_norm_axis = layer_norm_axis(&axes).ok_or_else(|| {
+        PluginError::new(format!(
+            "Mean '{}' reduces axes {axes:?}; a layer norm reduces consecutive trailing axes \
+             ([-1], [-2, -1], or non-negative ones up to the last)",
             mean.name
-        )));
-    }
+        ))
+    })?;
     dst.op_type = "LayerNorm".into();
     dst.set_attr("begin_norm_axis", AttrValue::Int(begin_norm_axis));
     dst.set_attr("begin_params_axis", AttrValue::Int(-1));
     dst.set_attr("epsilon", AttrValue::Float(epsilon(fused)?));
     Ok(())
+}
+
+/// `begin_norm_axis` for a layer norm reducing `axes`: consecutive axes,
+/// either all negative up to -1 (trailing whatever the rank) or all
+/// non-negative (GE's reading: up to the last axis, which the rank, unknown
+/// before inference, is assumed to make them). Mixed signs or gaps: `None`.
+fn layer_norm_axis(axes: &[i64]) -> Option<i64> {
+    let mut sorted = axes.to_vec();
+    sorted.sort_unstable();
+    sorted.dedup();
+    let (&first, &last) = (sorted.first()?, sorted.last()?);
+    let consecutive = sorted.windows(2).all(|w| w[1] == w[0] + 1);
+    let trailing = if first < 0 { last == -1 } else { true };
+    (consecutive && trailing).then_some(first)
 }
 
 /// The unfused inference batch norm as `FusedBatchNormV3(is_training=False)`.
@@ -127,5 +133,21 @@ fn scalar_float(tensor: &crate::types::HostTensor) -> Option<f64> {
             Some(f64::from_le_bytes(bytes[..8].try_into().ok()?))
         }
         _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::layer_norm_axis;
+
+    #[test]
+    fn layer_norm_axes_must_be_consecutive_and_trailing() {
+        assert_eq!(layer_norm_axis(&[-1]), Some(-1));
+        assert_eq!(layer_norm_axis(&[-1, -2]), Some(-2));
+        assert_eq!(layer_norm_axis(&[1, 2]), Some(1));
+        assert_eq!(layer_norm_axis(&[2]), Some(2));
+        for bad in [&[-2][..], &[0, 2], &[1, -1], &[-3, -1], &[]] {
+            assert_eq!(layer_norm_axis(bad), None, "{bad:?}");
+        }
     }
 }

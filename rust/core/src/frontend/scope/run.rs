@@ -10,21 +10,28 @@
 use super::graph::ScopeGraph;
 use super::pass::RegisteredScopePass;
 use super::pattern::match_all_groups;
+use super::report::{DeclinedScope, FusionCheck};
 use super::result::{FusionScopesResult, ScopesResult, SCOPE_INVALID_TYPE};
 use super::splice::splice;
 use super::tree::{ScopeId, ScopeTree};
 use super::FusionRecord;
 use crate::frontend::{FrameworkOp, PluginError};
+use rustc_hash::FxHashMap;
 use std::sync::Arc;
+
+/// What a pass fused, and what it matched but declined.
+pub type PassOutcome = (Vec<FusionRecord>, Vec<DeclinedScope>);
 
 /// Runs `entry` over `ops`; the ops come back unchanged on failure.
 /// `tree` is `ops`' scope tree when the caller has one (built when not);
 /// it is left there for the next pass when this one changed nothing.
+/// With `check`, a many-to-one result whose fused op it rejects is declined.
 pub fn run_pass(
     ops: Vec<FrameworkOp>,
     tree: &mut Option<ScopeTree>,
     entry: &RegisteredScopePass,
-) -> (Vec<FrameworkOp>, Result<Vec<FusionRecord>, PluginError>) {
+    check: Option<FusionCheck<'_>>,
+) -> (Vec<FrameworkOp>, Result<PassOutcome, PluginError>) {
     let mut pass = match (entry.factory)() {
         Ok(pass) => pass,
         Err(e) => return (ops, Err(e)),
@@ -40,7 +47,7 @@ pub fn run_pass(
     matched_tree.clear_sub_types();
     if match_all_groups(&mut matched_tree, &ops, &groups).is_empty() {
         *tree = Some(matched_tree);
-        return (ops, Ok(Vec::new()));
+        return (ops, Ok(PassOutcome::default()));
     }
     let graph = Arc::new(ScopeGraph::with_tree(ops, matched_tree));
     let results = fusion_results(pass.as_mut(), &graph);
@@ -50,14 +57,62 @@ pub fn run_pass(
         Ok(graph) => graph.into_ops(),
         Err(shared) => shared.ops().to_vec(),
     };
-    match results {
-        Ok(results) if results.is_empty() => (ops, Ok(Vec::new())),
-        Ok(results) => match splice(&ops, &results, &entry.name) {
-            Ok((spliced, records)) => (spliced, Ok(records)),
-            Err(e) => (ops, Err(e)),
-        },
+    match results.and_then(|results| splice_checked(&ops, results, &entry.name, check)) {
+        Ok((Some(spliced), outcome)) => (spliced, Ok(outcome)),
+        Ok((None, outcome)) => (ops, Ok(outcome)),
         Err(e) => (ops, Err(e)),
     }
+}
+
+/// Splices `results` into `ops`, less those whose fused op `check`
+/// rejects; no ops when nothing is left to splice (`ops` stand).
+fn splice_checked(
+    ops: &[FrameworkOp],
+    mut results: Vec<FusionScopesResult>,
+    pass: &str,
+    check: Option<FusionCheck<'_>>,
+) -> Result<(Option<Vec<FrameworkOp>>, PassOutcome), PluginError> {
+    if results.is_empty() {
+        return Ok((None, PassOutcome::default()));
+    }
+    let (spliced, records) = splice(ops, &results, pass)?;
+    let Some(check) = check else {
+        return Ok((Some(spliced), (records, Vec::new())));
+    };
+    let fused: FxHashMap<&str, &FrameworkOp> = spliced
+        .iter()
+        .filter(|op| !op.fused_ops.is_empty())
+        .map(|op| (op.name.as_str(), op))
+        .collect();
+    let mut declined = Vec::new();
+    let mut keep = Vec::with_capacity(results.len());
+    for (result, record) in results.iter().zip(&records) {
+        let verdict = match fused.get(record.name.as_str()) {
+            Some(op) if record.inner_nodes.is_empty() => check(op),
+            _ => Ok(()),
+        };
+        if let Err(reason) = &verdict {
+            declined.push(DeclinedScope {
+                name: result.name.clone(),
+                op_type: result.op_type.clone(),
+                scopes: result.scopes.iter().chain(&result.nodes).cloned().collect(),
+                reason: reason.clone(),
+            });
+        }
+        keep.push(verdict.is_ok());
+    }
+    if declined.is_empty() {
+        return Ok((Some(spliced), (records, declined)));
+    }
+    drop(fused);
+    let mut kept = keep.iter();
+    results.retain(|_| *kept.next().unwrap_or(&false));
+    if results.is_empty() {
+        return Ok((None, (Vec::new(), declined)));
+    }
+    // The results are independent regions, so the rest splice as before.
+    let (spliced, records) = splice(ops, &results, pass)?;
+    Ok((Some(spliced), (records, declined)))
 }
 
 /// The pass's final choices, each described by `generate_fusion_result`.
