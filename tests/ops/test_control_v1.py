@@ -64,9 +64,21 @@ def test_enter_rejects(attrs: dict[str, Any], error: str) -> None:
         infer_output("Enter", [desc([2])], attrs)
 
 
-def test_forwarded_dtypes_are_ges() -> None:
-    with pytest.raises(OpgraphError, match="COMPLEX64"):
-        infer_output("Exit", [desc([2], DataType.COMPLEX64)])
+@pytest.mark.parametrize("op_type", ["Enter", "Exit", "NextIteration", "RefExit"])
+@pytest.mark.parametrize(
+    "dtype", [DataType.VARIANT, DataType.RESOURCE, DataType.STRING, DataType.COMPLEX64, DataType.BF16]
+)
+def test_forwarded_dtypes_are_tensorflows_any_type(op_type: str, dtype: DataType) -> None:
+    # TensorFlow's OpDefs give these ops `T: type` with no allowed_values
+    # (a TensorList loop carries a VARIANT through Enter).
+    attrs = {"frame_name": "loop"} if op_type == "Enter" else None
+    assert infer_output(op_type, [desc([2], dtype)], attrs) == desc([2], dtype)
+
+
+def test_a_type_tensorflow_has_not_is_rejected() -> None:
+    # DT_DUAL is GE's own: no TensorFlow tensor has it.
+    with pytest.raises(OpgraphError, match="DUAL"):
+        infer_output("Exit", [desc([2], DataType.DUAL)])
 
 
 def test_loop_cond_takes_a_bool_scalar() -> None:

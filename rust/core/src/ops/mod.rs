@@ -15,6 +15,7 @@ mod list;
 mod math;
 mod nn;
 pub(crate) mod ranges;
+pub mod tf_dtypes;
 
 pub use math::broadcast_shapes;
 pub(crate) use nn::ARGMAX_NO_AXIS;

@@ -9,7 +9,7 @@ const REF_OFFSET: i32 = 100;
 
 /// The GE data type for TensorFlow's `value`, or `None` when GE has no
 /// equivalent (DT_INVALID, the float8/float4 types, DT_UINT4, unknown numbers).
-pub(super) fn ge_dtype(value: i32) -> Option<DataType> {
+pub(crate) fn ge_dtype(value: i32) -> Option<DataType> {
     use pb::DataType as Tf;
     let base = if value > REF_OFFSET {
         value - REF_OFFSET

@@ -22,6 +22,7 @@ mod site;
 mod tensor;
 
 pub use decode::DEVICE_ATTR;
+pub(crate) use dtype::ge_dtype;
 pub use file::decode_file;
 pub use functions::ARG_OP_TYPE;
 pub use inputs::{parse_input, NodeInput};

@@ -11,23 +11,18 @@ use super::merge_rule::merge_all;
 use crate::bail;
 use crate::infer::OpContext;
 use crate::op::{op_fn, FollowType, OpError, OpSchema, ParamType, PortDef};
+use crate::ops::tf_dtypes;
 use crate::types::{AttrType, AttrValue, DataType, Shape, TensorDesc};
 
-/// The dtypes GE's v1 control-flow prototypes accept.
-const FORWARDED: &[DataType] = &[
-    DataType::Float16,
-    DataType::Float,
-    DataType::Double,
-    DataType::Int8,
-    DataType::Int16,
-    DataType::Int32,
-    DataType::Int64,
-    DataType::Uint8,
-    DataType::Uint16,
-    DataType::Uint32,
-    DataType::Uint64,
-    DataType::Bool,
-];
+/// What TensorFlow's `op_type` takes on its first input (any dtype for
+/// every v1 control-flow op, VARIANT, RESOURCE and STRING included), from
+/// TensorFlow's op registry.
+fn forwarded(op_type: &str) -> Vec<DataType> {
+    tf_dtypes::of(op_type)
+        .and_then(|op| op.inputs.first())
+        .map(|arg| arg.types.to_dtypes())
+        .unwrap_or_default()
+}
 
 pub(super) fn schemas() -> Vec<OpSchema> {
     let mut all = vec![loop_cond()];
@@ -58,25 +53,27 @@ pub(super) fn schemas() -> Vec<OpSchema> {
 
 /// `x -> y`, `y` a copy of `x`'s descriptor.
 fn forward(op_type: &str) -> OpSchema {
+    let dtypes = forwarded(op_type);
     OpSchema::new(op_type)
-        .input(PortDef::new("x", ParamType::Required).dtype_list(FORWARDED))
+        .input(PortDef::new("x", ParamType::Required).dtype_list(&dtypes))
         .output(
             PortDef::new("y", ParamType::Required)
-                .dtype_list(FORWARDED)
+                .dtype_list(&dtypes)
                 .follow("x", FollowType::All)
                 .reuses_input("x"),
         )
 }
 
 fn switch(op_type: &str) -> OpSchema {
+    let dtypes = forwarded(op_type);
     let out = |name: &str| {
         PortDef::new(name, ParamType::Required)
-            .dtype_list(FORWARDED)
+            .dtype_list(&dtypes)
             .follow("data", FollowType::All)
             .reuses_input("data")
     };
     OpSchema::new(op_type)
-        .input(PortDef::new("data", ParamType::Required).dtype_list(FORWARDED))
+        .input(PortDef::new("data", ParamType::Required).dtype_list(&dtypes))
         .input(PortDef::new("pred", ParamType::Required).dtype_list(&[DataType::Bool]))
         .output(out("output_false"))
         .output(out("output_true"))
@@ -84,9 +81,10 @@ fn switch(op_type: &str) -> OpSchema {
 }
 
 fn merge(op_type: &str) -> OpSchema {
+    let dtypes = forwarded(op_type);
     OpSchema::new(op_type)
-        .input(PortDef::new("x", ParamType::Dynamic).dtype_list(FORWARDED))
-        .output(PortDef::new("y", ParamType::Required).dtype_list(FORWARDED))
+        .input(PortDef::new("x", ParamType::Dynamic).dtype_list(&dtypes))
+        .output(PortDef::new("y", ParamType::Required).dtype_list(&dtypes))
         .output(PortDef::new("value_index", ParamType::Required).dtype_list(&[DataType::Int32]))
         .infer_dtype(op_fn(infer_merge))
         .infer_shape(op_fn(infer_merge))

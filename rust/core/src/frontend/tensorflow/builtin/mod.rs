@@ -8,6 +8,8 @@
 
 mod array;
 mod control;
+#[cfg(test)]
+mod dtype_coverage;
 mod list;
 mod math;
 mod nn;
