@@ -44,6 +44,10 @@ REFINED = {
     ("v1_control_flow", "dynamic"): ENTER_DROPS_SHAPES,
     ("v1_control_flow", "fixed"): ENTER_DROPS_SHAPES,
     ("control_flow", "fixed"): TRACED_OUTPUT_SHAPES,
+    ("v1_nested_cond", "dynamic"): ENTER_DROPS_SHAPES,
+    ("v1_nested_cond", "fixed"): ENTER_DROPS_SHAPES,
+    ("tf2_encoder", "fixed"): TRACED_OUTPUT_SHAPES,
+    ("tf2_lstm_loop", "fixed"): TRACED_OUTPUT_SHAPES,
 }
 
 MODELS = model_names()
