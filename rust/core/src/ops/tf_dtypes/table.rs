@@ -7,3179 +7,988 @@ use super::{Arg, OpDtypes, Types};
 pub(super) const TABLE: &[OpDtypes] = &[
     OpDtypes {
         op: "Abs",
-        inputs: &[Arg {
-            name: "x",
-            types: Types::Of(&[14, 19, 1, 2, 6, 5, 3, 9]),
-        }],
-        outputs: &[Arg {
-            name: "y",
-            types: Types::Of(&[14, 19, 1, 2, 6, 5, 3, 9]),
-        }],
+        inputs: &[Arg { name: "x", types: Types::Of(&[14, 19, 1, 2, 6, 5, 3, 9]) }],
+        outputs: &[Arg { name: "y", types: Types::Of(&[14, 19, 1, 2, 6, 5, 3, 9]) }],
     },
     OpDtypes {
         op: "Acos",
-        inputs: &[Arg {
-            name: "x",
-            types: Types::Of(&[14, 19, 1, 2, 8, 18]),
-        }],
-        outputs: &[Arg {
-            name: "y",
-            types: Types::Of(&[14, 19, 1, 2, 8, 18]),
-        }],
+        inputs: &[Arg { name: "x", types: Types::Of(&[14, 19, 1, 2, 8, 18]) }],
+        outputs: &[Arg { name: "y", types: Types::Of(&[14, 19, 1, 2, 8, 18]) }],
     },
     OpDtypes {
         op: "Acosh",
-        inputs: &[Arg {
-            name: "x",
-            types: Types::Of(&[14, 19, 1, 2, 8, 18]),
-        }],
-        outputs: &[Arg {
-            name: "y",
-            types: Types::Of(&[14, 19, 1, 2, 8, 18]),
-        }],
+        inputs: &[Arg { name: "x", types: Types::Of(&[14, 19, 1, 2, 8, 18]) }],
+        outputs: &[Arg { name: "y", types: Types::Of(&[14, 19, 1, 2, 8, 18]) }],
     },
     OpDtypes {
         op: "Add",
-        inputs: &[
-            Arg {
-                name: "x",
-                types: Types::Of(&[14, 19, 1, 2, 4, 6, 5, 3, 9, 8, 18, 7]),
-            },
-            Arg {
-                name: "y",
-                types: Types::Of(&[14, 19, 1, 2, 4, 6, 5, 3, 9, 8, 18, 7]),
-            },
-        ],
-        outputs: &[Arg {
-            name: "z",
-            types: Types::Of(&[14, 19, 1, 2, 4, 6, 5, 3, 9, 8, 18, 7]),
-        }],
+        inputs: &[Arg { name: "x", types: Types::Of(&[14, 19, 1, 2, 4, 6, 5, 3, 9, 8, 18, 7]) }, Arg { name: "y", types: Types::Of(&[14, 19, 1, 2, 4, 6, 5, 3, 9, 8, 18, 7]) }],
+        outputs: &[Arg { name: "z", types: Types::Of(&[14, 19, 1, 2, 4, 6, 5, 3, 9, 8, 18, 7]) }],
     },
     OpDtypes {
         op: "AddN",
-        inputs: &[Arg {
-            name: "inputs",
-            types: Types::Of(&[
-                1, 2, 3, 4, 5, 6, 8, 9, 11, 12, 13, 14, 15, 16, 17, 18, 19, 22, 23, 21,
-            ]),
-        }],
-        outputs: &[Arg {
-            name: "sum",
-            types: Types::Of(&[
-                1, 2, 3, 4, 5, 6, 8, 9, 11, 12, 13, 14, 15, 16, 17, 18, 19, 22, 23, 21,
-            ]),
-        }],
+        inputs: &[Arg { name: "inputs", types: Types::Of(&[1, 2, 3, 4, 5, 6, 8, 9, 11, 12, 13, 14, 15, 16, 17, 18, 19, 22, 23, 21]) }],
+        outputs: &[Arg { name: "sum", types: Types::Of(&[1, 2, 3, 4, 5, 6, 8, 9, 11, 12, 13, 14, 15, 16, 17, 18, 19, 22, 23, 21]) }],
     },
     OpDtypes {
         op: "AddV2",
-        inputs: &[
-            Arg {
-                name: "x",
-                types: Types::Of(&[14, 19, 1, 2, 4, 17, 22, 23, 6, 5, 3, 9, 8, 18]),
-            },
-            Arg {
-                name: "y",
-                types: Types::Of(&[14, 19, 1, 2, 4, 17, 22, 23, 6, 5, 3, 9, 8, 18]),
-            },
-        ],
-        outputs: &[Arg {
-            name: "z",
-            types: Types::Of(&[14, 19, 1, 2, 4, 17, 22, 23, 6, 5, 3, 9, 8, 18]),
-        }],
+        inputs: &[Arg { name: "x", types: Types::Of(&[14, 19, 1, 2, 4, 17, 22, 23, 6, 5, 3, 9, 8, 18]) }, Arg { name: "y", types: Types::Of(&[14, 19, 1, 2, 4, 17, 22, 23, 6, 5, 3, 9, 8, 18]) }],
+        outputs: &[Arg { name: "z", types: Types::Of(&[14, 19, 1, 2, 4, 17, 22, 23, 6, 5, 3, 9, 8, 18]) }],
     },
     OpDtypes {
         op: "All",
-        inputs: &[
-            Arg {
-                name: "input",
-                types: Types::Of(&[10]),
-            },
-            Arg {
-                name: "reduction_indices",
-                types: Types::Of(&[3, 9]),
-            },
-        ],
-        outputs: &[Arg {
-            name: "output",
-            types: Types::Of(&[10]),
-        }],
+        inputs: &[Arg { name: "input", types: Types::Of(&[10]) }, Arg { name: "reduction_indices", types: Types::Of(&[3, 9]) }],
+        outputs: &[Arg { name: "output", types: Types::Of(&[10]) }],
     },
     OpDtypes {
         op: "Any",
-        inputs: &[
-            Arg {
-                name: "input",
-                types: Types::Of(&[10]),
-            },
-            Arg {
-                name: "reduction_indices",
-                types: Types::Of(&[3, 9]),
-            },
-        ],
-        outputs: &[Arg {
-            name: "output",
-            types: Types::Of(&[10]),
-        }],
+        inputs: &[Arg { name: "input", types: Types::Of(&[10]) }, Arg { name: "reduction_indices", types: Types::Of(&[3, 9]) }],
+        outputs: &[Arg { name: "output", types: Types::Of(&[10]) }],
     },
     OpDtypes {
         op: "ArgMax",
-        inputs: &[
-            Arg {
-                name: "input",
-                types: Types::Of(&[
-                    1, 2, 3, 4, 5, 6, 9, 14, 17, 19, 22, 23, 11, 12, 13, 15, 16, 10,
-                ]),
-            },
-            Arg {
-                name: "dimension",
-                types: Types::Of(&[5, 3, 9]),
-            },
-        ],
-        outputs: &[Arg {
-            name: "output",
-            types: Types::Of(&[5, 17, 3, 9]),
-        }],
+        inputs: &[Arg { name: "input", types: Types::Of(&[1, 2, 3, 4, 5, 6, 9, 14, 17, 19, 22, 23, 11, 12, 13, 15, 16, 10]) }, Arg { name: "dimension", types: Types::Of(&[5, 3, 9]) }],
+        outputs: &[Arg { name: "output", types: Types::Of(&[5, 17, 3, 9]) }],
     },
     OpDtypes {
         op: "ArgMin",
-        inputs: &[
-            Arg {
-                name: "input",
-                types: Types::Of(&[
-                    1, 2, 3, 4, 5, 6, 9, 14, 17, 19, 22, 23, 11, 12, 13, 15, 16, 10,
-                ]),
-            },
-            Arg {
-                name: "dimension",
-                types: Types::Of(&[3, 9]),
-            },
-        ],
-        outputs: &[Arg {
-            name: "output",
-            types: Types::Of(&[3, 9]),
-        }],
+        inputs: &[Arg { name: "input", types: Types::Of(&[1, 2, 3, 4, 5, 6, 9, 14, 17, 19, 22, 23, 11, 12, 13, 15, 16, 10]) }, Arg { name: "dimension", types: Types::Of(&[3, 9]) }],
+        outputs: &[Arg { name: "output", types: Types::Of(&[3, 9]) }],
     },
     OpDtypes {
         op: "Asin",
-        inputs: &[Arg {
-            name: "x",
-            types: Types::Of(&[14, 19, 1, 2, 8, 18]),
-        }],
-        outputs: &[Arg {
-            name: "y",
-            types: Types::Of(&[14, 19, 1, 2, 8, 18]),
-        }],
+        inputs: &[Arg { name: "x", types: Types::Of(&[14, 19, 1, 2, 8, 18]) }],
+        outputs: &[Arg { name: "y", types: Types::Of(&[14, 19, 1, 2, 8, 18]) }],
     },
     OpDtypes {
         op: "Asinh",
-        inputs: &[Arg {
-            name: "x",
-            types: Types::Of(&[14, 19, 1, 2, 8, 18]),
-        }],
-        outputs: &[Arg {
-            name: "y",
-            types: Types::Of(&[14, 19, 1, 2, 8, 18]),
-        }],
+        inputs: &[Arg { name: "x", types: Types::Of(&[14, 19, 1, 2, 8, 18]) }],
+        outputs: &[Arg { name: "y", types: Types::Of(&[14, 19, 1, 2, 8, 18]) }],
     },
     OpDtypes {
         op: "Assert",
-        inputs: &[
-            Arg {
-                name: "condition",
-                types: Types::Of(&[10]),
-            },
-            Arg {
-                name: "data",
-                types: Types::Any,
-            },
-        ],
+        inputs: &[Arg { name: "condition", types: Types::Of(&[10]) }, Arg { name: "data", types: Types::Any }],
         outputs: &[],
     },
     OpDtypes {
         op: "Atan",
-        inputs: &[Arg {
-            name: "x",
-            types: Types::Of(&[14, 19, 1, 2, 8, 18]),
-        }],
-        outputs: &[Arg {
-            name: "y",
-            types: Types::Of(&[14, 19, 1, 2, 8, 18]),
-        }],
+        inputs: &[Arg { name: "x", types: Types::Of(&[14, 19, 1, 2, 8, 18]) }],
+        outputs: &[Arg { name: "y", types: Types::Of(&[14, 19, 1, 2, 8, 18]) }],
     },
     OpDtypes {
         op: "Atan2",
-        inputs: &[
-            Arg {
-                name: "y",
-                types: Types::Of(&[14, 19, 1, 2]),
-            },
-            Arg {
-                name: "x",
-                types: Types::Of(&[14, 19, 1, 2]),
-            },
-        ],
-        outputs: &[Arg {
-            name: "z",
-            types: Types::Of(&[14, 19, 1, 2]),
-        }],
+        inputs: &[Arg { name: "y", types: Types::Of(&[14, 19, 1, 2]) }, Arg { name: "x", types: Types::Of(&[14, 19, 1, 2]) }],
+        outputs: &[Arg { name: "z", types: Types::Of(&[14, 19, 1, 2]) }],
     },
     OpDtypes {
         op: "Atanh",
-        inputs: &[Arg {
-            name: "x",
-            types: Types::Of(&[14, 19, 1, 2, 8, 18]),
-        }],
-        outputs: &[Arg {
-            name: "y",
-            types: Types::Of(&[14, 19, 1, 2, 8, 18]),
-        }],
+        inputs: &[Arg { name: "x", types: Types::Of(&[14, 19, 1, 2, 8, 18]) }],
+        outputs: &[Arg { name: "y", types: Types::Of(&[14, 19, 1, 2, 8, 18]) }],
     },
     OpDtypes {
         op: "AvgPool",
-        inputs: &[Arg {
-            name: "value",
-            types: Types::Of(&[19, 14, 1, 2]),
-        }],
-        outputs: &[Arg {
-            name: "output",
-            types: Types::Of(&[19, 14, 1, 2]),
-        }],
+        inputs: &[Arg { name: "value", types: Types::Of(&[19, 14, 1, 2]) }],
+        outputs: &[Arg { name: "output", types: Types::Of(&[19, 14, 1, 2]) }],
     },
     OpDtypes {
         op: "AvgPool3D",
-        inputs: &[Arg {
-            name: "input",
-            types: Types::Of(&[19, 14, 1, 2]),
-        }],
-        outputs: &[Arg {
-            name: "output",
-            types: Types::Of(&[19, 14, 1, 2]),
-        }],
+        inputs: &[Arg { name: "input", types: Types::Of(&[19, 14, 1, 2]) }],
+        outputs: &[Arg { name: "output", types: Types::Of(&[19, 14, 1, 2]) }],
     },
     OpDtypes {
         op: "BatchMatMul",
-        inputs: &[
-            Arg {
-                name: "x",
-                types: Types::Of(&[14, 19, 1, 2, 3, 9, 8, 18]),
-            },
-            Arg {
-                name: "y",
-                types: Types::Of(&[14, 19, 1, 2, 3, 9, 8, 18]),
-            },
-        ],
-        outputs: &[Arg {
-            name: "output",
-            types: Types::Of(&[14, 19, 1, 2, 3, 9, 8, 18]),
-        }],
+        inputs: &[Arg { name: "x", types: Types::Of(&[14, 19, 1, 2, 3, 9, 8, 18]) }, Arg { name: "y", types: Types::Of(&[14, 19, 1, 2, 3, 9, 8, 18]) }],
+        outputs: &[Arg { name: "output", types: Types::Of(&[14, 19, 1, 2, 3, 9, 8, 18]) }],
     },
     OpDtypes {
         op: "BatchMatMulV2",
-        inputs: &[
-            Arg {
-                name: "x",
-                types: Types::Of(&[14, 19, 1, 2, 5, 3, 9, 4, 17, 22, 23, 8, 18]),
-            },
-            Arg {
-                name: "y",
-                types: Types::Of(&[14, 19, 1, 2, 5, 3, 9, 4, 17, 22, 23, 8, 18]),
-            },
-        ],
-        outputs: &[Arg {
-            name: "output",
-            types: Types::Of(&[14, 19, 1, 2, 5, 3, 9, 4, 17, 22, 23, 8, 18]),
-        }],
+        inputs: &[Arg { name: "x", types: Types::Of(&[14, 19, 1, 2, 5, 3, 9, 4, 17, 22, 23, 8, 18]) }, Arg { name: "y", types: Types::Of(&[14, 19, 1, 2, 5, 3, 9, 4, 17, 22, 23, 8, 18]) }],
+        outputs: &[Arg { name: "output", types: Types::Of(&[14, 19, 1, 2, 5, 3, 9, 4, 17, 22, 23, 8, 18]) }],
     },
     OpDtypes {
         op: "BatchMatMulV3",
-        inputs: &[
-            Arg {
-                name: "x",
-                types: Types::Of(&[14, 19, 1, 2, 4, 6, 5, 3, 9, 8, 18]),
-            },
-            Arg {
-                name: "y",
-                types: Types::Of(&[14, 19, 1, 2, 4, 6, 5, 3, 9, 8, 18]),
-            },
-        ],
-        outputs: &[Arg {
-            name: "output",
-            types: Types::Of(&[14, 19, 1, 2, 5, 3, 9, 8, 18]),
-        }],
+        inputs: &[Arg { name: "x", types: Types::Of(&[14, 19, 1, 2, 4, 6, 5, 3, 9, 8, 18]) }, Arg { name: "y", types: Types::Of(&[14, 19, 1, 2, 4, 6, 5, 3, 9, 8, 18]) }],
+        outputs: &[Arg { name: "output", types: Types::Of(&[14, 19, 1, 2, 5, 3, 9, 8, 18]) }],
     },
     OpDtypes {
         op: "BatchToSpaceND",
-        inputs: &[
-            Arg {
-                name: "input",
-                types: Types::Any,
-            },
-            Arg {
-                name: "block_shape",
-                types: Types::Of(&[3, 9]),
-            },
-            Arg {
-                name: "crops",
-                types: Types::Of(&[3, 9]),
-            },
-        ],
-        outputs: &[Arg {
-            name: "output",
-            types: Types::Any,
-        }],
+        inputs: &[Arg { name: "input", types: Types::Any }, Arg { name: "block_shape", types: Types::Of(&[3, 9]) }, Arg { name: "crops", types: Types::Of(&[3, 9]) }],
+        outputs: &[Arg { name: "output", types: Types::Any }],
     },
     OpDtypes {
         op: "BiasAdd",
-        inputs: &[
-            Arg {
-                name: "value",
-                types: Types::Of(&[
-                    1, 2, 3, 4, 5, 6, 8, 9, 11, 12, 13, 14, 15, 16, 17, 18, 19, 22, 23,
-                ]),
-            },
-            Arg {
-                name: "bias",
-                types: Types::Of(&[
-                    1, 2, 3, 4, 5, 6, 8, 9, 11, 12, 13, 14, 15, 16, 17, 18, 19, 22, 23,
-                ]),
-            },
-        ],
-        outputs: &[Arg {
-            name: "output",
-            types: Types::Of(&[
-                1, 2, 3, 4, 5, 6, 8, 9, 11, 12, 13, 14, 15, 16, 17, 18, 19, 22, 23,
-            ]),
-        }],
+        inputs: &[Arg { name: "value", types: Types::Of(&[1, 2, 3, 4, 5, 6, 8, 9, 11, 12, 13, 14, 15, 16, 17, 18, 19, 22, 23]) }, Arg { name: "bias", types: Types::Of(&[1, 2, 3, 4, 5, 6, 8, 9, 11, 12, 13, 14, 15, 16, 17, 18, 19, 22, 23]) }],
+        outputs: &[Arg { name: "output", types: Types::Of(&[1, 2, 3, 4, 5, 6, 8, 9, 11, 12, 13, 14, 15, 16, 17, 18, 19, 22, 23]) }],
     },
     OpDtypes {
         op: "BiasAddV1",
-        inputs: &[
-            Arg {
-                name: "value",
-                types: Types::Of(&[
-                    1, 2, 3, 4, 5, 6, 8, 9, 11, 12, 13, 14, 15, 16, 17, 18, 19, 22, 23,
-                ]),
-            },
-            Arg {
-                name: "bias",
-                types: Types::Of(&[
-                    1, 2, 3, 4, 5, 6, 8, 9, 11, 12, 13, 14, 15, 16, 17, 18, 19, 22, 23,
-                ]),
-            },
-        ],
-        outputs: &[Arg {
-            name: "output",
-            types: Types::Of(&[
-                1, 2, 3, 4, 5, 6, 8, 9, 11, 12, 13, 14, 15, 16, 17, 18, 19, 22, 23,
-            ]),
-        }],
+        inputs: &[Arg { name: "value", types: Types::Of(&[1, 2, 3, 4, 5, 6, 8, 9, 11, 12, 13, 14, 15, 16, 17, 18, 19, 22, 23]) }, Arg { name: "bias", types: Types::Of(&[1, 2, 3, 4, 5, 6, 8, 9, 11, 12, 13, 14, 15, 16, 17, 18, 19, 22, 23]) }],
+        outputs: &[Arg { name: "output", types: Types::Of(&[1, 2, 3, 4, 5, 6, 8, 9, 11, 12, 13, 14, 15, 16, 17, 18, 19, 22, 23]) }],
     },
     OpDtypes {
         op: "BroadcastTo",
-        inputs: &[
-            Arg {
-                name: "input",
-                types: Types::Any,
-            },
-            Arg {
-                name: "shape",
-                types: Types::Of(&[3, 9]),
-            },
-        ],
-        outputs: &[Arg {
-            name: "output",
-            types: Types::Any,
-        }],
+        inputs: &[Arg { name: "input", types: Types::Any }, Arg { name: "shape", types: Types::Of(&[3, 9]) }],
+        outputs: &[Arg { name: "output", types: Types::Any }],
     },
     OpDtypes {
         op: "Case",
-        inputs: &[
-            Arg {
-                name: "branch_index",
-                types: Types::Of(&[3]),
-            },
-            Arg {
-                name: "input",
-                types: Types::Any,
-            },
-        ],
-        outputs: &[Arg {
-            name: "output",
-            types: Types::Any,
-        }],
+        inputs: &[Arg { name: "branch_index", types: Types::Of(&[3]) }, Arg { name: "input", types: Types::Any }],
+        outputs: &[Arg { name: "output", types: Types::Any }],
     },
     OpDtypes {
         op: "Cast",
-        inputs: &[Arg {
-            name: "x",
-            types: Types::Any,
-        }],
-        outputs: &[Arg {
-            name: "y",
-            types: Types::Any,
-        }],
+        inputs: &[Arg { name: "x", types: Types::Any }],
+        outputs: &[Arg { name: "y", types: Types::Any }],
     },
     OpDtypes {
         op: "Ceil",
-        inputs: &[Arg {
-            name: "x",
-            types: Types::Of(&[14, 19, 1, 2]),
-        }],
-        outputs: &[Arg {
-            name: "y",
-            types: Types::Of(&[14, 19, 1, 2]),
-        }],
+        inputs: &[Arg { name: "x", types: Types::Of(&[14, 19, 1, 2]) }],
+        outputs: &[Arg { name: "y", types: Types::Of(&[14, 19, 1, 2]) }],
     },
     OpDtypes {
         op: "CheckNumerics",
-        inputs: &[Arg {
-            name: "tensor",
-            types: Types::Of(&[14, 19, 1, 2]),
-        }],
-        outputs: &[Arg {
-            name: "output",
-            types: Types::Of(&[14, 19, 1, 2]),
-        }],
+        inputs: &[Arg { name: "tensor", types: Types::Of(&[14, 19, 1, 2]) }],
+        outputs: &[Arg { name: "output", types: Types::Of(&[14, 19, 1, 2]) }],
     },
     OpDtypes {
         op: "ClipByValue",
-        inputs: &[
-            Arg {
-                name: "t",
-                types: Types::Of(&[
-                    1, 2, 3, 4, 5, 6, 8, 9, 11, 12, 13, 14, 15, 16, 17, 18, 19, 22, 23,
-                ]),
-            },
-            Arg {
-                name: "clip_value_min",
-                types: Types::Of(&[
-                    1, 2, 3, 4, 5, 6, 8, 9, 11, 12, 13, 14, 15, 16, 17, 18, 19, 22, 23,
-                ]),
-            },
-            Arg {
-                name: "clip_value_max",
-                types: Types::Of(&[
-                    1, 2, 3, 4, 5, 6, 8, 9, 11, 12, 13, 14, 15, 16, 17, 18, 19, 22, 23,
-                ]),
-            },
-        ],
-        outputs: &[Arg {
-            name: "output",
-            types: Types::Of(&[
-                1, 2, 3, 4, 5, 6, 8, 9, 11, 12, 13, 14, 15, 16, 17, 18, 19, 22, 23,
-            ]),
-        }],
+        inputs: &[Arg { name: "t", types: Types::Of(&[1, 2, 3, 4, 5, 6, 8, 9, 11, 12, 13, 14, 15, 16, 17, 18, 19, 22, 23]) }, Arg { name: "clip_value_min", types: Types::Of(&[1, 2, 3, 4, 5, 6, 8, 9, 11, 12, 13, 14, 15, 16, 17, 18, 19, 22, 23]) }, Arg { name: "clip_value_max", types: Types::Of(&[1, 2, 3, 4, 5, 6, 8, 9, 11, 12, 13, 14, 15, 16, 17, 18, 19, 22, 23]) }],
+        outputs: &[Arg { name: "output", types: Types::Of(&[1, 2, 3, 4, 5, 6, 8, 9, 11, 12, 13, 14, 15, 16, 17, 18, 19, 22, 23]) }],
     },
     OpDtypes {
         op: "CombinedNonMaxSuppression",
-        inputs: &[
-            Arg {
-                name: "boxes",
-                types: Types::Of(&[1]),
-            },
-            Arg {
-                name: "scores",
-                types: Types::Of(&[1]),
-            },
-            Arg {
-                name: "max_output_size_per_class",
-                types: Types::Of(&[3]),
-            },
-            Arg {
-                name: "max_total_size",
-                types: Types::Of(&[3]),
-            },
-            Arg {
-                name: "iou_threshold",
-                types: Types::Of(&[1]),
-            },
-            Arg {
-                name: "score_threshold",
-                types: Types::Of(&[1]),
-            },
-        ],
-        outputs: &[
-            Arg {
-                name: "nmsed_boxes",
-                types: Types::Of(&[1]),
-            },
-            Arg {
-                name: "nmsed_scores",
-                types: Types::Of(&[1]),
-            },
-            Arg {
-                name: "nmsed_classes",
-                types: Types::Of(&[1]),
-            },
-            Arg {
-                name: "valid_detections",
-                types: Types::Of(&[3]),
-            },
-        ],
+        inputs: &[Arg { name: "boxes", types: Types::Of(&[1]) }, Arg { name: "scores", types: Types::Of(&[1]) }, Arg { name: "max_output_size_per_class", types: Types::Of(&[3]) }, Arg { name: "max_total_size", types: Types::Of(&[3]) }, Arg { name: "iou_threshold", types: Types::Of(&[1]) }, Arg { name: "score_threshold", types: Types::Of(&[1]) }],
+        outputs: &[Arg { name: "nmsed_boxes", types: Types::Of(&[1]) }, Arg { name: "nmsed_scores", types: Types::Of(&[1]) }, Arg { name: "nmsed_classes", types: Types::Of(&[1]) }, Arg { name: "valid_detections", types: Types::Of(&[3]) }],
     },
     OpDtypes {
         op: "Concat",
-        inputs: &[
-            Arg {
-                name: "concat_dim",
-                types: Types::Of(&[3]),
-            },
-            Arg {
-                name: "values",
-                types: Types::Any,
-            },
-        ],
-        outputs: &[Arg {
-            name: "output",
-            types: Types::Any,
-        }],
+        inputs: &[Arg { name: "concat_dim", types: Types::Of(&[3]) }, Arg { name: "values", types: Types::Any }],
+        outputs: &[Arg { name: "output", types: Types::Any }],
     },
     OpDtypes {
         op: "ConcatV2",
-        inputs: &[
-            Arg {
-                name: "values",
-                types: Types::Any,
-            },
-            Arg {
-                name: "axis",
-                types: Types::Of(&[3, 9]),
-            },
-        ],
-        outputs: &[Arg {
-            name: "output",
-            types: Types::Any,
-        }],
+        inputs: &[Arg { name: "values", types: Types::Any }, Arg { name: "axis", types: Types::Of(&[3, 9]) }],
+        outputs: &[Arg { name: "output", types: Types::Any }],
     },
     OpDtypes {
         op: "Const",
         inputs: &[],
-        outputs: &[Arg {
-            name: "output",
-            types: Types::Any,
-        }],
+        outputs: &[Arg { name: "output", types: Types::Any }],
     },
     OpDtypes {
         op: "Conv2D",
-        inputs: &[
-            Arg {
-                name: "input",
-                types: Types::Of(&[19, 14, 1, 2, 3]),
-            },
-            Arg {
-                name: "filter",
-                types: Types::Of(&[19, 14, 1, 2, 3]),
-            },
-        ],
-        outputs: &[Arg {
-            name: "output",
-            types: Types::Of(&[19, 14, 1, 2, 3]),
-        }],
+        inputs: &[Arg { name: "input", types: Types::Of(&[19, 14, 1, 2, 3]) }, Arg { name: "filter", types: Types::Of(&[19, 14, 1, 2, 3]) }],
+        outputs: &[Arg { name: "output", types: Types::Of(&[19, 14, 1, 2, 3]) }],
     },
     OpDtypes {
         op: "Conv2DBackpropInput",
-        inputs: &[
-            Arg {
-                name: "input_sizes",
-                types: Types::Of(&[3]),
-            },
-            Arg {
-                name: "filter",
-                types: Types::Of(&[19, 14, 1, 2, 3]),
-            },
-            Arg {
-                name: "out_backprop",
-                types: Types::Of(&[19, 14, 1, 2, 3]),
-            },
-        ],
-        outputs: &[Arg {
-            name: "output",
-            types: Types::Of(&[19, 14, 1, 2, 3]),
-        }],
+        inputs: &[Arg { name: "input_sizes", types: Types::Of(&[3]) }, Arg { name: "filter", types: Types::Of(&[19, 14, 1, 2, 3]) }, Arg { name: "out_backprop", types: Types::Of(&[19, 14, 1, 2, 3]) }],
+        outputs: &[Arg { name: "output", types: Types::Of(&[19, 14, 1, 2, 3]) }],
     },
     OpDtypes {
         op: "Conv3D",
-        inputs: &[
-            Arg {
-                name: "input",
-                types: Types::Of(&[19, 14, 1, 2]),
-            },
-            Arg {
-                name: "filter",
-                types: Types::Of(&[19, 14, 1, 2]),
-            },
-        ],
-        outputs: &[Arg {
-            name: "output",
-            types: Types::Of(&[19, 14, 1, 2]),
-        }],
+        inputs: &[Arg { name: "input", types: Types::Of(&[19, 14, 1, 2]) }, Arg { name: "filter", types: Types::Of(&[19, 14, 1, 2]) }],
+        outputs: &[Arg { name: "output", types: Types::Of(&[19, 14, 1, 2]) }],
     },
     OpDtypes {
         op: "Cos",
-        inputs: &[Arg {
-            name: "x",
-            types: Types::Of(&[14, 19, 1, 2, 8, 18]),
-        }],
-        outputs: &[Arg {
-            name: "y",
-            types: Types::Of(&[14, 19, 1, 2, 8, 18]),
-        }],
+        inputs: &[Arg { name: "x", types: Types::Of(&[14, 19, 1, 2, 8, 18]) }],
+        outputs: &[Arg { name: "y", types: Types::Of(&[14, 19, 1, 2, 8, 18]) }],
     },
     OpDtypes {
         op: "Cosh",
-        inputs: &[Arg {
-            name: "x",
-            types: Types::Of(&[14, 19, 1, 2, 8, 18]),
-        }],
-        outputs: &[Arg {
-            name: "y",
-            types: Types::Of(&[14, 19, 1, 2, 8, 18]),
-        }],
+        inputs: &[Arg { name: "x", types: Types::Of(&[14, 19, 1, 2, 8, 18]) }],
+        outputs: &[Arg { name: "y", types: Types::Of(&[14, 19, 1, 2, 8, 18]) }],
     },
     OpDtypes {
         op: "CropAndResize",
-        inputs: &[
-            Arg {
-                name: "image",
-                types: Types::Of(&[4, 17, 6, 5, 3, 9, 19, 1, 2]),
-            },
-            Arg {
-                name: "boxes",
-                types: Types::Of(&[1]),
-            },
-            Arg {
-                name: "box_ind",
-                types: Types::Of(&[3]),
-            },
-            Arg {
-                name: "crop_size",
-                types: Types::Of(&[3]),
-            },
-        ],
-        outputs: &[Arg {
-            name: "crops",
-            types: Types::Of(&[1]),
-        }],
+        inputs: &[Arg { name: "image", types: Types::Of(&[4, 17, 6, 5, 3, 9, 19, 1, 2]) }, Arg { name: "boxes", types: Types::Of(&[1]) }, Arg { name: "box_ind", types: Types::Of(&[3]) }, Arg { name: "crop_size", types: Types::Of(&[3]) }],
+        outputs: &[Arg { name: "crops", types: Types::Of(&[1]) }],
     },
     OpDtypes {
         op: "Cumprod",
-        inputs: &[
-            Arg {
-                name: "x",
-                types: Types::Of(&[
-                    1, 2, 3, 4, 5, 6, 8, 9, 11, 12, 13, 14, 15, 16, 17, 18, 19, 22, 23,
-                ]),
-            },
-            Arg {
-                name: "axis",
-                types: Types::Of(&[3, 9]),
-            },
-        ],
-        outputs: &[Arg {
-            name: "out",
-            types: Types::Of(&[
-                1, 2, 3, 4, 5, 6, 8, 9, 11, 12, 13, 14, 15, 16, 17, 18, 19, 22, 23,
-            ]),
-        }],
+        inputs: &[Arg { name: "x", types: Types::Of(&[1, 2, 3, 4, 5, 6, 8, 9, 11, 12, 13, 14, 15, 16, 17, 18, 19, 22, 23]) }, Arg { name: "axis", types: Types::Of(&[3, 9]) }],
+        outputs: &[Arg { name: "out", types: Types::Of(&[1, 2, 3, 4, 5, 6, 8, 9, 11, 12, 13, 14, 15, 16, 17, 18, 19, 22, 23]) }],
     },
     OpDtypes {
         op: "Cumsum",
-        inputs: &[
-            Arg {
-                name: "x",
-                types: Types::Of(&[
-                    1, 2, 3, 4, 5, 6, 8, 9, 11, 12, 13, 14, 15, 16, 17, 18, 19, 22, 23,
-                ]),
-            },
-            Arg {
-                name: "axis",
-                types: Types::Of(&[3, 9]),
-            },
-        ],
-        outputs: &[Arg {
-            name: "out",
-            types: Types::Of(&[
-                1, 2, 3, 4, 5, 6, 8, 9, 11, 12, 13, 14, 15, 16, 17, 18, 19, 22, 23,
-            ]),
-        }],
+        inputs: &[Arg { name: "x", types: Types::Of(&[1, 2, 3, 4, 5, 6, 8, 9, 11, 12, 13, 14, 15, 16, 17, 18, 19, 22, 23]) }, Arg { name: "axis", types: Types::Of(&[3, 9]) }],
+        outputs: &[Arg { name: "out", types: Types::Of(&[1, 2, 3, 4, 5, 6, 8, 9, 11, 12, 13, 14, 15, 16, 17, 18, 19, 22, 23]) }],
     },
     OpDtypes {
         op: "CumulativeLogsumexp",
-        inputs: &[
-            Arg {
-                name: "x",
-                types: Types::Of(&[14, 19, 1, 2]),
-            },
-            Arg {
-                name: "axis",
-                types: Types::Of(&[3, 9]),
-            },
-        ],
-        outputs: &[Arg {
-            name: "out",
-            types: Types::Of(&[14, 19, 1, 2]),
-        }],
+        inputs: &[Arg { name: "x", types: Types::Of(&[14, 19, 1, 2]) }, Arg { name: "axis", types: Types::Of(&[3, 9]) }],
+        outputs: &[Arg { name: "out", types: Types::Of(&[14, 19, 1, 2]) }],
     },
     OpDtypes {
         op: "DepthToSpace",
-        inputs: &[Arg {
-            name: "input",
-            types: Types::Any,
-        }],
-        outputs: &[Arg {
-            name: "output",
-            types: Types::Any,
-        }],
+        inputs: &[Arg { name: "input", types: Types::Any }],
+        outputs: &[Arg { name: "output", types: Types::Any }],
     },
     OpDtypes {
         op: "DepthwiseConv2dNative",
-        inputs: &[
-            Arg {
-                name: "input",
-                types: Types::Of(&[19, 14, 1, 2]),
-            },
-            Arg {
-                name: "filter",
-                types: Types::Of(&[19, 14, 1, 2]),
-            },
-        ],
-        outputs: &[Arg {
-            name: "output",
-            types: Types::Of(&[19, 14, 1, 2]),
-        }],
+        inputs: &[Arg { name: "input", types: Types::Of(&[19, 14, 1, 2]) }, Arg { name: "filter", types: Types::Of(&[19, 14, 1, 2]) }],
+        outputs: &[Arg { name: "output", types: Types::Of(&[19, 14, 1, 2]) }],
     },
     OpDtypes {
         op: "Div",
-        inputs: &[
-            Arg {
-                name: "x",
-                types: Types::Of(&[14, 19, 1, 2, 4, 6, 17, 5, 3, 22, 23, 9, 8, 18]),
-            },
-            Arg {
-                name: "y",
-                types: Types::Of(&[14, 19, 1, 2, 4, 6, 17, 5, 3, 22, 23, 9, 8, 18]),
-            },
-        ],
-        outputs: &[Arg {
-            name: "z",
-            types: Types::Of(&[14, 19, 1, 2, 4, 6, 17, 5, 3, 22, 23, 9, 8, 18]),
-        }],
+        inputs: &[Arg { name: "x", types: Types::Of(&[14, 19, 1, 2, 4, 6, 17, 5, 3, 22, 23, 9, 8, 18]) }, Arg { name: "y", types: Types::Of(&[14, 19, 1, 2, 4, 6, 17, 5, 3, 22, 23, 9, 8, 18]) }],
+        outputs: &[Arg { name: "z", types: Types::Of(&[14, 19, 1, 2, 4, 6, 17, 5, 3, 22, 23, 9, 8, 18]) }],
     },
     OpDtypes {
         op: "DivNoNan",
-        inputs: &[
-            Arg {
-                name: "x",
-                types: Types::Of(&[19, 1, 14, 2, 8, 18]),
-            },
-            Arg {
-                name: "y",
-                types: Types::Of(&[19, 1, 14, 2, 8, 18]),
-            },
-        ],
-        outputs: &[Arg {
-            name: "z",
-            types: Types::Of(&[19, 1, 14, 2, 8, 18]),
-        }],
+        inputs: &[Arg { name: "x", types: Types::Of(&[19, 1, 14, 2, 8, 18]) }, Arg { name: "y", types: Types::Of(&[19, 1, 14, 2, 8, 18]) }],
+        outputs: &[Arg { name: "z", types: Types::Of(&[19, 1, 14, 2, 8, 18]) }],
     },
     OpDtypes {
         op: "Einsum",
-        inputs: &[Arg {
-            name: "inputs",
-            types: Types::Any,
-        }],
-        outputs: &[Arg {
-            name: "output",
-            types: Types::Any,
-        }],
+        inputs: &[Arg { name: "inputs", types: Types::Any }],
+        outputs: &[Arg { name: "output", types: Types::Any }],
     },
     OpDtypes {
         op: "Elu",
-        inputs: &[Arg {
-            name: "features",
-            types: Types::Of(&[19, 14, 1, 2]),
-        }],
-        outputs: &[Arg {
-            name: "activations",
-            types: Types::Of(&[19, 14, 1, 2]),
-        }],
+        inputs: &[Arg { name: "features", types: Types::Of(&[19, 14, 1, 2]) }],
+        outputs: &[Arg { name: "activations", types: Types::Of(&[19, 14, 1, 2]) }],
     },
     OpDtypes {
         op: "EmptyTensorList",
-        inputs: &[
-            Arg {
-                name: "element_shape",
-                types: Types::Of(&[3, 9]),
-            },
-            Arg {
-                name: "max_num_elements",
-                types: Types::Of(&[3]),
-            },
-        ],
-        outputs: &[Arg {
-            name: "handle",
-            types: Types::Of(&[21]),
-        }],
+        inputs: &[Arg { name: "element_shape", types: Types::Of(&[3, 9]) }, Arg { name: "max_num_elements", types: Types::Of(&[3]) }],
+        outputs: &[Arg { name: "handle", types: Types::Of(&[21]) }],
     },
     OpDtypes {
         op: "EnsureShape",
-        inputs: &[Arg {
-            name: "input",
-            types: Types::Any,
-        }],
-        outputs: &[Arg {
-            name: "output",
-            types: Types::Any,
-        }],
+        inputs: &[Arg { name: "input", types: Types::Any }],
+        outputs: &[Arg { name: "output", types: Types::Any }],
     },
     OpDtypes {
         op: "Enter",
-        inputs: &[Arg {
-            name: "data",
-            types: Types::Any,
-        }],
-        outputs: &[Arg {
-            name: "output",
-            types: Types::Any,
-        }],
+        inputs: &[Arg { name: "data", types: Types::Any }],
+        outputs: &[Arg { name: "output", types: Types::Any }],
     },
     OpDtypes {
         op: "Equal",
-        inputs: &[
-            Arg {
-                name: "x",
-                types: Types::Any,
-            },
-            Arg {
-                name: "y",
-                types: Types::Any,
-            },
-        ],
-        outputs: &[Arg {
-            name: "z",
-            types: Types::Of(&[10]),
-        }],
+        inputs: &[Arg { name: "x", types: Types::Any }, Arg { name: "y", types: Types::Any }],
+        outputs: &[Arg { name: "z", types: Types::Of(&[10]) }],
     },
     OpDtypes {
         op: "Erf",
-        inputs: &[Arg {
-            name: "x",
-            types: Types::Of(&[14, 19, 1, 2]),
-        }],
-        outputs: &[Arg {
-            name: "y",
-            types: Types::Of(&[14, 19, 1, 2]),
-        }],
+        inputs: &[Arg { name: "x", types: Types::Of(&[14, 19, 1, 2]) }],
+        outputs: &[Arg { name: "y", types: Types::Of(&[14, 19, 1, 2]) }],
     },
     OpDtypes {
         op: "Erfc",
-        inputs: &[Arg {
-            name: "x",
-            types: Types::Of(&[14, 19, 1, 2]),
-        }],
-        outputs: &[Arg {
-            name: "y",
-            types: Types::Of(&[14, 19, 1, 2]),
-        }],
+        inputs: &[Arg { name: "x", types: Types::Of(&[14, 19, 1, 2]) }],
+        outputs: &[Arg { name: "y", types: Types::Of(&[14, 19, 1, 2]) }],
     },
     OpDtypes {
         op: "Exit",
-        inputs: &[Arg {
-            name: "data",
-            types: Types::Any,
-        }],
-        outputs: &[Arg {
-            name: "output",
-            types: Types::Any,
-        }],
+        inputs: &[Arg { name: "data", types: Types::Any }],
+        outputs: &[Arg { name: "output", types: Types::Any }],
     },
     OpDtypes {
         op: "Exp",
-        inputs: &[Arg {
-            name: "x",
-            types: Types::Of(&[14, 19, 1, 2, 8, 18]),
-        }],
-        outputs: &[Arg {
-            name: "y",
-            types: Types::Of(&[14, 19, 1, 2, 8, 18]),
-        }],
+        inputs: &[Arg { name: "x", types: Types::Of(&[14, 19, 1, 2, 8, 18]) }],
+        outputs: &[Arg { name: "y", types: Types::Of(&[14, 19, 1, 2, 8, 18]) }],
     },
     OpDtypes {
         op: "ExpandDims",
-        inputs: &[
-            Arg {
-                name: "input",
-                types: Types::Any,
-            },
-            Arg {
-                name: "dim",
-                types: Types::Of(&[3, 9]),
-            },
-        ],
-        outputs: &[Arg {
-            name: "output",
-            types: Types::Any,
-        }],
+        inputs: &[Arg { name: "input", types: Types::Any }, Arg { name: "dim", types: Types::Of(&[3, 9]) }],
+        outputs: &[Arg { name: "output", types: Types::Any }],
     },
     OpDtypes {
         op: "Expm1",
-        inputs: &[Arg {
-            name: "x",
-            types: Types::Of(&[14, 19, 1, 2, 8, 18]),
-        }],
-        outputs: &[Arg {
-            name: "y",
-            types: Types::Of(&[14, 19, 1, 2, 8, 18]),
-        }],
+        inputs: &[Arg { name: "x", types: Types::Of(&[14, 19, 1, 2, 8, 18]) }],
+        outputs: &[Arg { name: "y", types: Types::Of(&[14, 19, 1, 2, 8, 18]) }],
     },
     OpDtypes {
         op: "Fill",
-        inputs: &[
-            Arg {
-                name: "dims",
-                types: Types::Of(&[3, 9]),
-            },
-            Arg {
-                name: "value",
-                types: Types::Any,
-            },
-        ],
-        outputs: &[Arg {
-            name: "output",
-            types: Types::Any,
-        }],
+        inputs: &[Arg { name: "dims", types: Types::Of(&[3, 9]) }, Arg { name: "value", types: Types::Any }],
+        outputs: &[Arg { name: "output", types: Types::Any }],
     },
     OpDtypes {
         op: "Floor",
-        inputs: &[Arg {
-            name: "x",
-            types: Types::Of(&[14, 19, 1, 2]),
-        }],
-        outputs: &[Arg {
-            name: "y",
-            types: Types::Of(&[14, 19, 1, 2]),
-        }],
+        inputs: &[Arg { name: "x", types: Types::Of(&[14, 19, 1, 2]) }],
+        outputs: &[Arg { name: "y", types: Types::Of(&[14, 19, 1, 2]) }],
     },
     OpDtypes {
         op: "FloorDiv",
-        inputs: &[
-            Arg {
-                name: "x",
-                types: Types::Of(&[14, 19, 1, 2, 4, 6, 17, 5, 3, 22, 23, 9, 8, 18]),
-            },
-            Arg {
-                name: "y",
-                types: Types::Of(&[14, 19, 1, 2, 4, 6, 17, 5, 3, 22, 23, 9, 8, 18]),
-            },
-        ],
-        outputs: &[Arg {
-            name: "z",
-            types: Types::Of(&[14, 19, 1, 2, 4, 6, 17, 5, 3, 22, 23, 9, 8, 18]),
-        }],
+        inputs: &[Arg { name: "x", types: Types::Of(&[14, 19, 1, 2, 4, 6, 17, 5, 3, 22, 23, 9, 8, 18]) }, Arg { name: "y", types: Types::Of(&[14, 19, 1, 2, 4, 6, 17, 5, 3, 22, 23, 9, 8, 18]) }],
+        outputs: &[Arg { name: "z", types: Types::Of(&[14, 19, 1, 2, 4, 6, 17, 5, 3, 22, 23, 9, 8, 18]) }],
     },
     OpDtypes {
         op: "FloorMod",
-        inputs: &[
-            Arg {
-                name: "x",
-                types: Types::Of(&[6, 5, 3, 9, 4, 17, 22, 23, 14, 19, 1, 2]),
-            },
-            Arg {
-                name: "y",
-                types: Types::Of(&[6, 5, 3, 9, 4, 17, 22, 23, 14, 19, 1, 2]),
-            },
-        ],
-        outputs: &[Arg {
-            name: "z",
-            types: Types::Of(&[6, 5, 3, 9, 4, 17, 22, 23, 14, 19, 1, 2]),
-        }],
+        inputs: &[Arg { name: "x", types: Types::Of(&[6, 5, 3, 9, 4, 17, 22, 23, 14, 19, 1, 2]) }, Arg { name: "y", types: Types::Of(&[6, 5, 3, 9, 4, 17, 22, 23, 14, 19, 1, 2]) }],
+        outputs: &[Arg { name: "z", types: Types::Of(&[6, 5, 3, 9, 4, 17, 22, 23, 14, 19, 1, 2]) }],
     },
     OpDtypes {
         op: "FusedBatchNorm",
-        inputs: &[
-            Arg {
-                name: "x",
-                types: Types::Of(&[1]),
-            },
-            Arg {
-                name: "scale",
-                types: Types::Of(&[1]),
-            },
-            Arg {
-                name: "offset",
-                types: Types::Of(&[1]),
-            },
-            Arg {
-                name: "mean",
-                types: Types::Of(&[1]),
-            },
-            Arg {
-                name: "variance",
-                types: Types::Of(&[1]),
-            },
-        ],
-        outputs: &[
-            Arg {
-                name: "y",
-                types: Types::Of(&[1]),
-            },
-            Arg {
-                name: "batch_mean",
-                types: Types::Of(&[1]),
-            },
-            Arg {
-                name: "batch_variance",
-                types: Types::Of(&[1]),
-            },
-            Arg {
-                name: "reserve_space_1",
-                types: Types::Of(&[1]),
-            },
-            Arg {
-                name: "reserve_space_2",
-                types: Types::Of(&[1]),
-            },
-        ],
+        inputs: &[Arg { name: "x", types: Types::Of(&[1]) }, Arg { name: "scale", types: Types::Of(&[1]) }, Arg { name: "offset", types: Types::Of(&[1]) }, Arg { name: "mean", types: Types::Of(&[1]) }, Arg { name: "variance", types: Types::Of(&[1]) }],
+        outputs: &[Arg { name: "y", types: Types::Of(&[1]) }, Arg { name: "batch_mean", types: Types::Of(&[1]) }, Arg { name: "batch_variance", types: Types::Of(&[1]) }, Arg { name: "reserve_space_1", types: Types::Of(&[1]) }, Arg { name: "reserve_space_2", types: Types::Of(&[1]) }],
     },
     OpDtypes {
         op: "FusedBatchNormV2",
-        inputs: &[
-            Arg {
-                name: "x",
-                types: Types::Of(&[19, 14, 1]),
-            },
-            Arg {
-                name: "scale",
-                types: Types::Of(&[1]),
-            },
-            Arg {
-                name: "offset",
-                types: Types::Of(&[1]),
-            },
-            Arg {
-                name: "mean",
-                types: Types::Of(&[1]),
-            },
-            Arg {
-                name: "variance",
-                types: Types::Of(&[1]),
-            },
-        ],
-        outputs: &[
-            Arg {
-                name: "y",
-                types: Types::Of(&[19, 14, 1]),
-            },
-            Arg {
-                name: "batch_mean",
-                types: Types::Of(&[1]),
-            },
-            Arg {
-                name: "batch_variance",
-                types: Types::Of(&[1]),
-            },
-            Arg {
-                name: "reserve_space_1",
-                types: Types::Of(&[1]),
-            },
-            Arg {
-                name: "reserve_space_2",
-                types: Types::Of(&[1]),
-            },
-        ],
+        inputs: &[Arg { name: "x", types: Types::Of(&[19, 14, 1]) }, Arg { name: "scale", types: Types::Of(&[1]) }, Arg { name: "offset", types: Types::Of(&[1]) }, Arg { name: "mean", types: Types::Of(&[1]) }, Arg { name: "variance", types: Types::Of(&[1]) }],
+        outputs: &[Arg { name: "y", types: Types::Of(&[19, 14, 1]) }, Arg { name: "batch_mean", types: Types::Of(&[1]) }, Arg { name: "batch_variance", types: Types::Of(&[1]) }, Arg { name: "reserve_space_1", types: Types::Of(&[1]) }, Arg { name: "reserve_space_2", types: Types::Of(&[1]) }],
     },
     OpDtypes {
         op: "FusedBatchNormV3",
-        inputs: &[
-            Arg {
-                name: "x",
-                types: Types::Of(&[19, 14, 1]),
-            },
-            Arg {
-                name: "scale",
-                types: Types::Of(&[14, 1]),
-            },
-            Arg {
-                name: "offset",
-                types: Types::Of(&[14, 1]),
-            },
-            Arg {
-                name: "mean",
-                types: Types::Of(&[14, 1]),
-            },
-            Arg {
-                name: "variance",
-                types: Types::Of(&[14, 1]),
-            },
-        ],
-        outputs: &[
-            Arg {
-                name: "y",
-                types: Types::Of(&[19, 14, 1]),
-            },
-            Arg {
-                name: "batch_mean",
-                types: Types::Of(&[14, 1]),
-            },
-            Arg {
-                name: "batch_variance",
-                types: Types::Of(&[14, 1]),
-            },
-            Arg {
-                name: "reserve_space_1",
-                types: Types::Of(&[14, 1]),
-            },
-            Arg {
-                name: "reserve_space_2",
-                types: Types::Of(&[14, 1]),
-            },
-            Arg {
-                name: "reserve_space_3",
-                types: Types::Of(&[14, 1]),
-            },
-        ],
+        inputs: &[Arg { name: "x", types: Types::Of(&[19, 14, 1]) }, Arg { name: "scale", types: Types::Of(&[14, 1]) }, Arg { name: "offset", types: Types::Of(&[14, 1]) }, Arg { name: "mean", types: Types::Of(&[14, 1]) }, Arg { name: "variance", types: Types::Of(&[14, 1]) }],
+        outputs: &[Arg { name: "y", types: Types::Of(&[19, 14, 1]) }, Arg { name: "batch_mean", types: Types::Of(&[14, 1]) }, Arg { name: "batch_variance", types: Types::Of(&[14, 1]) }, Arg { name: "reserve_space_1", types: Types::Of(&[14, 1]) }, Arg { name: "reserve_space_2", types: Types::Of(&[14, 1]) }, Arg { name: "reserve_space_3", types: Types::Of(&[14, 1]) }],
     },
     OpDtypes {
         op: "Gather",
-        inputs: &[
-            Arg {
-                name: "params",
-                types: Types::Any,
-            },
-            Arg {
-                name: "indices",
-                types: Types::Of(&[3, 9]),
-            },
-        ],
-        outputs: &[Arg {
-            name: "output",
-            types: Types::Any,
-        }],
+        inputs: &[Arg { name: "params", types: Types::Any }, Arg { name: "indices", types: Types::Of(&[3, 9]) }],
+        outputs: &[Arg { name: "output", types: Types::Any }],
     },
     OpDtypes {
         op: "GatherNd",
-        inputs: &[
-            Arg {
-                name: "params",
-                types: Types::Any,
-            },
-            Arg {
-                name: "indices",
-                types: Types::Of(&[5, 3, 9]),
-            },
-        ],
-        outputs: &[Arg {
-            name: "output",
-            types: Types::Any,
-        }],
+        inputs: &[Arg { name: "params", types: Types::Any }, Arg { name: "indices", types: Types::Of(&[5, 3, 9]) }],
+        outputs: &[Arg { name: "output", types: Types::Any }],
     },
     OpDtypes {
         op: "GatherV2",
-        inputs: &[
-            Arg {
-                name: "params",
-                types: Types::Any,
-            },
-            Arg {
-                name: "indices",
-                types: Types::Of(&[5, 3, 9]),
-            },
-            Arg {
-                name: "axis",
-                types: Types::Of(&[3, 9]),
-            },
-        ],
-        outputs: &[Arg {
-            name: "output",
-            types: Types::Any,
-        }],
+        inputs: &[Arg { name: "params", types: Types::Any }, Arg { name: "indices", types: Types::Of(&[5, 3, 9]) }, Arg { name: "axis", types: Types::Of(&[3, 9]) }],
+        outputs: &[Arg { name: "output", types: Types::Any }],
     },
     OpDtypes {
         op: "Greater",
-        inputs: &[
-            Arg {
-                name: "x",
-                types: Types::Of(&[1, 2, 3, 4, 5, 6, 9, 14, 17, 19, 22, 23]),
-            },
-            Arg {
-                name: "y",
-                types: Types::Of(&[1, 2, 3, 4, 5, 6, 9, 14, 17, 19, 22, 23]),
-            },
-        ],
-        outputs: &[Arg {
-            name: "z",
-            types: Types::Of(&[10]),
-        }],
+        inputs: &[Arg { name: "x", types: Types::Of(&[1, 2, 3, 4, 5, 6, 9, 14, 17, 19, 22, 23]) }, Arg { name: "y", types: Types::Of(&[1, 2, 3, 4, 5, 6, 9, 14, 17, 19, 22, 23]) }],
+        outputs: &[Arg { name: "z", types: Types::Of(&[10]) }],
     },
     OpDtypes {
         op: "GreaterEqual",
-        inputs: &[
-            Arg {
-                name: "x",
-                types: Types::Of(&[1, 2, 3, 4, 5, 6, 9, 14, 17, 19, 22, 23]),
-            },
-            Arg {
-                name: "y",
-                types: Types::Of(&[1, 2, 3, 4, 5, 6, 9, 14, 17, 19, 22, 23]),
-            },
-        ],
-        outputs: &[Arg {
-            name: "z",
-            types: Types::Of(&[10]),
-        }],
+        inputs: &[Arg { name: "x", types: Types::Of(&[1, 2, 3, 4, 5, 6, 9, 14, 17, 19, 22, 23]) }, Arg { name: "y", types: Types::Of(&[1, 2, 3, 4, 5, 6, 9, 14, 17, 19, 22, 23]) }],
+        outputs: &[Arg { name: "z", types: Types::Of(&[10]) }],
     },
     OpDtypes {
         op: "Identity",
-        inputs: &[Arg {
-            name: "input",
-            types: Types::Any,
-        }],
-        outputs: &[Arg {
-            name: "output",
-            types: Types::Any,
-        }],
+        inputs: &[Arg { name: "input", types: Types::Any }],
+        outputs: &[Arg { name: "output", types: Types::Any }],
     },
     OpDtypes {
         op: "IdentityN",
-        inputs: &[Arg {
-            name: "input",
-            types: Types::Any,
-        }],
-        outputs: &[Arg {
-            name: "output",
-            types: Types::Any,
-        }],
+        inputs: &[Arg { name: "input", types: Types::Any }],
+        outputs: &[Arg { name: "output", types: Types::Any }],
     },
     OpDtypes {
         op: "If",
-        inputs: &[
-            Arg {
-                name: "cond",
-                types: Types::Any,
-            },
-            Arg {
-                name: "input",
-                types: Types::Any,
-            },
-        ],
-        outputs: &[Arg {
-            name: "output",
-            types: Types::Any,
-        }],
+        inputs: &[Arg { name: "cond", types: Types::Any }, Arg { name: "input", types: Types::Any }],
+        outputs: &[Arg { name: "output", types: Types::Any }],
     },
     OpDtypes {
         op: "Inv",
-        inputs: &[Arg {
-            name: "x",
-            types: Types::Of(&[14, 19, 1, 2, 6, 5, 3, 9, 8, 18]),
-        }],
-        outputs: &[Arg {
-            name: "y",
-            types: Types::Of(&[14, 19, 1, 2, 6, 5, 3, 9, 8, 18]),
-        }],
+        inputs: &[Arg { name: "x", types: Types::Of(&[14, 19, 1, 2, 6, 5, 3, 9, 8, 18]) }],
+        outputs: &[Arg { name: "y", types: Types::Of(&[14, 19, 1, 2, 6, 5, 3, 9, 8, 18]) }],
     },
     OpDtypes {
         op: "IsFinite",
-        inputs: &[Arg {
-            name: "x",
-            types: Types::Of(&[14, 19, 1, 2]),
-        }],
-        outputs: &[Arg {
-            name: "y",
-            types: Types::Of(&[10]),
-        }],
+        inputs: &[Arg { name: "x", types: Types::Of(&[14, 19, 1, 2]) }],
+        outputs: &[Arg { name: "y", types: Types::Of(&[10]) }],
     },
     OpDtypes {
         op: "IsInf",
-        inputs: &[Arg {
-            name: "x",
-            types: Types::Of(&[14, 19, 1, 2]),
-        }],
-        outputs: &[Arg {
-            name: "y",
-            types: Types::Of(&[10]),
-        }],
+        inputs: &[Arg { name: "x", types: Types::Of(&[14, 19, 1, 2]) }],
+        outputs: &[Arg { name: "y", types: Types::Of(&[10]) }],
     },
     OpDtypes {
         op: "IsNan",
-        inputs: &[Arg {
-            name: "x",
-            types: Types::Of(&[14, 19, 1, 2]),
-        }],
-        outputs: &[Arg {
-            name: "y",
-            types: Types::Of(&[10]),
-        }],
+        inputs: &[Arg { name: "x", types: Types::Of(&[14, 19, 1, 2]) }],
+        outputs: &[Arg { name: "y", types: Types::Of(&[10]) }],
     },
     OpDtypes {
         op: "L2Loss",
-        inputs: &[Arg {
-            name: "t",
-            types: Types::Of(&[19, 14, 1, 2]),
-        }],
-        outputs: &[Arg {
-            name: "output",
-            types: Types::Of(&[19, 14, 1, 2]),
-        }],
+        inputs: &[Arg { name: "t", types: Types::Of(&[19, 14, 1, 2]) }],
+        outputs: &[Arg { name: "output", types: Types::Of(&[19, 14, 1, 2]) }],
     },
     OpDtypes {
         op: "LRN",
-        inputs: &[Arg {
-            name: "input",
-            types: Types::Of(&[19, 14, 1]),
-        }],
-        outputs: &[Arg {
-            name: "output",
-            types: Types::Of(&[19, 14, 1]),
-        }],
+        inputs: &[Arg { name: "input", types: Types::Of(&[19, 14, 1]) }],
+        outputs: &[Arg { name: "output", types: Types::Of(&[19, 14, 1]) }],
     },
     OpDtypes {
         op: "LeakyRelu",
-        inputs: &[Arg {
-            name: "features",
-            types: Types::Of(&[19, 14, 1, 2]),
-        }],
-        outputs: &[Arg {
-            name: "activations",
-            types: Types::Of(&[19, 14, 1, 2]),
-        }],
+        inputs: &[Arg { name: "features", types: Types::Of(&[19, 14, 1, 2]) }],
+        outputs: &[Arg { name: "activations", types: Types::Of(&[19, 14, 1, 2]) }],
     },
     OpDtypes {
         op: "Less",
-        inputs: &[
-            Arg {
-                name: "x",
-                types: Types::Of(&[1, 2, 3, 4, 5, 6, 9, 14, 17, 19, 22, 23]),
-            },
-            Arg {
-                name: "y",
-                types: Types::Of(&[1, 2, 3, 4, 5, 6, 9, 14, 17, 19, 22, 23]),
-            },
-        ],
-        outputs: &[Arg {
-            name: "z",
-            types: Types::Of(&[10]),
-        }],
+        inputs: &[Arg { name: "x", types: Types::Of(&[1, 2, 3, 4, 5, 6, 9, 14, 17, 19, 22, 23]) }, Arg { name: "y", types: Types::Of(&[1, 2, 3, 4, 5, 6, 9, 14, 17, 19, 22, 23]) }],
+        outputs: &[Arg { name: "z", types: Types::Of(&[10]) }],
     },
     OpDtypes {
         op: "LessEqual",
-        inputs: &[
-            Arg {
-                name: "x",
-                types: Types::Of(&[1, 2, 3, 4, 5, 6, 9, 14, 17, 19, 22, 23]),
-            },
-            Arg {
-                name: "y",
-                types: Types::Of(&[1, 2, 3, 4, 5, 6, 9, 14, 17, 19, 22, 23]),
-            },
-        ],
-        outputs: &[Arg {
-            name: "z",
-            types: Types::Of(&[10]),
-        }],
+        inputs: &[Arg { name: "x", types: Types::Of(&[1, 2, 3, 4, 5, 6, 9, 14, 17, 19, 22, 23]) }, Arg { name: "y", types: Types::Of(&[1, 2, 3, 4, 5, 6, 9, 14, 17, 19, 22, 23]) }],
+        outputs: &[Arg { name: "z", types: Types::Of(&[10]) }],
     },
     OpDtypes {
         op: "Log",
-        inputs: &[Arg {
-            name: "x",
-            types: Types::Of(&[14, 19, 1, 2, 8, 18]),
-        }],
-        outputs: &[Arg {
-            name: "y",
-            types: Types::Of(&[14, 19, 1, 2, 8, 18]),
-        }],
+        inputs: &[Arg { name: "x", types: Types::Of(&[14, 19, 1, 2, 8, 18]) }],
+        outputs: &[Arg { name: "y", types: Types::Of(&[14, 19, 1, 2, 8, 18]) }],
     },
     OpDtypes {
         op: "Log1p",
-        inputs: &[Arg {
-            name: "x",
-            types: Types::Of(&[14, 19, 1, 2, 8, 18]),
-        }],
-        outputs: &[Arg {
-            name: "y",
-            types: Types::Of(&[14, 19, 1, 2, 8, 18]),
-        }],
+        inputs: &[Arg { name: "x", types: Types::Of(&[14, 19, 1, 2, 8, 18]) }],
+        outputs: &[Arg { name: "y", types: Types::Of(&[14, 19, 1, 2, 8, 18]) }],
     },
     OpDtypes {
         op: "LogSoftmax",
-        inputs: &[Arg {
-            name: "logits",
-            types: Types::Of(&[19, 14, 1, 2]),
-        }],
-        outputs: &[Arg {
-            name: "logsoftmax",
-            types: Types::Of(&[19, 14, 1, 2]),
-        }],
+        inputs: &[Arg { name: "logits", types: Types::Of(&[19, 14, 1, 2]) }],
+        outputs: &[Arg { name: "logsoftmax", types: Types::Of(&[19, 14, 1, 2]) }],
     },
     OpDtypes {
         op: "LogicalAnd",
-        inputs: &[
-            Arg {
-                name: "x",
-                types: Types::Of(&[10]),
-            },
-            Arg {
-                name: "y",
-                types: Types::Of(&[10]),
-            },
-        ],
-        outputs: &[Arg {
-            name: "z",
-            types: Types::Of(&[10]),
-        }],
+        inputs: &[Arg { name: "x", types: Types::Of(&[10]) }, Arg { name: "y", types: Types::Of(&[10]) }],
+        outputs: &[Arg { name: "z", types: Types::Of(&[10]) }],
     },
     OpDtypes {
         op: "LogicalNot",
-        inputs: &[Arg {
-            name: "x",
-            types: Types::Of(&[10]),
-        }],
-        outputs: &[Arg {
-            name: "y",
-            types: Types::Of(&[10]),
-        }],
+        inputs: &[Arg { name: "x", types: Types::Of(&[10]) }],
+        outputs: &[Arg { name: "y", types: Types::Of(&[10]) }],
     },
     OpDtypes {
         op: "LogicalOr",
-        inputs: &[
-            Arg {
-                name: "x",
-                types: Types::Of(&[10]),
-            },
-            Arg {
-                name: "y",
-                types: Types::Of(&[10]),
-            },
-        ],
-        outputs: &[Arg {
-            name: "z",
-            types: Types::Of(&[10]),
-        }],
+        inputs: &[Arg { name: "x", types: Types::Of(&[10]) }, Arg { name: "y", types: Types::Of(&[10]) }],
+        outputs: &[Arg { name: "z", types: Types::Of(&[10]) }],
     },
     OpDtypes {
         op: "LoopCond",
-        inputs: &[Arg {
-            name: "input",
-            types: Types::Of(&[10]),
-        }],
-        outputs: &[Arg {
-            name: "output",
-            types: Types::Of(&[10]),
-        }],
+        inputs: &[Arg { name: "input", types: Types::Of(&[10]) }],
+        outputs: &[Arg { name: "output", types: Types::Of(&[10]) }],
     },
     OpDtypes {
         op: "MatMul",
-        inputs: &[
-            Arg {
-                name: "a",
-                types: Types::Of(&[14, 19, 1, 2, 3, 9, 4, 17, 22, 23, 8, 18]),
-            },
-            Arg {
-                name: "b",
-                types: Types::Of(&[14, 19, 1, 2, 3, 9, 4, 17, 22, 23, 8, 18]),
-            },
-        ],
-        outputs: &[Arg {
-            name: "product",
-            types: Types::Of(&[14, 19, 1, 2, 3, 9, 4, 17, 22, 23, 8, 18]),
-        }],
+        inputs: &[Arg { name: "a", types: Types::Of(&[14, 19, 1, 2, 3, 9, 4, 17, 22, 23, 8, 18]) }, Arg { name: "b", types: Types::Of(&[14, 19, 1, 2, 3, 9, 4, 17, 22, 23, 8, 18]) }],
+        outputs: &[Arg { name: "product", types: Types::Of(&[14, 19, 1, 2, 3, 9, 4, 17, 22, 23, 8, 18]) }],
     },
     OpDtypes {
         op: "MatrixBandPart",
-        inputs: &[
-            Arg {
-                name: "input",
-                types: Types::Any,
-            },
-            Arg {
-                name: "num_lower",
-                types: Types::Of(&[3, 9]),
-            },
-            Arg {
-                name: "num_upper",
-                types: Types::Of(&[3, 9]),
-            },
-        ],
-        outputs: &[Arg {
-            name: "band",
-            types: Types::Any,
-        }],
+        inputs: &[Arg { name: "input", types: Types::Any }, Arg { name: "num_lower", types: Types::Of(&[3, 9]) }, Arg { name: "num_upper", types: Types::Of(&[3, 9]) }],
+        outputs: &[Arg { name: "band", types: Types::Any }],
     },
     OpDtypes {
         op: "Max",
-        inputs: &[
-            Arg {
-                name: "input",
-                types: Types::Of(&[1, 2, 3, 4, 5, 6, 9, 14, 17, 19, 22, 23, 11, 12, 13, 15, 16]),
-            },
-            Arg {
-                name: "reduction_indices",
-                types: Types::Of(&[3, 9]),
-            },
-        ],
-        outputs: &[Arg {
-            name: "output",
-            types: Types::Of(&[1, 2, 3, 4, 5, 6, 9, 14, 17, 19, 22, 23, 11, 12, 13, 15, 16]),
-        }],
+        inputs: &[Arg { name: "input", types: Types::Of(&[1, 2, 3, 4, 5, 6, 9, 14, 17, 19, 22, 23, 11, 12, 13, 15, 16]) }, Arg { name: "reduction_indices", types: Types::Of(&[3, 9]) }],
+        outputs: &[Arg { name: "output", types: Types::Of(&[1, 2, 3, 4, 5, 6, 9, 14, 17, 19, 22, 23, 11, 12, 13, 15, 16]) }],
     },
     OpDtypes {
         op: "MaxPool",
-        inputs: &[Arg {
-            name: "input",
-            types: Types::Of(&[19, 14, 1, 2, 3, 9, 4, 5, 6, 17, 11]),
-        }],
-        outputs: &[Arg {
-            name: "output",
-            types: Types::Of(&[19, 14, 1, 2, 3, 9, 4, 5, 6, 17, 11]),
-        }],
+        inputs: &[Arg { name: "input", types: Types::Of(&[19, 14, 1, 2, 3, 9, 4, 5, 6, 17, 11]) }],
+        outputs: &[Arg { name: "output", types: Types::Of(&[19, 14, 1, 2, 3, 9, 4, 5, 6, 17, 11]) }],
     },
     OpDtypes {
         op: "MaxPool3D",
-        inputs: &[Arg {
-            name: "input",
-            types: Types::Of(&[19, 14, 1]),
-        }],
-        outputs: &[Arg {
-            name: "output",
-            types: Types::Of(&[19, 14, 1]),
-        }],
+        inputs: &[Arg { name: "input", types: Types::Of(&[19, 14, 1]) }],
+        outputs: &[Arg { name: "output", types: Types::Of(&[19, 14, 1]) }],
     },
     OpDtypes {
         op: "MaxPoolV2",
-        inputs: &[
-            Arg {
-                name: "input",
-                types: Types::Of(&[19, 14, 1, 2, 3, 9, 4, 5, 6, 17, 11]),
-            },
-            Arg {
-                name: "ksize",
-                types: Types::Of(&[3]),
-            },
-            Arg {
-                name: "strides",
-                types: Types::Of(&[3]),
-            },
-        ],
-        outputs: &[Arg {
-            name: "output",
-            types: Types::Of(&[19, 14, 1, 2, 3, 9, 4, 5, 6, 17, 11]),
-        }],
+        inputs: &[Arg { name: "input", types: Types::Of(&[19, 14, 1, 2, 3, 9, 4, 5, 6, 17, 11]) }, Arg { name: "ksize", types: Types::Of(&[3]) }, Arg { name: "strides", types: Types::Of(&[3]) }],
+        outputs: &[Arg { name: "output", types: Types::Of(&[19, 14, 1, 2, 3, 9, 4, 5, 6, 17, 11]) }],
     },
     OpDtypes {
         op: "Maximum",
-        inputs: &[
-            Arg {
-                name: "x",
-                types: Types::Of(&[14, 19, 1, 2, 6, 4, 5, 17, 3, 22, 9, 23]),
-            },
-            Arg {
-                name: "y",
-                types: Types::Of(&[14, 19, 1, 2, 6, 4, 5, 17, 3, 22, 9, 23]),
-            },
-        ],
-        outputs: &[Arg {
-            name: "z",
-            types: Types::Of(&[14, 19, 1, 2, 6, 4, 5, 17, 3, 22, 9, 23]),
-        }],
+        inputs: &[Arg { name: "x", types: Types::Of(&[14, 19, 1, 2, 6, 4, 5, 17, 3, 22, 9, 23]) }, Arg { name: "y", types: Types::Of(&[14, 19, 1, 2, 6, 4, 5, 17, 3, 22, 9, 23]) }],
+        outputs: &[Arg { name: "z", types: Types::Of(&[14, 19, 1, 2, 6, 4, 5, 17, 3, 22, 9, 23]) }],
     },
     OpDtypes {
         op: "Mean",
-        inputs: &[
-            Arg {
-                name: "input",
-                types: Types::Of(&[
-                    1, 2, 3, 4, 5, 6, 8, 9, 11, 12, 13, 14, 15, 16, 17, 18, 19, 22, 23,
-                ]),
-            },
-            Arg {
-                name: "reduction_indices",
-                types: Types::Of(&[3, 9]),
-            },
-        ],
-        outputs: &[Arg {
-            name: "output",
-            types: Types::Of(&[
-                1, 2, 3, 4, 5, 6, 8, 9, 11, 12, 13, 14, 15, 16, 17, 18, 19, 22, 23,
-            ]),
-        }],
+        inputs: &[Arg { name: "input", types: Types::Of(&[1, 2, 3, 4, 5, 6, 8, 9, 11, 12, 13, 14, 15, 16, 17, 18, 19, 22, 23]) }, Arg { name: "reduction_indices", types: Types::Of(&[3, 9]) }],
+        outputs: &[Arg { name: "output", types: Types::Of(&[1, 2, 3, 4, 5, 6, 8, 9, 11, 12, 13, 14, 15, 16, 17, 18, 19, 22, 23]) }],
     },
     OpDtypes {
         op: "Merge",
-        inputs: &[Arg {
-            name: "inputs",
-            types: Types::Any,
-        }],
-        outputs: &[
-            Arg {
-                name: "output",
-                types: Types::Any,
-            },
-            Arg {
-                name: "value_index",
-                types: Types::Of(&[3]),
-            },
-        ],
+        inputs: &[Arg { name: "inputs", types: Types::Any }],
+        outputs: &[Arg { name: "output", types: Types::Any }, Arg { name: "value_index", types: Types::Of(&[3]) }],
     },
     OpDtypes {
         op: "Min",
-        inputs: &[
-            Arg {
-                name: "input",
-                types: Types::Of(&[1, 2, 3, 4, 5, 6, 9, 14, 17, 19, 22, 23, 11, 12, 13, 15, 16]),
-            },
-            Arg {
-                name: "reduction_indices",
-                types: Types::Of(&[3, 9]),
-            },
-        ],
-        outputs: &[Arg {
-            name: "output",
-            types: Types::Of(&[1, 2, 3, 4, 5, 6, 9, 14, 17, 19, 22, 23, 11, 12, 13, 15, 16]),
-        }],
+        inputs: &[Arg { name: "input", types: Types::Of(&[1, 2, 3, 4, 5, 6, 9, 14, 17, 19, 22, 23, 11, 12, 13, 15, 16]) }, Arg { name: "reduction_indices", types: Types::Of(&[3, 9]) }],
+        outputs: &[Arg { name: "output", types: Types::Of(&[1, 2, 3, 4, 5, 6, 9, 14, 17, 19, 22, 23, 11, 12, 13, 15, 16]) }],
     },
     OpDtypes {
         op: "Minimum",
-        inputs: &[
-            Arg {
-                name: "x",
-                types: Types::Of(&[14, 19, 1, 2, 6, 4, 5, 17, 3, 22, 9, 23]),
-            },
-            Arg {
-                name: "y",
-                types: Types::Of(&[14, 19, 1, 2, 6, 4, 5, 17, 3, 22, 9, 23]),
-            },
-        ],
-        outputs: &[Arg {
-            name: "z",
-            types: Types::Of(&[14, 19, 1, 2, 6, 4, 5, 17, 3, 22, 9, 23]),
-        }],
+        inputs: &[Arg { name: "x", types: Types::Of(&[14, 19, 1, 2, 6, 4, 5, 17, 3, 22, 9, 23]) }, Arg { name: "y", types: Types::Of(&[14, 19, 1, 2, 6, 4, 5, 17, 3, 22, 9, 23]) }],
+        outputs: &[Arg { name: "z", types: Types::Of(&[14, 19, 1, 2, 6, 4, 5, 17, 3, 22, 9, 23]) }],
     },
     OpDtypes {
         op: "MirrorPad",
-        inputs: &[
-            Arg {
-                name: "input",
-                types: Types::Any,
-            },
-            Arg {
-                name: "paddings",
-                types: Types::Of(&[3, 9]),
-            },
-        ],
-        outputs: &[Arg {
-            name: "output",
-            types: Types::Any,
-        }],
+        inputs: &[Arg { name: "input", types: Types::Any }, Arg { name: "paddings", types: Types::Of(&[3, 9]) }],
+        outputs: &[Arg { name: "output", types: Types::Any }],
     },
     OpDtypes {
         op: "Mul",
-        inputs: &[
-            Arg {
-                name: "x",
-                types: Types::Of(&[14, 19, 1, 2, 4, 6, 17, 5, 3, 22, 23, 9, 8, 18]),
-            },
-            Arg {
-                name: "y",
-                types: Types::Of(&[14, 19, 1, 2, 4, 6, 17, 5, 3, 22, 23, 9, 8, 18]),
-            },
-        ],
-        outputs: &[Arg {
-            name: "z",
-            types: Types::Of(&[14, 19, 1, 2, 4, 6, 17, 5, 3, 22, 23, 9, 8, 18]),
-        }],
+        inputs: &[Arg { name: "x", types: Types::Of(&[14, 19, 1, 2, 4, 6, 17, 5, 3, 22, 23, 9, 8, 18]) }, Arg { name: "y", types: Types::Of(&[14, 19, 1, 2, 4, 6, 17, 5, 3, 22, 23, 9, 8, 18]) }],
+        outputs: &[Arg { name: "z", types: Types::Of(&[14, 19, 1, 2, 4, 6, 17, 5, 3, 22, 23, 9, 8, 18]) }],
     },
     OpDtypes {
         op: "MulNoNan",
-        inputs: &[
-            Arg {
-                name: "x",
-                types: Types::Of(&[14, 19, 1, 2, 8, 18]),
-            },
-            Arg {
-                name: "y",
-                types: Types::Of(&[14, 19, 1, 2, 8, 18]),
-            },
-        ],
-        outputs: &[Arg {
-            name: "z",
-            types: Types::Of(&[14, 19, 1, 2, 8, 18]),
-        }],
+        inputs: &[Arg { name: "x", types: Types::Of(&[14, 19, 1, 2, 8, 18]) }, Arg { name: "y", types: Types::Of(&[14, 19, 1, 2, 8, 18]) }],
+        outputs: &[Arg { name: "z", types: Types::Of(&[14, 19, 1, 2, 8, 18]) }],
     },
     OpDtypes {
         op: "Neg",
-        inputs: &[Arg {
-            name: "x",
-            types: Types::Of(&[14, 19, 1, 2, 6, 5, 3, 9, 8, 18]),
-        }],
-        outputs: &[Arg {
-            name: "y",
-            types: Types::Of(&[14, 19, 1, 2, 6, 5, 3, 9, 8, 18]),
-        }],
+        inputs: &[Arg { name: "x", types: Types::Of(&[14, 19, 1, 2, 6, 5, 3, 9, 8, 18]) }],
+        outputs: &[Arg { name: "y", types: Types::Of(&[14, 19, 1, 2, 6, 5, 3, 9, 8, 18]) }],
     },
     OpDtypes {
         op: "NextIteration",
-        inputs: &[Arg {
-            name: "data",
-            types: Types::Any,
-        }],
-        outputs: &[Arg {
-            name: "output",
-            types: Types::Any,
-        }],
+        inputs: &[Arg { name: "data", types: Types::Any }],
+        outputs: &[Arg { name: "output", types: Types::Any }],
     },
     OpDtypes {
         op: "NonMaxSuppression",
-        inputs: &[
-            Arg {
-                name: "boxes",
-                types: Types::Of(&[1]),
-            },
-            Arg {
-                name: "scores",
-                types: Types::Of(&[1]),
-            },
-            Arg {
-                name: "max_output_size",
-                types: Types::Of(&[3]),
-            },
-        ],
-        outputs: &[Arg {
-            name: "selected_indices",
-            types: Types::Of(&[3]),
-        }],
+        inputs: &[Arg { name: "boxes", types: Types::Of(&[1]) }, Arg { name: "scores", types: Types::Of(&[1]) }, Arg { name: "max_output_size", types: Types::Of(&[3]) }],
+        outputs: &[Arg { name: "selected_indices", types: Types::Of(&[3]) }],
     },
     OpDtypes {
         op: "NonMaxSuppressionV2",
-        inputs: &[
-            Arg {
-                name: "boxes",
-                types: Types::Of(&[19, 1]),
-            },
-            Arg {
-                name: "scores",
-                types: Types::Of(&[19, 1]),
-            },
-            Arg {
-                name: "max_output_size",
-                types: Types::Of(&[3]),
-            },
-            Arg {
-                name: "iou_threshold",
-                types: Types::Of(&[19, 1]),
-            },
-        ],
-        outputs: &[Arg {
-            name: "selected_indices",
-            types: Types::Of(&[3]),
-        }],
+        inputs: &[Arg { name: "boxes", types: Types::Of(&[19, 1]) }, Arg { name: "scores", types: Types::Of(&[19, 1]) }, Arg { name: "max_output_size", types: Types::Of(&[3]) }, Arg { name: "iou_threshold", types: Types::Of(&[19, 1]) }],
+        outputs: &[Arg { name: "selected_indices", types: Types::Of(&[3]) }],
     },
     OpDtypes {
         op: "NonMaxSuppressionV3",
-        inputs: &[
-            Arg {
-                name: "boxes",
-                types: Types::Of(&[19, 1]),
-            },
-            Arg {
-                name: "scores",
-                types: Types::Of(&[19, 1]),
-            },
-            Arg {
-                name: "max_output_size",
-                types: Types::Of(&[3]),
-            },
-            Arg {
-                name: "iou_threshold",
-                types: Types::Of(&[19, 1]),
-            },
-            Arg {
-                name: "score_threshold",
-                types: Types::Of(&[19, 1]),
-            },
-        ],
-        outputs: &[Arg {
-            name: "selected_indices",
-            types: Types::Of(&[3]),
-        }],
+        inputs: &[Arg { name: "boxes", types: Types::Of(&[19, 1]) }, Arg { name: "scores", types: Types::Of(&[19, 1]) }, Arg { name: "max_output_size", types: Types::Of(&[3]) }, Arg { name: "iou_threshold", types: Types::Of(&[19, 1]) }, Arg { name: "score_threshold", types: Types::Of(&[19, 1]) }],
+        outputs: &[Arg { name: "selected_indices", types: Types::Of(&[3]) }],
     },
     OpDtypes {
         op: "NonMaxSuppressionV4",
-        inputs: &[
-            Arg {
-                name: "boxes",
-                types: Types::Of(&[19, 1]),
-            },
-            Arg {
-                name: "scores",
-                types: Types::Of(&[19, 1]),
-            },
-            Arg {
-                name: "max_output_size",
-                types: Types::Of(&[3]),
-            },
-            Arg {
-                name: "iou_threshold",
-                types: Types::Of(&[19, 1]),
-            },
-            Arg {
-                name: "score_threshold",
-                types: Types::Of(&[19, 1]),
-            },
-        ],
-        outputs: &[
-            Arg {
-                name: "selected_indices",
-                types: Types::Of(&[3]),
-            },
-            Arg {
-                name: "valid_outputs",
-                types: Types::Of(&[3]),
-            },
-        ],
+        inputs: &[Arg { name: "boxes", types: Types::Of(&[19, 1]) }, Arg { name: "scores", types: Types::Of(&[19, 1]) }, Arg { name: "max_output_size", types: Types::Of(&[3]) }, Arg { name: "iou_threshold", types: Types::Of(&[19, 1]) }, Arg { name: "score_threshold", types: Types::Of(&[19, 1]) }],
+        outputs: &[Arg { name: "selected_indices", types: Types::Of(&[3]) }, Arg { name: "valid_outputs", types: Types::Of(&[3]) }],
     },
     OpDtypes {
         op: "NonMaxSuppressionV5",
-        inputs: &[
-            Arg {
-                name: "boxes",
-                types: Types::Of(&[19, 1]),
-            },
-            Arg {
-                name: "scores",
-                types: Types::Of(&[19, 1]),
-            },
-            Arg {
-                name: "max_output_size",
-                types: Types::Of(&[3]),
-            },
-            Arg {
-                name: "iou_threshold",
-                types: Types::Of(&[19, 1]),
-            },
-            Arg {
-                name: "score_threshold",
-                types: Types::Of(&[19, 1]),
-            },
-            Arg {
-                name: "soft_nms_sigma",
-                types: Types::Of(&[19, 1]),
-            },
-        ],
-        outputs: &[
-            Arg {
-                name: "selected_indices",
-                types: Types::Of(&[3]),
-            },
-            Arg {
-                name: "selected_scores",
-                types: Types::Of(&[19, 1]),
-            },
-            Arg {
-                name: "valid_outputs",
-                types: Types::Of(&[3]),
-            },
-        ],
+        inputs: &[Arg { name: "boxes", types: Types::Of(&[19, 1]) }, Arg { name: "scores", types: Types::Of(&[19, 1]) }, Arg { name: "max_output_size", types: Types::Of(&[3]) }, Arg { name: "iou_threshold", types: Types::Of(&[19, 1]) }, Arg { name: "score_threshold", types: Types::Of(&[19, 1]) }, Arg { name: "soft_nms_sigma", types: Types::Of(&[19, 1]) }],
+        outputs: &[Arg { name: "selected_indices", types: Types::Of(&[3]) }, Arg { name: "selected_scores", types: Types::Of(&[19, 1]) }, Arg { name: "valid_outputs", types: Types::Of(&[3]) }],
     },
     OpDtypes {
         op: "NotEqual",
-        inputs: &[
-            Arg {
-                name: "x",
-                types: Types::Any,
-            },
-            Arg {
-                name: "y",
-                types: Types::Any,
-            },
-        ],
-        outputs: &[Arg {
-            name: "z",
-            types: Types::Of(&[10]),
-        }],
+        inputs: &[Arg { name: "x", types: Types::Any }, Arg { name: "y", types: Types::Any }],
+        outputs: &[Arg { name: "z", types: Types::Of(&[10]) }],
     },
     OpDtypes {
         op: "OneHot",
-        inputs: &[
-            Arg {
-                name: "indices",
-                types: Types::Of(&[4, 6, 3, 9]),
-            },
-            Arg {
-                name: "depth",
-                types: Types::Of(&[3]),
-            },
-            Arg {
-                name: "on_value",
-                types: Types::Any,
-            },
-            Arg {
-                name: "off_value",
-                types: Types::Any,
-            },
-        ],
-        outputs: &[Arg {
-            name: "output",
-            types: Types::Any,
-        }],
+        inputs: &[Arg { name: "indices", types: Types::Of(&[4, 6, 3, 9]) }, Arg { name: "depth", types: Types::Of(&[3]) }, Arg { name: "on_value", types: Types::Any }, Arg { name: "off_value", types: Types::Any }],
+        outputs: &[Arg { name: "output", types: Types::Any }],
     },
     OpDtypes {
         op: "OnesLike",
-        inputs: &[Arg {
-            name: "x",
-            types: Types::Of(&[14, 19, 1, 2, 6, 4, 5, 17, 3, 22, 9, 23, 8, 18, 10]),
-        }],
-        outputs: &[Arg {
-            name: "y",
-            types: Types::Of(&[14, 19, 1, 2, 6, 4, 5, 17, 3, 22, 9, 23, 8, 18, 10]),
-        }],
+        inputs: &[Arg { name: "x", types: Types::Of(&[14, 19, 1, 2, 6, 4, 5, 17, 3, 22, 9, 23, 8, 18, 10]) }],
+        outputs: &[Arg { name: "y", types: Types::Of(&[14, 19, 1, 2, 6, 4, 5, 17, 3, 22, 9, 23, 8, 18, 10]) }],
     },
     OpDtypes {
         op: "Pack",
-        inputs: &[Arg {
-            name: "values",
-            types: Types::Any,
-        }],
-        outputs: &[Arg {
-            name: "output",
-            types: Types::Any,
-        }],
+        inputs: &[Arg { name: "values", types: Types::Any }],
+        outputs: &[Arg { name: "output", types: Types::Any }],
     },
     OpDtypes {
         op: "Pad",
-        inputs: &[
-            Arg {
-                name: "input",
-                types: Types::Any,
-            },
-            Arg {
-                name: "paddings",
-                types: Types::Of(&[3, 9]),
-            },
-        ],
-        outputs: &[Arg {
-            name: "output",
-            types: Types::Any,
-        }],
+        inputs: &[Arg { name: "input", types: Types::Any }, Arg { name: "paddings", types: Types::Of(&[3, 9]) }],
+        outputs: &[Arg { name: "output", types: Types::Any }],
     },
     OpDtypes {
         op: "PadV2",
-        inputs: &[
-            Arg {
-                name: "input",
-                types: Types::Any,
-            },
-            Arg {
-                name: "paddings",
-                types: Types::Of(&[3, 9]),
-            },
-            Arg {
-                name: "constant_values",
-                types: Types::Any,
-            },
-        ],
-        outputs: &[Arg {
-            name: "output",
-            types: Types::Any,
-        }],
+        inputs: &[Arg { name: "input", types: Types::Any }, Arg { name: "paddings", types: Types::Of(&[3, 9]) }, Arg { name: "constant_values", types: Types::Any }],
+        outputs: &[Arg { name: "output", types: Types::Any }],
     },
     OpDtypes {
         op: "PartitionedCall",
-        inputs: &[Arg {
-            name: "args",
-            types: Types::Any,
-        }],
-        outputs: &[Arg {
-            name: "output",
-            types: Types::Any,
-        }],
+        inputs: &[Arg { name: "args", types: Types::Any }],
+        outputs: &[Arg { name: "output", types: Types::Any }],
     },
     OpDtypes {
         op: "Placeholder",
         inputs: &[],
-        outputs: &[Arg {
-            name: "output",
-            types: Types::Any,
-        }],
+        outputs: &[Arg { name: "output", types: Types::Any }],
     },
     OpDtypes {
         op: "PlaceholderWithDefault",
-        inputs: &[Arg {
-            name: "input",
-            types: Types::Any,
-        }],
-        outputs: &[Arg {
-            name: "output",
-            types: Types::Any,
-        }],
+        inputs: &[Arg { name: "input", types: Types::Any }],
+        outputs: &[Arg { name: "output", types: Types::Any }],
     },
     OpDtypes {
         op: "Pow",
-        inputs: &[
-            Arg {
-                name: "x",
-                types: Types::Of(&[14, 1, 19, 2, 6, 5, 3, 9, 8, 18]),
-            },
-            Arg {
-                name: "y",
-                types: Types::Of(&[14, 1, 19, 2, 6, 5, 3, 9, 8, 18]),
-            },
-        ],
-        outputs: &[Arg {
-            name: "z",
-            types: Types::Of(&[14, 1, 19, 2, 6, 5, 3, 9, 8, 18]),
-        }],
+        inputs: &[Arg { name: "x", types: Types::Of(&[14, 1, 19, 2, 6, 5, 3, 9, 8, 18]) }, Arg { name: "y", types: Types::Of(&[14, 1, 19, 2, 6, 5, 3, 9, 8, 18]) }],
+        outputs: &[Arg { name: "z", types: Types::Of(&[14, 1, 19, 2, 6, 5, 3, 9, 8, 18]) }],
     },
     OpDtypes {
         op: "PreventGradient",
-        inputs: &[Arg {
-            name: "input",
-            types: Types::Any,
-        }],
-        outputs: &[Arg {
-            name: "output",
-            types: Types::Any,
-        }],
+        inputs: &[Arg { name: "input", types: Types::Any }],
+        outputs: &[Arg { name: "output", types: Types::Any }],
     },
     OpDtypes {
         op: "Prod",
-        inputs: &[
-            Arg {
-                name: "input",
-                types: Types::Of(&[
-                    1, 2, 3, 4, 5, 6, 8, 9, 11, 12, 13, 14, 15, 16, 17, 18, 19, 22, 23,
-                ]),
-            },
-            Arg {
-                name: "reduction_indices",
-                types: Types::Of(&[3, 9]),
-            },
-        ],
-        outputs: &[Arg {
-            name: "output",
-            types: Types::Of(&[
-                1, 2, 3, 4, 5, 6, 8, 9, 11, 12, 13, 14, 15, 16, 17, 18, 19, 22, 23,
-            ]),
-        }],
+        inputs: &[Arg { name: "input", types: Types::Of(&[1, 2, 3, 4, 5, 6, 8, 9, 11, 12, 13, 14, 15, 16, 17, 18, 19, 22, 23]) }, Arg { name: "reduction_indices", types: Types::Of(&[3, 9]) }],
+        outputs: &[Arg { name: "output", types: Types::Of(&[1, 2, 3, 4, 5, 6, 8, 9, 11, 12, 13, 14, 15, 16, 17, 18, 19, 22, 23]) }],
     },
     OpDtypes {
         op: "Range",
-        inputs: &[
-            Arg {
-                name: "start",
-                types: Types::Of(&[14, 19, 1, 2, 6, 5, 3, 9, 17, 22, 23]),
-            },
-            Arg {
-                name: "limit",
-                types: Types::Of(&[14, 19, 1, 2, 6, 5, 3, 9, 17, 22, 23]),
-            },
-            Arg {
-                name: "delta",
-                types: Types::Of(&[14, 19, 1, 2, 6, 5, 3, 9, 17, 22, 23]),
-            },
-        ],
-        outputs: &[Arg {
-            name: "output",
-            types: Types::Of(&[14, 19, 1, 2, 6, 5, 3, 9, 17, 22, 23]),
-        }],
+        inputs: &[Arg { name: "start", types: Types::Of(&[14, 19, 1, 2, 6, 5, 3, 9, 17, 22, 23]) }, Arg { name: "limit", types: Types::Of(&[14, 19, 1, 2, 6, 5, 3, 9, 17, 22, 23]) }, Arg { name: "delta", types: Types::Of(&[14, 19, 1, 2, 6, 5, 3, 9, 17, 22, 23]) }],
+        outputs: &[Arg { name: "output", types: Types::Of(&[14, 19, 1, 2, 6, 5, 3, 9, 17, 22, 23]) }],
     },
     OpDtypes {
         op: "Rank",
-        inputs: &[Arg {
-            name: "input",
-            types: Types::Any,
-        }],
-        outputs: &[Arg {
-            name: "output",
-            types: Types::Of(&[3]),
-        }],
+        inputs: &[Arg { name: "input", types: Types::Any }],
+        outputs: &[Arg { name: "output", types: Types::Of(&[3]) }],
     },
     OpDtypes {
         op: "RealDiv",
-        inputs: &[
-            Arg {
-                name: "x",
-                types: Types::Of(&[14, 19, 1, 2, 4, 6, 17, 5, 3, 22, 23, 9, 8, 18]),
-            },
-            Arg {
-                name: "y",
-                types: Types::Of(&[14, 19, 1, 2, 4, 6, 17, 5, 3, 22, 23, 9, 8, 18]),
-            },
-        ],
-        outputs: &[Arg {
-            name: "z",
-            types: Types::Of(&[14, 19, 1, 2, 4, 6, 17, 5, 3, 22, 23, 9, 8, 18]),
-        }],
+        inputs: &[Arg { name: "x", types: Types::Of(&[14, 19, 1, 2, 4, 6, 17, 5, 3, 22, 23, 9, 8, 18]) }, Arg { name: "y", types: Types::Of(&[14, 19, 1, 2, 4, 6, 17, 5, 3, 22, 23, 9, 8, 18]) }],
+        outputs: &[Arg { name: "z", types: Types::Of(&[14, 19, 1, 2, 4, 6, 17, 5, 3, 22, 23, 9, 8, 18]) }],
     },
     OpDtypes {
         op: "Reciprocal",
-        inputs: &[Arg {
-            name: "x",
-            types: Types::Of(&[14, 19, 1, 2, 6, 5, 3, 9, 8, 18]),
-        }],
-        outputs: &[Arg {
-            name: "y",
-            types: Types::Of(&[14, 19, 1, 2, 6, 5, 3, 9, 8, 18]),
-        }],
+        inputs: &[Arg { name: "x", types: Types::Of(&[14, 19, 1, 2, 6, 5, 3, 9, 8, 18]) }],
+        outputs: &[Arg { name: "y", types: Types::Of(&[14, 19, 1, 2, 6, 5, 3, 9, 8, 18]) }],
     },
     OpDtypes {
         op: "RefEnter",
-        inputs: &[Arg {
-            name: "data",
-            types: Types::Any,
-        }],
-        outputs: &[Arg {
-            name: "output",
-            types: Types::Any,
-        }],
+        inputs: &[Arg { name: "data", types: Types::Any }],
+        outputs: &[Arg { name: "output", types: Types::Any }],
     },
     OpDtypes {
         op: "RefExit",
-        inputs: &[Arg {
-            name: "data",
-            types: Types::Any,
-        }],
-        outputs: &[Arg {
-            name: "output",
-            types: Types::Any,
-        }],
+        inputs: &[Arg { name: "data", types: Types::Any }],
+        outputs: &[Arg { name: "output", types: Types::Any }],
     },
     OpDtypes {
         op: "RefMerge",
-        inputs: &[Arg {
-            name: "inputs",
-            types: Types::Any,
-        }],
-        outputs: &[
-            Arg {
-                name: "output",
-                types: Types::Any,
-            },
-            Arg {
-                name: "value_index",
-                types: Types::Of(&[3]),
-            },
-        ],
+        inputs: &[Arg { name: "inputs", types: Types::Any }],
+        outputs: &[Arg { name: "output", types: Types::Any }, Arg { name: "value_index", types: Types::Of(&[3]) }],
     },
     OpDtypes {
         op: "RefNextIteration",
-        inputs: &[Arg {
-            name: "data",
-            types: Types::Any,
-        }],
-        outputs: &[Arg {
-            name: "output",
-            types: Types::Any,
-        }],
+        inputs: &[Arg { name: "data", types: Types::Any }],
+        outputs: &[Arg { name: "output", types: Types::Any }],
     },
     OpDtypes {
         op: "RefSwitch",
-        inputs: &[
-            Arg {
-                name: "data",
-                types: Types::Any,
-            },
-            Arg {
-                name: "pred",
-                types: Types::Of(&[10]),
-            },
-        ],
-        outputs: &[
-            Arg {
-                name: "output_false",
-                types: Types::Any,
-            },
-            Arg {
-                name: "output_true",
-                types: Types::Any,
-            },
-        ],
+        inputs: &[Arg { name: "data", types: Types::Any }, Arg { name: "pred", types: Types::Of(&[10]) }],
+        outputs: &[Arg { name: "output_false", types: Types::Any }, Arg { name: "output_true", types: Types::Any }],
     },
     OpDtypes {
         op: "Relu",
-        inputs: &[Arg {
-            name: "features",
-            types: Types::Of(&[1, 2, 3, 4, 5, 6, 9, 14, 17, 19, 22, 23, 11]),
-        }],
-        outputs: &[Arg {
-            name: "activations",
-            types: Types::Of(&[1, 2, 3, 4, 5, 6, 9, 14, 17, 19, 22, 23, 11]),
-        }],
+        inputs: &[Arg { name: "features", types: Types::Of(&[1, 2, 3, 4, 5, 6, 9, 14, 17, 19, 22, 23, 11]) }],
+        outputs: &[Arg { name: "activations", types: Types::Of(&[1, 2, 3, 4, 5, 6, 9, 14, 17, 19, 22, 23, 11]) }],
     },
     OpDtypes {
         op: "Relu6",
-        inputs: &[Arg {
-            name: "features",
-            types: Types::Of(&[1, 2, 3, 4, 5, 6, 9, 14, 17, 19, 22, 23]),
-        }],
-        outputs: &[Arg {
-            name: "activations",
-            types: Types::Of(&[1, 2, 3, 4, 5, 6, 9, 14, 17, 19, 22, 23]),
-        }],
+        inputs: &[Arg { name: "features", types: Types::Of(&[1, 2, 3, 4, 5, 6, 9, 14, 17, 19, 22, 23]) }],
+        outputs: &[Arg { name: "activations", types: Types::Of(&[1, 2, 3, 4, 5, 6, 9, 14, 17, 19, 22, 23]) }],
     },
     OpDtypes {
         op: "Reshape",
-        inputs: &[
-            Arg {
-                name: "tensor",
-                types: Types::Any,
-            },
-            Arg {
-                name: "shape",
-                types: Types::Of(&[3, 9]),
-            },
-        ],
-        outputs: &[Arg {
-            name: "output",
-            types: Types::Any,
-        }],
+        inputs: &[Arg { name: "tensor", types: Types::Any }, Arg { name: "shape", types: Types::Of(&[3, 9]) }],
+        outputs: &[Arg { name: "output", types: Types::Any }],
     },
     OpDtypes {
         op: "ResizeArea",
-        inputs: &[
-            Arg {
-                name: "images",
-                types: Types::Of(&[6, 4, 5, 17, 3, 9, 19, 1, 2, 14]),
-            },
-            Arg {
-                name: "size",
-                types: Types::Of(&[3]),
-            },
-        ],
-        outputs: &[Arg {
-            name: "resized_images",
-            types: Types::Of(&[1]),
-        }],
+        inputs: &[Arg { name: "images", types: Types::Of(&[6, 4, 5, 17, 3, 9, 19, 1, 2, 14]) }, Arg { name: "size", types: Types::Of(&[3]) }],
+        outputs: &[Arg { name: "resized_images", types: Types::Of(&[1]) }],
     },
     OpDtypes {
         op: "ResizeBicubic",
-        inputs: &[
-            Arg {
-                name: "images",
-                types: Types::Of(&[6, 4, 5, 17, 3, 9, 19, 1, 2, 14]),
-            },
-            Arg {
-                name: "size",
-                types: Types::Of(&[3]),
-            },
-        ],
-        outputs: &[Arg {
-            name: "resized_images",
-            types: Types::Of(&[1]),
-        }],
+        inputs: &[Arg { name: "images", types: Types::Of(&[6, 4, 5, 17, 3, 9, 19, 1, 2, 14]) }, Arg { name: "size", types: Types::Of(&[3]) }],
+        outputs: &[Arg { name: "resized_images", types: Types::Of(&[1]) }],
     },
     OpDtypes {
         op: "ResizeBilinear",
-        inputs: &[
-            Arg {
-                name: "images",
-                types: Types::Of(&[6, 4, 5, 17, 3, 9, 14, 19, 1, 2, 14]),
-            },
-            Arg {
-                name: "size",
-                types: Types::Of(&[3]),
-            },
-        ],
-        outputs: &[Arg {
-            name: "resized_images",
-            types: Types::Of(&[1]),
-        }],
+        inputs: &[Arg { name: "images", types: Types::Of(&[6, 4, 5, 17, 3, 9, 14, 19, 1, 2, 14]) }, Arg { name: "size", types: Types::Of(&[3]) }],
+        outputs: &[Arg { name: "resized_images", types: Types::Of(&[1]) }],
     },
     OpDtypes {
         op: "ResizeNearestNeighbor",
-        inputs: &[
-            Arg {
-                name: "images",
-                types: Types::Of(&[6, 4, 5, 17, 3, 9, 19, 1, 2, 14]),
-            },
-            Arg {
-                name: "size",
-                types: Types::Of(&[3]),
-            },
-        ],
-        outputs: &[Arg {
-            name: "resized_images",
-            types: Types::Of(&[6, 4, 5, 17, 3, 9, 19, 1, 2, 14]),
-        }],
+        inputs: &[Arg { name: "images", types: Types::Of(&[6, 4, 5, 17, 3, 9, 19, 1, 2, 14]) }, Arg { name: "size", types: Types::Of(&[3]) }],
+        outputs: &[Arg { name: "resized_images", types: Types::Of(&[6, 4, 5, 17, 3, 9, 19, 1, 2, 14]) }],
     },
     OpDtypes {
         op: "ReverseV2",
-        inputs: &[
-            Arg {
-                name: "tensor",
-                types: Types::Of(&[4, 6, 17, 5, 3, 22, 9, 23, 10, 14, 19, 1, 2, 8, 18, 7]),
-            },
-            Arg {
-                name: "axis",
-                types: Types::Of(&[3, 9]),
-            },
-        ],
-        outputs: &[Arg {
-            name: "output",
-            types: Types::Of(&[4, 6, 17, 5, 3, 22, 9, 23, 10, 14, 19, 1, 2, 8, 18, 7]),
-        }],
+        inputs: &[Arg { name: "tensor", types: Types::Of(&[4, 6, 17, 5, 3, 22, 9, 23, 10, 14, 19, 1, 2, 8, 18, 7]) }, Arg { name: "axis", types: Types::Of(&[3, 9]) }],
+        outputs: &[Arg { name: "output", types: Types::Of(&[4, 6, 17, 5, 3, 22, 9, 23, 10, 14, 19, 1, 2, 8, 18, 7]) }],
     },
     OpDtypes {
         op: "Round",
-        inputs: &[Arg {
-            name: "x",
-            types: Types::Of(&[14, 19, 1, 2, 6, 5, 3, 9, 8, 18]),
-        }],
-        outputs: &[Arg {
-            name: "y",
-            types: Types::Of(&[14, 19, 1, 2, 6, 5, 3, 9, 8, 18]),
-        }],
+        inputs: &[Arg { name: "x", types: Types::Of(&[14, 19, 1, 2, 6, 5, 3, 9, 8, 18]) }],
+        outputs: &[Arg { name: "y", types: Types::Of(&[14, 19, 1, 2, 6, 5, 3, 9, 8, 18]) }],
     },
     OpDtypes {
         op: "Rsqrt",
-        inputs: &[Arg {
-            name: "x",
-            types: Types::Of(&[14, 19, 1, 2, 8, 18]),
-        }],
-        outputs: &[Arg {
-            name: "y",
-            types: Types::Of(&[14, 19, 1, 2, 8, 18]),
-        }],
+        inputs: &[Arg { name: "x", types: Types::Of(&[14, 19, 1, 2, 8, 18]) }],
+        outputs: &[Arg { name: "y", types: Types::Of(&[14, 19, 1, 2, 8, 18]) }],
     },
     OpDtypes {
         op: "Select",
-        inputs: &[
-            Arg {
-                name: "condition",
-                types: Types::Of(&[10]),
-            },
-            Arg {
-                name: "t",
-                types: Types::Any,
-            },
-            Arg {
-                name: "e",
-                types: Types::Any,
-            },
-        ],
-        outputs: &[Arg {
-            name: "output",
-            types: Types::Any,
-        }],
+        inputs: &[Arg { name: "condition", types: Types::Of(&[10]) }, Arg { name: "t", types: Types::Any }, Arg { name: "e", types: Types::Any }],
+        outputs: &[Arg { name: "output", types: Types::Any }],
     },
     OpDtypes {
         op: "SelectV2",
-        inputs: &[
-            Arg {
-                name: "condition",
-                types: Types::Of(&[10]),
-            },
-            Arg {
-                name: "t",
-                types: Types::Any,
-            },
-            Arg {
-                name: "e",
-                types: Types::Any,
-            },
-        ],
-        outputs: &[Arg {
-            name: "output",
-            types: Types::Any,
-        }],
+        inputs: &[Arg { name: "condition", types: Types::Of(&[10]) }, Arg { name: "t", types: Types::Any }, Arg { name: "e", types: Types::Any }],
+        outputs: &[Arg { name: "output", types: Types::Any }],
     },
     OpDtypes {
         op: "Selu",
-        inputs: &[Arg {
-            name: "features",
-            types: Types::Of(&[19, 14, 1, 2]),
-        }],
-        outputs: &[Arg {
-            name: "activations",
-            types: Types::Of(&[19, 14, 1, 2]),
-        }],
+        inputs: &[Arg { name: "features", types: Types::Of(&[19, 14, 1, 2]) }],
+        outputs: &[Arg { name: "activations", types: Types::Of(&[19, 14, 1, 2]) }],
     },
     OpDtypes {
         op: "Shape",
-        inputs: &[Arg {
-            name: "input",
-            types: Types::Any,
-        }],
-        outputs: &[Arg {
-            name: "output",
-            types: Types::Of(&[3, 9]),
-        }],
+        inputs: &[Arg { name: "input", types: Types::Any }],
+        outputs: &[Arg { name: "output", types: Types::Of(&[3, 9]) }],
     },
     OpDtypes {
         op: "ShapeN",
-        inputs: &[Arg {
-            name: "input",
-            types: Types::Any,
-        }],
-        outputs: &[Arg {
-            name: "output",
-            types: Types::Of(&[3, 9]),
-        }],
+        inputs: &[Arg { name: "input", types: Types::Any }],
+        outputs: &[Arg { name: "output", types: Types::Of(&[3, 9]) }],
     },
     OpDtypes {
         op: "Sigmoid",
-        inputs: &[Arg {
-            name: "x",
-            types: Types::Of(&[14, 19, 1, 2, 8, 18]),
-        }],
-        outputs: &[Arg {
-            name: "y",
-            types: Types::Of(&[14, 19, 1, 2, 8, 18]),
-        }],
+        inputs: &[Arg { name: "x", types: Types::Of(&[14, 19, 1, 2, 8, 18]) }],
+        outputs: &[Arg { name: "y", types: Types::Of(&[14, 19, 1, 2, 8, 18]) }],
     },
     OpDtypes {
         op: "Sign",
-        inputs: &[Arg {
-            name: "x",
-            types: Types::Of(&[14, 19, 1, 2, 6, 5, 3, 9, 8, 18]),
-        }],
-        outputs: &[Arg {
-            name: "y",
-            types: Types::Of(&[14, 19, 1, 2, 6, 5, 3, 9, 8, 18]),
-        }],
+        inputs: &[Arg { name: "x", types: Types::Of(&[14, 19, 1, 2, 6, 5, 3, 9, 8, 18]) }],
+        outputs: &[Arg { name: "y", types: Types::Of(&[14, 19, 1, 2, 6, 5, 3, 9, 8, 18]) }],
     },
     OpDtypes {
         op: "Sin",
-        inputs: &[Arg {
-            name: "x",
-            types: Types::Of(&[14, 19, 1, 2, 8, 18]),
-        }],
-        outputs: &[Arg {
-            name: "y",
-            types: Types::Of(&[14, 19, 1, 2, 8, 18]),
-        }],
+        inputs: &[Arg { name: "x", types: Types::Of(&[14, 19, 1, 2, 8, 18]) }],
+        outputs: &[Arg { name: "y", types: Types::Of(&[14, 19, 1, 2, 8, 18]) }],
     },
     OpDtypes {
         op: "Sinh",
-        inputs: &[Arg {
-            name: "x",
-            types: Types::Of(&[14, 19, 1, 2, 8, 18]),
-        }],
-        outputs: &[Arg {
-            name: "y",
-            types: Types::Of(&[14, 19, 1, 2, 8, 18]),
-        }],
+        inputs: &[Arg { name: "x", types: Types::Of(&[14, 19, 1, 2, 8, 18]) }],
+        outputs: &[Arg { name: "y", types: Types::Of(&[14, 19, 1, 2, 8, 18]) }],
     },
     OpDtypes {
         op: "Size",
-        inputs: &[Arg {
-            name: "input",
-            types: Types::Any,
-        }],
-        outputs: &[Arg {
-            name: "output",
-            types: Types::Of(&[3, 9]),
-        }],
+        inputs: &[Arg { name: "input", types: Types::Any }],
+        outputs: &[Arg { name: "output", types: Types::Of(&[3, 9]) }],
     },
     OpDtypes {
         op: "Slice",
-        inputs: &[
-            Arg {
-                name: "input",
-                types: Types::Any,
-            },
-            Arg {
-                name: "begin",
-                types: Types::Of(&[3, 9]),
-            },
-            Arg {
-                name: "size",
-                types: Types::Of(&[3, 9]),
-            },
-        ],
-        outputs: &[Arg {
-            name: "output",
-            types: Types::Any,
-        }],
+        inputs: &[Arg { name: "input", types: Types::Any }, Arg { name: "begin", types: Types::Of(&[3, 9]) }, Arg { name: "size", types: Types::Of(&[3, 9]) }],
+        outputs: &[Arg { name: "output", types: Types::Any }],
     },
     OpDtypes {
         op: "Snapshot",
-        inputs: &[Arg {
-            name: "input",
-            types: Types::Any,
-        }],
-        outputs: &[Arg {
-            name: "output",
-            types: Types::Any,
-        }],
+        inputs: &[Arg { name: "input", types: Types::Any }],
+        outputs: &[Arg { name: "output", types: Types::Any }],
     },
     OpDtypes {
         op: "Softmax",
-        inputs: &[Arg {
-            name: "logits",
-            types: Types::Of(&[19, 14, 1, 2]),
-        }],
-        outputs: &[Arg {
-            name: "softmax",
-            types: Types::Of(&[19, 14, 1, 2]),
-        }],
+        inputs: &[Arg { name: "logits", types: Types::Of(&[19, 14, 1, 2]) }],
+        outputs: &[Arg { name: "softmax", types: Types::Of(&[19, 14, 1, 2]) }],
     },
     OpDtypes {
         op: "Softplus",
-        inputs: &[Arg {
-            name: "features",
-            types: Types::Of(&[19, 14, 1, 2]),
-        }],
-        outputs: &[Arg {
-            name: "activations",
-            types: Types::Of(&[19, 14, 1, 2]),
-        }],
+        inputs: &[Arg { name: "features", types: Types::Of(&[19, 14, 1, 2]) }],
+        outputs: &[Arg { name: "activations", types: Types::Of(&[19, 14, 1, 2]) }],
     },
     OpDtypes {
         op: "Softsign",
-        inputs: &[Arg {
-            name: "features",
-            types: Types::Of(&[19, 14, 1, 2]),
-        }],
-        outputs: &[Arg {
-            name: "activations",
-            types: Types::Of(&[19, 14, 1, 2]),
-        }],
+        inputs: &[Arg { name: "features", types: Types::Of(&[19, 14, 1, 2]) }],
+        outputs: &[Arg { name: "activations", types: Types::Of(&[19, 14, 1, 2]) }],
     },
     OpDtypes {
         op: "SpaceToBatchND",
-        inputs: &[
-            Arg {
-                name: "input",
-                types: Types::Any,
-            },
-            Arg {
-                name: "block_shape",
-                types: Types::Of(&[3, 9]),
-            },
-            Arg {
-                name: "paddings",
-                types: Types::Of(&[3, 9]),
-            },
-        ],
-        outputs: &[Arg {
-            name: "output",
-            types: Types::Any,
-        }],
+        inputs: &[Arg { name: "input", types: Types::Any }, Arg { name: "block_shape", types: Types::Of(&[3, 9]) }, Arg { name: "paddings", types: Types::Of(&[3, 9]) }],
+        outputs: &[Arg { name: "output", types: Types::Any }],
     },
     OpDtypes {
         op: "SpaceToDepth",
-        inputs: &[Arg {
-            name: "input",
-            types: Types::Any,
-        }],
-        outputs: &[Arg {
-            name: "output",
-            types: Types::Any,
-        }],
+        inputs: &[Arg { name: "input", types: Types::Any }],
+        outputs: &[Arg { name: "output", types: Types::Any }],
     },
     OpDtypes {
         op: "Split",
-        inputs: &[
-            Arg {
-                name: "split_dim",
-                types: Types::Of(&[3]),
-            },
-            Arg {
-                name: "value",
-                types: Types::Any,
-            },
-        ],
-        outputs: &[Arg {
-            name: "output",
-            types: Types::Any,
-        }],
+        inputs: &[Arg { name: "split_dim", types: Types::Of(&[3]) }, Arg { name: "value", types: Types::Any }],
+        outputs: &[Arg { name: "output", types: Types::Any }],
     },
     OpDtypes {
         op: "SplitV",
-        inputs: &[
-            Arg {
-                name: "value",
-                types: Types::Any,
-            },
-            Arg {
-                name: "size_splits",
-                types: Types::Of(&[6, 3, 9]),
-            },
-            Arg {
-                name: "split_dim",
-                types: Types::Of(&[3]),
-            },
-        ],
-        outputs: &[Arg {
-            name: "output",
-            types: Types::Any,
-        }],
+        inputs: &[Arg { name: "value", types: Types::Any }, Arg { name: "size_splits", types: Types::Of(&[6, 3, 9]) }, Arg { name: "split_dim", types: Types::Of(&[3]) }],
+        outputs: &[Arg { name: "output", types: Types::Any }],
     },
     OpDtypes {
         op: "Sqrt",
-        inputs: &[Arg {
-            name: "x",
-            types: Types::Of(&[14, 19, 1, 2, 8, 18]),
-        }],
-        outputs: &[Arg {
-            name: "y",
-            types: Types::Of(&[14, 19, 1, 2, 8, 18]),
-        }],
+        inputs: &[Arg { name: "x", types: Types::Of(&[14, 19, 1, 2, 8, 18]) }],
+        outputs: &[Arg { name: "y", types: Types::Of(&[14, 19, 1, 2, 8, 18]) }],
     },
     OpDtypes {
         op: "Square",
-        inputs: &[Arg {
-            name: "x",
-            types: Types::Of(&[14, 19, 1, 2, 6, 5, 3, 9, 4, 17, 22, 23, 8, 18]),
-        }],
-        outputs: &[Arg {
-            name: "y",
-            types: Types::Of(&[14, 19, 1, 2, 6, 5, 3, 9, 4, 17, 22, 23, 8, 18]),
-        }],
+        inputs: &[Arg { name: "x", types: Types::Of(&[14, 19, 1, 2, 6, 5, 3, 9, 4, 17, 22, 23, 8, 18]) }],
+        outputs: &[Arg { name: "y", types: Types::Of(&[14, 19, 1, 2, 6, 5, 3, 9, 4, 17, 22, 23, 8, 18]) }],
     },
     OpDtypes {
         op: "SquaredDifference",
-        inputs: &[
-            Arg {
-                name: "x",
-                types: Types::Of(&[14, 19, 1, 2, 3, 9, 8, 18]),
-            },
-            Arg {
-                name: "y",
-                types: Types::Of(&[14, 19, 1, 2, 3, 9, 8, 18]),
-            },
-        ],
-        outputs: &[Arg {
-            name: "z",
-            types: Types::Of(&[14, 19, 1, 2, 3, 9, 8, 18]),
-        }],
+        inputs: &[Arg { name: "x", types: Types::Of(&[14, 19, 1, 2, 3, 9, 8, 18]) }, Arg { name: "y", types: Types::Of(&[14, 19, 1, 2, 3, 9, 8, 18]) }],
+        outputs: &[Arg { name: "z", types: Types::Of(&[14, 19, 1, 2, 3, 9, 8, 18]) }],
     },
     OpDtypes {
         op: "Squeeze",
-        inputs: &[Arg {
-            name: "input",
-            types: Types::Any,
-        }],
-        outputs: &[Arg {
-            name: "output",
-            types: Types::Any,
-        }],
+        inputs: &[Arg { name: "input", types: Types::Any }],
+        outputs: &[Arg { name: "output", types: Types::Any }],
     },
     OpDtypes {
         op: "StatefulPartitionedCall",
-        inputs: &[Arg {
-            name: "args",
-            types: Types::Any,
-        }],
-        outputs: &[Arg {
-            name: "output",
-            types: Types::Any,
-        }],
+        inputs: &[Arg { name: "args", types: Types::Any }],
+        outputs: &[Arg { name: "output", types: Types::Any }],
     },
     OpDtypes {
         op: "StatelessIf",
-        inputs: &[
-            Arg {
-                name: "cond",
-                types: Types::Any,
-            },
-            Arg {
-                name: "input",
-                types: Types::Any,
-            },
-        ],
-        outputs: &[Arg {
-            name: "output",
-            types: Types::Any,
-        }],
+        inputs: &[Arg { name: "cond", types: Types::Any }, Arg { name: "input", types: Types::Any }],
+        outputs: &[Arg { name: "output", types: Types::Any }],
     },
     OpDtypes {
         op: "StatelessWhile",
-        inputs: &[Arg {
-            name: "input",
-            types: Types::Any,
-        }],
-        outputs: &[Arg {
-            name: "output",
-            types: Types::Any,
-        }],
+        inputs: &[Arg { name: "input", types: Types::Any }],
+        outputs: &[Arg { name: "output", types: Types::Any }],
     },
     OpDtypes {
         op: "StopGradient",
-        inputs: &[Arg {
-            name: "input",
-            types: Types::Any,
-        }],
-        outputs: &[Arg {
-            name: "output",
-            types: Types::Any,
-        }],
+        inputs: &[Arg { name: "input", types: Types::Any }],
+        outputs: &[Arg { name: "output", types: Types::Any }],
     },
     OpDtypes {
         op: "StridedSlice",
-        inputs: &[
-            Arg {
-                name: "input",
-                types: Types::Any,
-            },
-            Arg {
-                name: "begin",
-                types: Types::Of(&[5, 3, 9]),
-            },
-            Arg {
-                name: "end",
-                types: Types::Of(&[5, 3, 9]),
-            },
-            Arg {
-                name: "strides",
-                types: Types::Of(&[5, 3, 9]),
-            },
-        ],
-        outputs: &[Arg {
-            name: "output",
-            types: Types::Any,
-        }],
+        inputs: &[Arg { name: "input", types: Types::Any }, Arg { name: "begin", types: Types::Of(&[5, 3, 9]) }, Arg { name: "end", types: Types::Of(&[5, 3, 9]) }, Arg { name: "strides", types: Types::Of(&[5, 3, 9]) }],
+        outputs: &[Arg { name: "output", types: Types::Any }],
     },
     OpDtypes {
         op: "Sub",
-        inputs: &[
-            Arg {
-                name: "x",
-                types: Types::Of(&[14, 19, 1, 2, 4, 6, 17, 5, 3, 9, 8, 18, 22, 23]),
-            },
-            Arg {
-                name: "y",
-                types: Types::Of(&[14, 19, 1, 2, 4, 6, 17, 5, 3, 9, 8, 18, 22, 23]),
-            },
-        ],
-        outputs: &[Arg {
-            name: "z",
-            types: Types::Of(&[14, 19, 1, 2, 4, 6, 17, 5, 3, 9, 8, 18, 22, 23]),
-        }],
+        inputs: &[Arg { name: "x", types: Types::Of(&[14, 19, 1, 2, 4, 6, 17, 5, 3, 9, 8, 18, 22, 23]) }, Arg { name: "y", types: Types::Of(&[14, 19, 1, 2, 4, 6, 17, 5, 3, 9, 8, 18, 22, 23]) }],
+        outputs: &[Arg { name: "z", types: Types::Of(&[14, 19, 1, 2, 4, 6, 17, 5, 3, 9, 8, 18, 22, 23]) }],
     },
     OpDtypes {
         op: "Sum",
-        inputs: &[
-            Arg {
-                name: "input",
-                types: Types::Of(&[
-                    1, 2, 3, 4, 5, 6, 8, 9, 11, 12, 13, 14, 15, 16, 17, 18, 19, 22, 23,
-                ]),
-            },
-            Arg {
-                name: "reduction_indices",
-                types: Types::Of(&[3, 9]),
-            },
-        ],
-        outputs: &[Arg {
-            name: "output",
-            types: Types::Of(&[
-                1, 2, 3, 4, 5, 6, 8, 9, 11, 12, 13, 14, 15, 16, 17, 18, 19, 22, 23,
-            ]),
-        }],
+        inputs: &[Arg { name: "input", types: Types::Of(&[1, 2, 3, 4, 5, 6, 8, 9, 11, 12, 13, 14, 15, 16, 17, 18, 19, 22, 23]) }, Arg { name: "reduction_indices", types: Types::Of(&[3, 9]) }],
+        outputs: &[Arg { name: "output", types: Types::Of(&[1, 2, 3, 4, 5, 6, 8, 9, 11, 12, 13, 14, 15, 16, 17, 18, 19, 22, 23]) }],
     },
     OpDtypes {
         op: "Switch",
-        inputs: &[
-            Arg {
-                name: "data",
-                types: Types::Any,
-            },
-            Arg {
-                name: "pred",
-                types: Types::Of(&[10]),
-            },
-        ],
-        outputs: &[
-            Arg {
-                name: "output_false",
-                types: Types::Any,
-            },
-            Arg {
-                name: "output_true",
-                types: Types::Any,
-            },
-        ],
+        inputs: &[Arg { name: "data", types: Types::Any }, Arg { name: "pred", types: Types::Of(&[10]) }],
+        outputs: &[Arg { name: "output_false", types: Types::Any }, Arg { name: "output_true", types: Types::Any }],
     },
     OpDtypes {
         op: "Tan",
-        inputs: &[Arg {
-            name: "x",
-            types: Types::Of(&[14, 19, 1, 2, 8, 18]),
-        }],
-        outputs: &[Arg {
-            name: "y",
-            types: Types::Of(&[14, 19, 1, 2, 8, 18]),
-        }],
+        inputs: &[Arg { name: "x", types: Types::Of(&[14, 19, 1, 2, 8, 18]) }],
+        outputs: &[Arg { name: "y", types: Types::Of(&[14, 19, 1, 2, 8, 18]) }],
     },
     OpDtypes {
         op: "Tanh",
-        inputs: &[Arg {
-            name: "x",
-            types: Types::Of(&[14, 19, 1, 2, 8, 18]),
-        }],
-        outputs: &[Arg {
-            name: "y",
-            types: Types::Of(&[14, 19, 1, 2, 8, 18]),
-        }],
+        inputs: &[Arg { name: "x", types: Types::Of(&[14, 19, 1, 2, 8, 18]) }],
+        outputs: &[Arg { name: "y", types: Types::Of(&[14, 19, 1, 2, 8, 18]) }],
     },
     OpDtypes {
         op: "TensorListElementShape",
-        inputs: &[Arg {
-            name: "input_handle",
-            types: Types::Of(&[21]),
-        }],
-        outputs: &[Arg {
-            name: "element_shape",
-            types: Types::Of(&[3, 9]),
-        }],
+        inputs: &[Arg { name: "input_handle", types: Types::Of(&[21]) }],
+        outputs: &[Arg { name: "element_shape", types: Types::Of(&[3, 9]) }],
     },
     OpDtypes {
         op: "TensorListFromTensor",
-        inputs: &[
-            Arg {
-                name: "tensor",
-                types: Types::Any,
-            },
-            Arg {
-                name: "element_shape",
-                types: Types::Of(&[3, 9]),
-            },
-        ],
-        outputs: &[Arg {
-            name: "output_handle",
-            types: Types::Of(&[21]),
-        }],
+        inputs: &[Arg { name: "tensor", types: Types::Any }, Arg { name: "element_shape", types: Types::Of(&[3, 9]) }],
+        outputs: &[Arg { name: "output_handle", types: Types::Of(&[21]) }],
     },
     OpDtypes {
         op: "TensorListGather",
-        inputs: &[
-            Arg {
-                name: "input_handle",
-                types: Types::Of(&[21]),
-            },
-            Arg {
-                name: "indices",
-                types: Types::Of(&[3]),
-            },
-            Arg {
-                name: "element_shape",
-                types: Types::Of(&[3]),
-            },
-        ],
-        outputs: &[Arg {
-            name: "values",
-            types: Types::Any,
-        }],
+        inputs: &[Arg { name: "input_handle", types: Types::Of(&[21]) }, Arg { name: "indices", types: Types::Of(&[3]) }, Arg { name: "element_shape", types: Types::Of(&[3]) }],
+        outputs: &[Arg { name: "values", types: Types::Any }],
     },
     OpDtypes {
         op: "TensorListGetItem",
-        inputs: &[
-            Arg {
-                name: "input_handle",
-                types: Types::Of(&[21]),
-            },
-            Arg {
-                name: "index",
-                types: Types::Of(&[3]),
-            },
-            Arg {
-                name: "element_shape",
-                types: Types::Of(&[3, 9]),
-            },
-        ],
-        outputs: &[Arg {
-            name: "item",
-            types: Types::Any,
-        }],
+        inputs: &[Arg { name: "input_handle", types: Types::Of(&[21]) }, Arg { name: "index", types: Types::Of(&[3]) }, Arg { name: "element_shape", types: Types::Of(&[3, 9]) }],
+        outputs: &[Arg { name: "item", types: Types::Any }],
     },
     OpDtypes {
         op: "TensorListLength",
-        inputs: &[Arg {
-            name: "input_handle",
-            types: Types::Of(&[21]),
-        }],
-        outputs: &[Arg {
-            name: "length",
-            types: Types::Of(&[3]),
-        }],
+        inputs: &[Arg { name: "input_handle", types: Types::Of(&[21]) }],
+        outputs: &[Arg { name: "length", types: Types::Of(&[3]) }],
     },
     OpDtypes {
         op: "TensorListPopBack",
-        inputs: &[
-            Arg {
-                name: "input_handle",
-                types: Types::Of(&[21]),
-            },
-            Arg {
-                name: "element_shape",
-                types: Types::Of(&[3]),
-            },
-        ],
-        outputs: &[
-            Arg {
-                name: "output_handle",
-                types: Types::Of(&[21]),
-            },
-            Arg {
-                name: "tensor",
-                types: Types::Any,
-            },
-        ],
+        inputs: &[Arg { name: "input_handle", types: Types::Of(&[21]) }, Arg { name: "element_shape", types: Types::Of(&[3]) }],
+        outputs: &[Arg { name: "output_handle", types: Types::Of(&[21]) }, Arg { name: "tensor", types: Types::Any }],
     },
     OpDtypes {
         op: "TensorListPushBack",
-        inputs: &[
-            Arg {
-                name: "input_handle",
-                types: Types::Of(&[21]),
-            },
-            Arg {
-                name: "tensor",
-                types: Types::Any,
-            },
-        ],
-        outputs: &[Arg {
-            name: "output_handle",
-            types: Types::Of(&[21]),
-        }],
+        inputs: &[Arg { name: "input_handle", types: Types::Of(&[21]) }, Arg { name: "tensor", types: Types::Any }],
+        outputs: &[Arg { name: "output_handle", types: Types::Of(&[21]) }],
     },
     OpDtypes {
         op: "TensorListReserve",
-        inputs: &[
-            Arg {
-                name: "element_shape",
-                types: Types::Of(&[3, 9]),
-            },
-            Arg {
-                name: "num_elements",
-                types: Types::Of(&[3]),
-            },
-        ],
-        outputs: &[Arg {
-            name: "handle",
-            types: Types::Of(&[21]),
-        }],
+        inputs: &[Arg { name: "element_shape", types: Types::Of(&[3, 9]) }, Arg { name: "num_elements", types: Types::Of(&[3]) }],
+        outputs: &[Arg { name: "handle", types: Types::Of(&[21]) }],
     },
     OpDtypes {
         op: "TensorListResize",
-        inputs: &[
-            Arg {
-                name: "input_handle",
-                types: Types::Of(&[21]),
-            },
-            Arg {
-                name: "size",
-                types: Types::Of(&[3]),
-            },
-        ],
-        outputs: &[Arg {
-            name: "output_handle",
-            types: Types::Of(&[21]),
-        }],
+        inputs: &[Arg { name: "input_handle", types: Types::Of(&[21]) }, Arg { name: "size", types: Types::Of(&[3]) }],
+        outputs: &[Arg { name: "output_handle", types: Types::Of(&[21]) }],
     },
     OpDtypes {
         op: "TensorListSetItem",
-        inputs: &[
-            Arg {
-                name: "input_handle",
-                types: Types::Of(&[21]),
-            },
-            Arg {
-                name: "index",
-                types: Types::Of(&[3]),
-            },
-            Arg {
-                name: "item",
-                types: Types::Any,
-            },
-        ],
-        outputs: &[Arg {
-            name: "output_handle",
-            types: Types::Of(&[21]),
-        }],
+        inputs: &[Arg { name: "input_handle", types: Types::Of(&[21]) }, Arg { name: "index", types: Types::Of(&[3]) }, Arg { name: "item", types: Types::Any }],
+        outputs: &[Arg { name: "output_handle", types: Types::Of(&[21]) }],
     },
     OpDtypes {
         op: "TensorListStack",
-        inputs: &[
-            Arg {
-                name: "input_handle",
-                types: Types::Of(&[21]),
-            },
-            Arg {
-                name: "element_shape",
-                types: Types::Of(&[3]),
-            },
-        ],
-        outputs: &[Arg {
-            name: "tensor",
-            types: Types::Any,
-        }],
+        inputs: &[Arg { name: "input_handle", types: Types::Of(&[21]) }, Arg { name: "element_shape", types: Types::Of(&[3]) }],
+        outputs: &[Arg { name: "tensor", types: Types::Any }],
     },
     OpDtypes {
         op: "Tile",
-        inputs: &[
-            Arg {
-                name: "input",
-                types: Types::Any,
-            },
-            Arg {
-                name: "multiples",
-                types: Types::Of(&[3, 9]),
-            },
-        ],
-        outputs: &[Arg {
-            name: "output",
-            types: Types::Any,
-        }],
+        inputs: &[Arg { name: "input", types: Types::Any }, Arg { name: "multiples", types: Types::Of(&[3, 9]) }],
+        outputs: &[Arg { name: "output", types: Types::Any }],
     },
     OpDtypes {
         op: "TopKV2",
-        inputs: &[
-            Arg {
-                name: "input",
-                types: Types::Of(&[1, 2, 3, 4, 5, 6, 9, 14, 17, 19, 22, 23]),
-            },
-            Arg {
-                name: "k",
-                types: Types::Of(&[5, 3, 9]),
-            },
-        ],
-        outputs: &[
-            Arg {
-                name: "values",
-                types: Types::Of(&[1, 2, 3, 4, 5, 6, 9, 14, 17, 19, 22, 23]),
-            },
-            Arg {
-                name: "indices",
-                types: Types::Of(&[5, 3, 9]),
-            },
-        ],
+        inputs: &[Arg { name: "input", types: Types::Of(&[1, 2, 3, 4, 5, 6, 9, 14, 17, 19, 22, 23]) }, Arg { name: "k", types: Types::Of(&[5, 3, 9]) }],
+        outputs: &[Arg { name: "values", types: Types::Of(&[1, 2, 3, 4, 5, 6, 9, 14, 17, 19, 22, 23]) }, Arg { name: "indices", types: Types::Of(&[5, 3, 9]) }],
     },
     OpDtypes {
         op: "Transpose",
-        inputs: &[
-            Arg {
-                name: "x",
-                types: Types::Any,
-            },
-            Arg {
-                name: "perm",
-                types: Types::Of(&[3, 9]),
-            },
-        ],
-        outputs: &[Arg {
-            name: "y",
-            types: Types::Any,
-        }],
+        inputs: &[Arg { name: "x", types: Types::Any }, Arg { name: "perm", types: Types::Of(&[3, 9]) }],
+        outputs: &[Arg { name: "y", types: Types::Any }],
     },
     OpDtypes {
         op: "Unique",
-        inputs: &[Arg {
-            name: "x",
-            types: Types::Any,
-        }],
-        outputs: &[
-            Arg {
-                name: "y",
-                types: Types::Any,
-            },
-            Arg {
-                name: "idx",
-                types: Types::Of(&[3, 9]),
-            },
-        ],
+        inputs: &[Arg { name: "x", types: Types::Any }],
+        outputs: &[Arg { name: "y", types: Types::Any }, Arg { name: "idx", types: Types::Of(&[3, 9]) }],
     },
     OpDtypes {
         op: "UniqueWithCounts",
-        inputs: &[Arg {
-            name: "x",
-            types: Types::Any,
-        }],
-        outputs: &[
-            Arg {
-                name: "y",
-                types: Types::Any,
-            },
-            Arg {
-                name: "idx",
-                types: Types::Of(&[3, 9]),
-            },
-            Arg {
-                name: "count",
-                types: Types::Of(&[3, 9]),
-            },
-        ],
+        inputs: &[Arg { name: "x", types: Types::Any }],
+        outputs: &[Arg { name: "y", types: Types::Any }, Arg { name: "idx", types: Types::Of(&[3, 9]) }, Arg { name: "count", types: Types::Of(&[3, 9]) }],
     },
     OpDtypes {
         op: "Unpack",
-        inputs: &[Arg {
-            name: "value",
-            types: Types::Any,
-        }],
-        outputs: &[Arg {
-            name: "output",
-            types: Types::Any,
-        }],
+        inputs: &[Arg { name: "value", types: Types::Any }],
+        outputs: &[Arg { name: "output", types: Types::Any }],
     },
     OpDtypes {
         op: "Where",
-        inputs: &[Arg {
-            name: "input",
-            types: Types::Of(&[
-                1, 2, 3, 4, 5, 6, 8, 9, 11, 12, 13, 14, 15, 16, 17, 18, 19, 22, 23, 10,
-            ]),
-        }],
-        outputs: &[Arg {
-            name: "index",
-            types: Types::Of(&[9]),
-        }],
+        inputs: &[Arg { name: "input", types: Types::Of(&[1, 2, 3, 4, 5, 6, 8, 9, 11, 12, 13, 14, 15, 16, 17, 18, 19, 22, 23, 10]) }],
+        outputs: &[Arg { name: "index", types: Types::Of(&[9]) }],
     },
     OpDtypes {
         op: "While",
-        inputs: &[Arg {
-            name: "input",
-            types: Types::Any,
-        }],
-        outputs: &[Arg {
-            name: "output",
-            types: Types::Any,
-        }],
+        inputs: &[Arg { name: "input", types: Types::Any }],
+        outputs: &[Arg { name: "output", types: Types::Any }],
     },
     OpDtypes {
         op: "Xdivy",
-        inputs: &[
-            Arg {
-                name: "x",
-                types: Types::Of(&[19, 14, 1, 2, 8, 18]),
-            },
-            Arg {
-                name: "y",
-                types: Types::Of(&[19, 14, 1, 2, 8, 18]),
-            },
-        ],
-        outputs: &[Arg {
-            name: "z",
-            types: Types::Of(&[19, 14, 1, 2, 8, 18]),
-        }],
+        inputs: &[Arg { name: "x", types: Types::Of(&[19, 14, 1, 2, 8, 18]) }, Arg { name: "y", types: Types::Of(&[19, 14, 1, 2, 8, 18]) }],
+        outputs: &[Arg { name: "z", types: Types::Of(&[19, 14, 1, 2, 8, 18]) }],
     },
     OpDtypes {
         op: "Xlogy",
-        inputs: &[
-            Arg {
-                name: "x",
-                types: Types::Of(&[19, 14, 1, 2, 8, 18]),
-            },
-            Arg {
-                name: "y",
-                types: Types::Of(&[19, 14, 1, 2, 8, 18]),
-            },
-        ],
-        outputs: &[Arg {
-            name: "z",
-            types: Types::Of(&[19, 14, 1, 2, 8, 18]),
-        }],
+        inputs: &[Arg { name: "x", types: Types::Of(&[19, 14, 1, 2, 8, 18]) }, Arg { name: "y", types: Types::Of(&[19, 14, 1, 2, 8, 18]) }],
+        outputs: &[Arg { name: "z", types: Types::Of(&[19, 14, 1, 2, 8, 18]) }],
     },
     OpDtypes {
         op: "ZerosLike",
-        inputs: &[Arg {
-            name: "x",
-            types: Types::Any,
-        }],
-        outputs: &[Arg {
-            name: "y",
-            types: Types::Any,
-        }],
+        inputs: &[Arg { name: "x", types: Types::Any }],
+        outputs: &[Arg { name: "y", types: Types::Any }],
     },
 ];
 
