@@ -4,6 +4,8 @@
 //! so prototypes take their dtype lists from TensorFlow instead of lists
 //! typed by hand.
 
+// Generated: formatted by its generator, not by rustfmt.
+#[rustfmt::skip]
 mod table;
 
 use crate::frontend::tensorflow::ge_dtype;
