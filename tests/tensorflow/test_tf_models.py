@@ -40,6 +40,11 @@ TRACED_OUTPUT_SHAPES = (
     "written when the model was traced with a dynamic batch; opgraph infers the branches and the "
     "body with the fixed batch"
 )
+SHAPE_ARITHMETIC = (
+    "TensorFlow's shape functions read a size tensor through Shape, StridedSlice, Pack and Concat "
+    "only (MakeShapeFromShapeTensor); opgraph also folds arithmetic on it, as in a resize to "
+    "tf.shape(x)[1:3] * 2"
+)
 REFINED = {
     ("v1_control_flow", "dynamic"): ENTER_DROPS_SHAPES,
     ("v1_control_flow", "fixed"): ENTER_DROPS_SHAPES,
@@ -48,6 +53,7 @@ REFINED = {
     ("v1_nested_cond", "fixed"): ENTER_DROPS_SHAPES,
     ("tf2_encoder", "fixed"): TRACED_OUTPUT_SHAPES,
     ("tf2_lstm_loop", "fixed"): TRACED_OUTPUT_SHAPES,
+    ("detection_postprocess", "dynamic"): SHAPE_ARITHMETIC,
 }
 
 MODELS = model_names()

@@ -290,9 +290,53 @@ fn known_plan(ctx: &OpContext<'_>) -> Result<Option<Plan>, OpError> {
 fn infer(ctx: &mut OpContext<'_>) -> Result<(), OpError> {
     match known_plan(ctx)? {
         Some(plan) => ctx.set_output_shape(0, plan.shape())?,
-        None => return ctx.set_output_shape(0, Shape::unknown_rank()),
+        None => {
+            let shape = rank_only(ctx)?.unwrap_or_else(Shape::unknown_rank);
+            return ctx.set_output_shape(0, shape);
+        }
     }
     range_rules::propagate(ctx, 0, ranges_of)
+}
+
+/// The output when the input rank and the spec's length are known but not
+/// all of its values (`x[:n]` with `n` computed): the masks alone fix the
+/// rank, as in TensorFlow's shape function, and the dims the spec does not
+/// touch (after an ellipsis, or past its end) keep their size. Found by
+/// planning with two different made-up specs: a dim that comes out the same
+/// in both does not depend on the values; the others are unknown.
+fn rank_only(ctx: &OpContext<'_>) -> Result<Option<Shape>, OpError> {
+    let input = ctx.input_shape(0)?;
+    if input.rank().is_none() {
+        return Ok(None);
+    }
+    let length = (1..4).find_map(|i| match ctx.input_shape(i).ok()?.dims() {
+        [n] => usize::try_from(*n).ok(),
+        _ => None,
+    });
+    let Some(n) = length else {
+        return Ok(None);
+    };
+    let m = masks(ctx)?;
+    let made_up = |end: i64, stride: i64| {
+        plan(
+            input.dims(),
+            &vec![0; n],
+            &vec![end; n],
+            &vec![stride; n],
+            m,
+        )
+    };
+    let (Ok(one), Ok(other)) = (made_up(0, 1), made_up(1, 2)) else {
+        return Ok(None);
+    };
+    let (a, b) = (one.shape(), other.shape());
+    let dims: Vec<i64> = a
+        .dims()
+        .iter()
+        .zip(b.dims())
+        .map(|(&x, &y)| if x == y { x } else { UNKNOWN_DIM })
+        .collect();
+    Ok(Some(Shape::from_dims(dims)))
 }
 
 /// Each unknown input dim's slice length over its range (the spec is known
