@@ -91,9 +91,14 @@ def test_strided_slice_keeps_unknown_dims_and_shrinks_them() -> None:
     assert out[0].shape == (3, 4)
 
 
-def test_strided_slice_without_values_has_unknown_rank() -> None:
+def test_strided_slice_without_values_keeps_the_rank_its_spec_length_gives() -> None:
+    # Values unknown, length 2: both dims sliced by unknown amounts (as
+    # TensorFlow's shape function); length unknown too: the rank is unknown.
     vec = desc([2], DataType.INT32)
-    assert run("StridedSlice", [desc([4, 5]), vec, vec, vec])[0].shape == (-2,)
+    assert run("StridedSlice", [desc([4, 5]), vec, vec, vec])[0].shape == (-1, -1)
+    unknown_length = desc([-1], DataType.INT32)
+    spec = [unknown_length] * 3
+    assert run("StridedSlice", [desc([4, 5]), *spec])[0].shape == (-2,)
 
 
 @pytest.mark.parametrize(
