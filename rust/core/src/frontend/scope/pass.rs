@@ -128,23 +128,6 @@ impl ScopePassRegistry {
         self.passes.iter().find(|p| p.name == name)
     }
 
-    /// The passes to run: general ones and those named in `enabled`, in
-    /// registration order. Naming an unknown pass is an error (GE only
-    /// warns), so a typo does not silently skip a fusion.
-    pub fn selected(&self, enabled: &[String]) -> Result<Vec<&RegisteredScopePass>, String> {
-        let selection = PassSelection {
-            enabled: enabled.to_vec(),
-            disabled: Vec::new(),
-        };
-        Ok(self
-            .statuses(&selection)
-            .map_err(|(_, message)| message)?
-            .into_iter()
-            .filter(|(_, status)| *status == PassStatus::Ran)
-            .map(|(pass, _)| pass)
-            .collect())
-    }
-
     /// Every pass with whether `selection` runs it: general ones unless
     /// disabled, others when enabled (and not disabled). Naming an unknown
     /// pass, or one pass in both lists, is an error `(pass, message)`.

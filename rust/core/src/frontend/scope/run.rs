@@ -104,7 +104,6 @@ fn splice_checked(
     if declined.is_empty() {
         return Ok((Some(spliced), (records, declined)));
     }
-    drop(fused);
     let mut kept = keep.iter();
     results.retain(|_| *kept.next().unwrap_or(&false));
     if results.is_empty() {
