@@ -4,7 +4,8 @@ graphs, with a Rust core.
 Define an op with :class:`OpDef`, register it with :func:`register`, build a
 :class:`Graph` and call :func:`infer`; or load a frozen TensorFlow model with
 :func:`load_tensorflow` (parser plugins in :mod:`opgraph.tensorflow`) or a
-Caffe network with :func:`load_caffe` (parser plugins in :mod:`opgraph.caffe`).
+Caffe network with :func:`load_caffe` (parser plugins in :mod:`opgraph.caffe`)
+or an ONNX model with :func:`load_onnx` (parser plugins in :mod:`opgraph.onnx`).
 :func:`prepare` (in :mod:`opgraph.device`) then chooses device storage formats
 for an Ascend target, :func:`plan_memory` plans its device memory
 (:mod:`opgraph.memory`), and :func:`estimate_cost` times it on an Ascend
@@ -27,7 +28,7 @@ os.environ.setdefault("MIMALLOC_ARENA_RESERVE", "64MiB")
 os.environ.setdefault("MIMALLOC_ARENA_EAGER_COMMIT", "1")
 os.environ.setdefault("MIMALLOC_PURGE_DELAY", "250")
 
-from . import _core, caffe, cost, device, memory, tensorflow
+from . import _core, caffe, cost, device, memory, onnx, tensorflow
 from ._core import (
     Graph,
     InferDataTypeContext,
@@ -82,6 +83,7 @@ from .opdef import (
 )
 from .plugins import PluginWarning, load_entry_point_plugins, load_op_libraries, load_plugin_modules
 from .shape import UNKNOWN_DIM, UNKNOWN_RANK, Shape
+from .onnx import load_onnx
 from .tensorflow import load_tensorflow
 
 __version__: str = _core.__version__
@@ -146,6 +148,7 @@ __all__ = [
     "estimate_cost",
     "infer",
     "load_caffe",
+    "load_onnx",
     "load_entry_point_plugins",
     "load_op_libraries",
     "load_plugin_modules",

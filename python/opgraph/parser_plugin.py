@@ -61,6 +61,7 @@ class Framework(enum.Enum):
 
     TENSORFLOW = "tensorflow"
     CAFFE = "caffe"
+    ONNX = "onnx"
 
 
 class ImplyType(enum.Enum):

@@ -1,4 +1,4 @@
-//! Compiles opgraph's TensorFlow `.proto` schemas (rust/core/proto) with
+//! Compiles opgraph's TensorFlow and ONNX `.proto` schemas (rust/core/proto) with
 //! protox (pure Rust, no protoc) into a descriptor set, generates the prost
 //! message types from it, and leaves the encoded descriptor set in OUT_DIR
 //! for the text-format parser (prost-reflect) to embed.
@@ -7,12 +7,13 @@ use std::path::PathBuf;
 
 const PROTO_ROOT: &str = "proto";
 const TENSORFLOW_FILES: &[&str] = &["tensorflow/graph.proto"];
+const ONNX_FILES: &[&str] = &["onnx/onnx.proto"];
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     println!("cargo:rerun-if-changed={PROTO_ROOT}");
     let mut compiler = protox::Compiler::new([PROTO_ROOT])?;
     compiler.include_imports(true);
-    compiler.open_files(TENSORFLOW_FILES)?;
+    compiler.open_files(TENSORFLOW_FILES.iter().chain(ONNX_FILES))?;
     let out_dir = PathBuf::from(std::env::var("OUT_DIR")?);
     std::fs::write(
         out_dir.join("tensorflow_descriptors.bin"),

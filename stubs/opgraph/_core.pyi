@@ -321,6 +321,11 @@ def load_caffe(
     input_shapes: Sequence[tuple[str, Sequence[int]]] = ...,
     outputs: Sequence[str] = ...,
 ) -> Graph: ...
+def load_onnx(
+    path: str | PathLike[str],
+    input_shapes: Sequence[tuple[str, Sequence[int]]] = ...,
+    outputs: Sequence[str] = ...,
+) -> tuple[Graph, tuple[list[tuple[str, str]], list[tuple[str, int]], int, str]]: ...
 def load_tensorflow(
     path: str | PathLike[str],
     input_shapes: Sequence[tuple[str, Sequence[int]]] = ...,

@@ -12,6 +12,7 @@ from pathlib import Path
 from .. import infer as infer_graph
 from .._core import Graph, TensorDesc
 from ..caffe import load_caffe
+from ..onnx import load_onnx
 from ..cost import CostReport, PrecisionMode, estimate_cost
 from ..device import PrepareReport, prepare
 from ..errors import CostError, MemoryPlanError, OpgraphError
@@ -19,9 +20,10 @@ from ..memory import MemoryPlan, plan_memory
 from ..tensorflow import load_tensorflow_reported
 from ..tensorflow.scope_report import ScopePassRun
 
-FRAMEWORKS = ("tensorflow", "caffe")
+FRAMEWORKS = ("tensorflow", "caffe", "onnx")
 TF_SUFFIXES = (".pb", ".pbtxt")
 CAFFE_SUFFIXES = (".prototxt", ".caffemodel")
+ONNX_SUFFIXES = (".onnx",)
 
 Stage = Callable[[str], AbstractContextManager[object]]
 """Opens a named stage of the progress display."""
@@ -66,9 +68,11 @@ def framework_of(model: Path) -> str:
         return "tensorflow"
     if suffix in CAFFE_SUFFIXES:
         return "caffe"
+    if suffix in ONNX_SUFFIXES:
+        return "onnx"
     raise UsageError(
         f"cannot tell the framework of {model.name!r} from its extension; "
-        "pass --framework tensorflow or --framework caffe (ATC: --framework=3 or 0)"
+        "pass --framework tensorflow, caffe or onnx (ATC: --framework=3, 0 or 5)"
     )
 
 
@@ -138,6 +142,13 @@ def _load(options: CompileOptions) -> tuple[Graph, list[ScopePassRun]]:
         raise UsageError("--weights applies to Caffe models only (a frozen GraphDef holds its weights)")
     if options.custom_protos:
         raise UsageError("--custom-proto applies to Caffe models only")
+    if options.framework == "onnx":
+        if options.scope_passes or options.disabled_scope_passes:
+            raise UsageError("--enable/--disable-scope-fusion-passes apply to TensorFlow models only")
+        graph = load_onnx(
+            options.model, options.input_shapes, options.outputs or None, options.plugins, infer=False
+        )
+        return graph, []
     return load_tensorflow_reported(
         options.model,
         options.input_shapes,

@@ -27,11 +27,11 @@ from .report import build_report, write_report
 from .summary import error_paragraph, print_summary
 
 EXIT_OK, EXIT_MODEL_ERROR, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
-ATC_FRAMEWORKS = {"0": "caffe", "3": "tensorflow"}
+ATC_FRAMEWORKS = {"0": "caffe", "3": "tensorflow", "5": "onnx"}
 
 COMPILE_EPILOG = """\
 ATC spellings are accepted too, so an ATC command line can be pasted:
-  --model, --weight, --framework=0|3 (0 Caffe, 3 TensorFlow), --input_shape="data:1,3,224,224",
+  --model, --weight, --framework=0|3|5 (0 Caffe, 3 TensorFlow, 5 ONNX), --input_shape="data:1,3,224,224",
   --soc_version, --out_nodes="node:0;node2:0", --enable_scope_fusion_passes, --precision_mode.
 
 examples:
@@ -73,14 +73,14 @@ def _parser() -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
         allow_abbrev=False,
     )
-    c.add_argument("model", nargs="?", metavar="MODEL", help="the .pb/.pbtxt or .prototxt model file")
+    c.add_argument("model", nargs="?", metavar="MODEL", help="the .pb/.pbtxt, .prototxt or .onnx model file")
     c.add_argument("--model", dest="model_option", metavar="MODEL", help=argparse.SUPPRESS)
     c.add_argument("--example", choices=sorted(examples.EXAMPLES), help="compile a bundled example model")
     c.add_argument("--weights", "--weight", type=Path, metavar="W", help="the Caffe .caffemodel")
     c.add_argument(
         "--framework",
         choices=[*FRAMEWORKS, *ATC_FRAMEWORKS],
-        help="tensorflow or caffe (ATC: 3 or 0); default: from MODEL's extension",
+        help="tensorflow, caffe or onnx (ATC: 3, 0 or 5); default: from MODEL's extension",
     )
     c.add_argument(
         "--input-shape", "--input_shape", metavar="NAME:D,D;...", help='input shapes, e.g. "data:1,3,224,224"'

@@ -87,7 +87,7 @@ def _pass_line(run: dict[str, Any]) -> str:
 
 def _hint(error: OpgraphError, framework: str) -> str | None:
     if isinstance(error, ParseError) and error.unsupported:
-        module = "caffe" if framework == "caffe" else "tensorflow"
+        module = framework if framework in ("caffe", "onnx") else "tensorflow"
         return f"register one with @opgraph.{module}.plugin in a module passed to --plugins"
     if isinstance(error, ParseError) and error.node is not None:
         return "the plugin's own exception is above this message when run from Python"

@@ -1,6 +1,6 @@
 //! The IR operator a parser plugin fills in (GE's "dst" `ge::Operator`).
 
-use crate::types::{AttrValue, Attrs, Format};
+use crate::types::{AttrValue, Attrs, Format, HostTensor};
 
 /// An IR operator under construction: type, attributes, dynamic port sizes
 /// and tensor formats. The converter wires its inputs from the framework
@@ -22,6 +22,22 @@ pub struct OpDraft {
     pub input_formats: Vec<(u32, Format)>,
     /// Formats (origin and current) of output tensors by flat output index.
     pub output_formats: Vec<(u32, Format)>,
+    /// Constants the converter adds as inputs, by flat input position
+    /// (GE's ONNX plugins turn attributes that later opsets made inputs
+    /// into such constants): applied in order, each position counting the
+    /// inputs after the earlier ones. A constant fills an absent input at
+    /// its position, else is inserted there. Each becomes a Const node
+    /// named `<node>/<label>`.
+    pub const_inputs: Vec<ConstInput>,
+}
+
+/// One constant input a plugin asks for (see [`OpDraft::const_inputs`]).
+#[derive(Clone, Debug, PartialEq)]
+pub struct ConstInput {
+    pub position: u32,
+    /// Names the Const node, after the op's name.
+    pub label: String,
+    pub value: HostTensor,
 }
 
 impl OpDraft {
@@ -63,6 +79,15 @@ impl OpDraft {
 
     pub fn set_output_format(&mut self, index: u32, format: Format) {
         set_format(&mut self.output_formats, index, format);
+    }
+
+    /// Inserts `value` as input `position` (see [`OpDraft::const_inputs`]).
+    pub fn insert_const_input(&mut self, position: u32, label: &str, value: HostTensor) {
+        self.const_inputs.push(ConstInput {
+            position,
+            label: label.to_owned(),
+            value,
+        });
     }
 }
 

@@ -18,7 +18,8 @@ pub const OPAQUE_TENSOR: &str = "opaque_tensor";
 /// Which output of which framework node feeds an input.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct FrameworkInput {
-    /// Producer node name (or a function argument's name inside a body).
+    /// Producer node name (or a function argument's name inside a body);
+    /// empty for an absent optional input ([`FrameworkInput::absent`]).
     pub node: String,
     /// FunctionDef bodies name outputs by output argument (`node:arg:i`);
     /// `None` means `index` is already a flat output index (`node:i`).
@@ -35,6 +36,16 @@ impl FrameworkInput {
             output_arg: None,
             index,
         }
+    }
+
+    /// An omitted optional input (ONNX's empty value name): the IR input
+    /// stays unconnected.
+    pub fn absent() -> FrameworkInput {
+        FrameworkInput::new("", 0)
+    }
+
+    pub fn is_absent(&self) -> bool {
+        self.node.is_empty()
     }
 }
 

@@ -9,7 +9,9 @@
 //! - [`convert`]: framework graph → IR [`Graph`](crate::graph::Graph);
 //! - [`tensorflow`]: GraphDef decoding and the built-in TensorFlow plugins;
 //! - [`caffe`]: prototxt/caffemodel decoding (with users' custom.proto) and
-//!   the built-in Caffe plugins.
+//!   the built-in Caffe plugins;
+//! - [`onnx`]: ModelProto decoding (external data, subgraphs, opset
+//!   versions) and the built-in ONNX plugins.
 //!
 //! Shared by the decoders: [`text_format`] (protobuf text with positions)
 //! and [`mapped`] (memory-mapped model files).
@@ -21,6 +23,7 @@ pub mod draft;
 pub mod error;
 pub mod framework;
 pub mod mapped;
+pub mod onnx;
 pub mod plugin;
 pub mod scope;
 pub mod tensorflow;

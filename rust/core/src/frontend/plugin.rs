@@ -3,6 +3,7 @@
 //! framework and origin op type. A user plugin for an origin type replaces
 //! the built-in one; two user plugins for one origin type need `override`.
 
+use super::onnx::opset::split_origin;
 use super::{FrameworkOp, OpDraft, PluginError};
 use crate::graph::Graph;
 use rustc_hash::FxHashMap;
@@ -14,6 +15,7 @@ pub enum Framework {
     #[default]
     TensorFlow,
     Caffe,
+    Onnx,
 }
 
 impl Framework {
@@ -21,6 +23,7 @@ impl Framework {
         match self {
             Framework::TensorFlow => "TensorFlow",
             Framework::Caffe => "Caffe",
+            Framework::Onnx => "ONNX",
         }
     }
 }
@@ -159,6 +162,9 @@ pub struct PluginRegistrationError {
 #[derive(Clone, Debug, Default)]
 pub struct PluginRegistry {
     plugins: FxHashMap<Framework, FxHashMap<String, Arc<ParserPlugin>>>,
+    /// ONNX origin types `domain::version::op_type` by `domain::op_type`:
+    /// the registered versions, ascending, for opset resolution.
+    onnx_versions: FxHashMap<String, Vec<(i64, String)>>,
 }
 
 impl PluginRegistry {
@@ -171,7 +177,8 @@ impl PluginRegistry {
         let mut registry = PluginRegistry::new();
         let builtins = super::tensorflow::builtin_plugins()
             .into_iter()
-            .chain(super::caffe::builtin_plugins());
+            .chain(super::caffe::builtin_plugins())
+            .chain(super::onnx::builtin_plugins());
         for plugin in builtins {
             registry
                 .register(plugin, false)
@@ -230,12 +237,36 @@ impl PluginRegistry {
             if !keep_user {
                 by_origin.insert(origin.clone(), plugin.clone());
             }
+            if plugin.framework == Framework::Onnx {
+                if let Some((domain, version, op_type)) = split_origin(origin) {
+                    let versions = self
+                        .onnx_versions
+                        .entry(format!("{domain}::{op_type}"))
+                        .or_default();
+                    if let Err(at) = versions.binary_search_by_key(&version, |(v, _)| *v) {
+                        versions.insert(at, (version, origin.clone()));
+                    }
+                }
+            }
         }
         Ok(())
     }
 
+    /// The plugin for `origin_op_type`. An ONNX origin type
+    /// `domain::opset::op_type` without a plugin of its own resolves to the
+    /// plugin of the highest registered version not above `opset`.
     pub fn get(&self, framework: Framework, origin_op_type: &str) -> Option<&Arc<ParserPlugin>> {
-        self.plugins.get(&framework)?.get(origin_op_type)
+        let by_origin = self.plugins.get(&framework)?;
+        if let Some(plugin) = by_origin.get(origin_op_type) {
+            return Some(plugin);
+        }
+        if framework != Framework::Onnx {
+            return None;
+        }
+        let (domain, opset, op_type) = split_origin(origin_op_type)?;
+        let versions = self.onnx_versions.get(&format!("{domain}::{op_type}"))?;
+        let (_, origin) = versions.iter().rev().find(|(v, _)| *v <= opset)?;
+        by_origin.get(origin)
     }
 
     /// Every registered (framework, origin op type), sorted.

@@ -1,4 +1,4 @@
-//! `load_tensorflow` and `load_caffe`: decode → (scope passes) → plugins,
+//! `load_tensorflow`, `load_caffe` and `load_onnx`: decode → (scope passes) → plugins,
 //! through one guarded runner that releases the GIL (Python plugins
 //! re-attach for their own calls) and keeps any internal panic out of
 //! Python.
@@ -8,6 +8,7 @@ use crate::convert::shape_arg;
 use crate::errors::guard_panics_detached;
 use crate::graph::PyGraph;
 use opgraph_core::frontend::caffe::{self, CaffeFiles};
+use opgraph_core::frontend::onnx;
 use opgraph_core::frontend::convert::ConvertOptions;
 use opgraph_core::frontend::plugin::{global_plugins, Framework};
 use opgraph_core::frontend::scope::PassRun;
@@ -129,4 +130,31 @@ pub fn load_caffe(
     run_loader(py, Framework::Caffe, &files.prototxt, |plugins, ops| {
         caffe::load(&files, &options, plugins, ops)
     })
+}
+
+/// What `load_onnx` says besides the graph: every main-graph value's
+/// tensor (`node:i`), the opsets by domain, the IR version and producer.
+type OnnxReportTuple = (Vec<(String, String)>, Vec<(String, i64)>, i64, String);
+
+/// Loads an ONNX model (`.onnx`, external data beside it) as an uninferred
+/// Graph with the registered parser plugins and op types.
+#[pyfunction]
+#[pyo3(signature = (path, input_shapes = Vec::new(), outputs = Vec::new()))]
+pub fn load_onnx(
+    py: Python<'_>,
+    path: PathBuf,
+    input_shapes: Vec<(String, Bound<'_, PyAny>)>,
+    outputs: Vec<String>,
+) -> PyResult<(PyGraph, OnnxReportTuple)> {
+    let options = ConvertOptions {
+        input_shapes: self::input_shapes(input_shapes)?,
+        outputs,
+    };
+    let mut report = None;
+    let graph = run_loader(py, Framework::Onnx, &path, |plugins, ops| {
+        let (graph, model) = onnx::load_reported(&path, &options, plugins, ops)?;
+        report = Some((model.values, model.opsets, model.ir_version, model.producer));
+        Ok(graph)
+    })?;
+    Ok((graph, report.unwrap_or_default()))
 }

@@ -1,6 +1,6 @@
 //! The frontend bindings: framework ops and the IR operator a parser plugin
 //! fills, Python callables as parser plugins, `auto_mapping`,
-//! `load_tensorflow` and `load_caffe`.
+//! `load_tensorflow`, `load_caffe` and `load_onnx`.
 
 mod callbacks;
 pub(crate) mod errors;
@@ -21,5 +21,6 @@ pub fn add_to_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(register::auto_mapping_dynamic, m)?)?;
     m.add_function(wrap_pyfunction!(load::load_tensorflow, m)?)?;
     m.add_function(wrap_pyfunction!(load::load_caffe, m)?)?;
+    m.add_function(wrap_pyfunction!(load::load_onnx, m)?)?;
     Ok(())
 }

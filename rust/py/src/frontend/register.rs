@@ -19,8 +19,9 @@ pub fn framework_from_name(name: &str) -> PyResult<Framework> {
     match name {
         "tensorflow" => Ok(Framework::TensorFlow),
         "caffe" => Ok(Framework::Caffe),
+        "onnx" => Ok(Framework::Onnx),
         _ => Err(PyValueError::new_err(format!(
-            "'{name}' is not a framework; expected 'tensorflow' or 'caffe'"
+            "'{name}' is not a framework; expected 'tensorflow', 'caffe' or 'onnx'"
         ))),
     }
 }

@@ -183,10 +183,14 @@ impl<'c, 'f> GraphBuilder<'c, 'f> {
         &self,
         op: &'f FrameworkOp,
         inputs: &[&'f FrameworkInput],
-    ) -> Result<(Vec<OutputRef>, Vec<LateInput<'f>>), FrontendError> {
+    ) -> Result<(Vec<Option<OutputRef>>, Vec<LateInput<'f>>), FrontendError> {
         let mut edges: Vec<Option<OutputRef>> = Vec::with_capacity(inputs.len());
         let mut later = Vec::new();
         for (pos, &input) in inputs.iter().enumerate() {
+            if input.is_absent() {
+                edges.push(None);
+                continue;
+            }
             let referrer = || format!("node '{}' input {pos}", op.name);
             let producer = lookup(&self.names, &input.node, &self.place, referrer)?;
             if is_back_edge(op, &self.ops[producer]) && self.converted[producer].is_none() {
@@ -196,17 +200,17 @@ impl<'c, 'f> GraphBuilder<'c, 'f> {
                 edges.push(Some(self.resolve_at(&referrer, input, producer)?));
             }
         }
-        let stand_in = edges.iter().flatten().next().copied();
-        let edges = edges
-            .into_iter()
-            .map(|e| e.or(stand_in))
-            .collect::<Option<Vec<_>>>()
-            .ok_or_else(|| {
-                FrontendError::Graph(format!(
+        if !later.is_empty() {
+            let Some(stand_in) = edges.iter().flatten().next().copied() else {
+                return Err(FrontendError::Graph(format!(
                     "Merge '{}' has only loop back edges (NextIteration inputs); one input must enter the loop",
                     op.name
-                ))
-            })?;
+                )));
+            };
+            for &(pos, _) in &later {
+                edges[pos] = Some(stand_in);
+            }
+        }
         Ok((edges, later))
     }
 

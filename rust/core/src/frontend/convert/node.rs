@@ -113,7 +113,8 @@ impl<'f> GraphBuilder<'_, 'f> {
         }
 
         let controls = self.control_inputs(op)?;
-        let (edges, later) = self.resolve_inputs(op, &inputs)?;
+        let (mut edges, later) = self.resolve_inputs(op, &inputs)?;
+        self.insert_const_inputs(op, &mut draft, &mut edges)?;
         let (id, outputs) = match &plugin.parse_op_to_graph {
             Some(expand) => {
                 let body = expand(&draft).map_err(plugin_error)?;
@@ -125,13 +126,50 @@ impl<'f> GraphBuilder<'_, 'f> {
         Ok(Converted::Node { id, outputs })
     }
 
+    /// Adds the draft's constant inputs as Const nodes and splices them
+    /// into `edges`: one fills an absent input at its position, else is
+    /// inserted there (absent inputs fill any gap before it).
+    fn insert_const_inputs(
+        &mut self,
+        op: &FrameworkOp,
+        draft: &mut OpDraft,
+        edges: &mut Vec<Option<OutputRef>>,
+    ) -> Result<(), FrontendError> {
+        for input in std::mem::take(&mut draft.const_inputs) {
+            let position = input.position as usize;
+            if position > edges.len() {
+                edges.resize(position, None);
+            }
+            let mut name = format!("{}/{}", op.name, input.label);
+            let mut k = 2;
+            while self.graph.find(&name).is_some() {
+                name = format!("{}/{}_{k}", op.name, input.label);
+                k += 1;
+            }
+            let spec = OpSpec {
+                op_type: "Const".into(),
+                name,
+                ..OpSpec::default()
+            };
+            let id = add_op(&mut self.graph, self.cx.ops, spec)
+                .map_err(|e| FrontendError::Graph(format!("node '{}': {e}", op.name)))?;
+            self.graph.node_mut(id).outputs[0] = TensorDesc::constant(input.value, Format::Nd);
+            let edge = Some(OutputRef::new(id, 0));
+            match edges.get_mut(position) {
+                Some(slot @ None) => *slot = edge,
+                _ => edges.insert(position, edge),
+            }
+        }
+        Ok(())
+    }
+
     /// The node of an IR op the draft describes, wired by its prototype.
     fn add_node(
         &mut self,
         k: usize,
         op: &'f FrameworkOp,
         mut draft: OpDraft,
-        edges: &[OutputRef],
+        edges: &[Option<OutputRef>],
         controls: Vec<NodeId>,
     ) -> Result<(NodeId, OutputLayout), FrontendError> {
         let Some(schema) = self.cx.ops.get(&draft.op_type).cloned() else {
@@ -281,13 +319,20 @@ impl<'f> GraphBuilder<'_, 'f> {
         op: &FrameworkOp,
         draft: OpDraft,
         body: Graph,
-        edges: Vec<OutputRef>,
+        edges: Vec<Option<OutputRef>>,
         controls: Vec<NodeId>,
     ) -> Result<(NodeId, OutputLayout), FrontendError> {
         let plugin_error = |message: String| FrontendError::Plugin {
             node: op.name.clone(),
             origin_op_type: op.op_type.clone(),
             error: PluginError::new(message),
+        };
+        let Some(edges) = edges.into_iter().collect::<Option<Vec<_>>>() else {
+            return Err(plugin_error(
+                "an input is absent, but the node becomes a call of parse_op_to_graph's body, \
+                 which takes every input"
+                    .into(),
+            ));
         };
         let count = body.outputs().len() as u32;
         if count == 0 {

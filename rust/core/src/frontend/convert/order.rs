@@ -48,6 +48,9 @@ fn push_producers(
     found: &mut Vec<usize>,
 ) -> Result<(), FrontendError> {
     for (i, input) in op.inputs.iter().enumerate() {
+        if input.is_absent() {
+            continue;
+        }
         let producer = lookup(names, &input.node, place, || {
             format!("node '{}' input {i}", op.name)
         })?;

@@ -15,11 +15,12 @@ use std::sync::Arc;
 /// none (when the inputs have run out) per OPTIONAL port, and the draft's
 /// count per DYNAMIC port. A DYNAMIC port the draft did not size takes the
 /// inputs the other ports leave when it is the only unsized one, else one.
+/// An absent input (`None`, ONNX's "") may only fill an OPTIONAL port.
 /// Errors say what the prototype expected.
 pub(super) fn lay_out_inputs(
     schema: &OpSchema,
     draft: &OpDraft,
-    inputs: &[OutputRef],
+    inputs: &[Option<OutputRef>],
 ) -> Result<Vec<PortInput>, String> {
     let sized = |port: &PortDef| {
         draft
@@ -50,10 +51,18 @@ pub(super) fn lay_out_inputs(
     for port in &schema.inputs {
         match port.param_type {
             ParamType::Required => {
-                let Some(&edge) = inputs.get(at) else {
+                let Some(&given) = inputs.get(at) else {
                     return Err(format!(
                         "it has {}, but {} needs one for required input '{}' ({})",
                         count_inputs(inputs.len()),
+                        schema.op_type,
+                        port.name,
+                        describe_ports(schema, draft)
+                    ));
+                };
+                let Some(edge) = given else {
+                    return Err(format!(
+                        "its input {at} is absent, but {} input '{}' is required ({})",
                         schema.op_type,
                         port.name,
                         describe_ports(schema, draft)
@@ -65,7 +74,7 @@ pub(super) fn lay_out_inputs(
             ParamType::Optional => {
                 let edge = inputs.get(at).copied();
                 at += usize::from(edge.is_some());
-                laid_out.push(PortInput::Single(edge));
+                laid_out.push(PortInput::Single(edge.flatten()));
             }
             ParamType::Dynamic => {
                 let count = match sized(port) {
@@ -84,7 +93,13 @@ pub(super) fn lay_out_inputs(
                         describe_ports(schema, draft)
                     ));
                 };
-                laid_out.push(PortInput::Many(edges.to_vec()));
+                let Some(edges) = edges.iter().copied().collect::<Option<Vec<_>>>() else {
+                    return Err(format!(
+                        "an input of dynamic input '{}' of {} is absent; only optional inputs may be",
+                        port.name, schema.op_type
+                    ));
+                };
+                laid_out.push(PortInput::Many(edges));
                 at += count;
             }
         }

@@ -1,7 +1,9 @@
 //! Reshape: new dims from the value of the `shape` input (value-depend).
 //! One `-1` is inferred from the element count, `0` is a literal zero
-//! (TensorFlow / numpy semantics). GE's `axis` / `num_axes` restrict the
-//! reshape to a range of the input dims (Caffe's Reshape layer).
+//! (TensorFlow / numpy semantics) unless `allowzero` is 0: then, as in
+//! ONNX's Reshape, a `0` copies the input dim at the same position. GE's
+//! `axis` / `num_axes` restrict the reshape to a range of the input dims
+//! (Caffe's Reshape layer).
 
 use super::host::Elems;
 use crate::bail;
@@ -25,6 +27,7 @@ pub(super) fn schemas() -> Vec<OpSchema> {
         )
         .attr("axis", AttrType::Int, Some(AttrValue::Int(0)))
         .attr("num_axes", AttrType::Int, Some(AttrValue::Int(-1)))
+        .attr("allowzero", AttrType::Int, Some(AttrValue::Int(1)))
         .infer_shape(op_fn(infer_reshape))
         .fold(op_fn(fold_view));
     vec![reshape]
@@ -49,7 +52,30 @@ fn infer_reshape(ctx: &mut OpContext<'_>) -> Result<(), OpError> {
         Some(_) => None,
         None => ctx.input_shape_value(1).filter(|s| !s.is_unknown_rank()),
     };
+    let copy_zeros = ctx.attr_int("allowzero")? == 0;
+    let (value, partial) = if copy_zeros {
+        match (value, partial) {
+            (Some(v), _) => (Some(copy_input_dims(input, v)?), None),
+            (None, Some(p)) => {
+                let copied = copy_input_dims(input, Dims::from_slice(p.dims()))?;
+                let dims: Dims = copied
+                    .iter()
+                    .map(|&d| if d == COPIED_UNKNOWN { UNKNOWN_DIM } else { d })
+                    .collect();
+                (None, Some(Shape::from_dims(&dims)))
+            }
+            none => none,
+        }
+    } else {
+        (value, partial)
+    };
     let target = match (value, partial, shape_input.dims()) {
+        // A copied dim that is unknown: the output has unknown dims where
+        // the copies and any -1 are.
+        (Some(target), _, _) if copy_zeros && target.contains(&COPIED_UNKNOWN) => {
+            let out = with_copied_unknowns(input, &target)?;
+            return ctx.set_output_shape(0, out);
+        }
         (Some(target), _, _) => target,
         // A folded shape vector known element by element (Shape -> Gather ->
         // Pack): its unknown entries are unknown output dims. With one
@@ -147,6 +173,73 @@ fn splice(ctx: &OpContext<'_>, input: &Shape, target: Dims) -> Result<Dims, OpEr
     let dims = input.dims();
     let (head, tail) = (&dims[..start as usize], &dims[end as usize..]);
     Ok(head.iter().chain(&target).chain(tail).copied().collect())
+}
+
+/// Marks a dim copied (ONNX `0`) from an input dim of unknown size.
+const COPIED_UNKNOWN: i64 = i64::MIN;
+
+/// ONNX's `allowzero = 0`: each `0` in `target` takes the input dim at its
+/// position ([`COPIED_UNKNOWN`] when that is unknown).
+fn copy_input_dims(input: &Shape, mut target: Dims) -> Result<Dims, OpError> {
+    for (i, d) in target.iter_mut().enumerate() {
+        if *d != 0 {
+            continue;
+        }
+        *d = match input.rank() {
+            None => COPIED_UNKNOWN,
+            Some(rank) if i < rank => match input.dims()[i] {
+                UNKNOWN_DIM => COPIED_UNKNOWN,
+                known => known,
+            },
+            Some(rank) => bail!(
+                "shape[{i}] is 0, which copies input dim {i}, but the input has rank {rank} (allowzero is 0)"
+            ),
+        };
+    }
+    Ok(target)
+}
+
+/// The output of a reshape whose target copies unknown input dims: those
+/// stay unknown, and they cancel against the same input dims, so a `-1`
+/// is still fixed when every other input dim is known (`[0, -1]` of
+/// `[batch, 8, 16, 16]` is `[batch, 2048]`).
+fn with_copied_unknowns(input: &Shape, target: &[i64]) -> Result<Shape, OpError> {
+    if target.iter().filter(|&&d| d == UNKNOWN_DIM).count() > 1 {
+        bail!("the target shape has more than one -1");
+    }
+    if let Some((i, bad)) = target
+        .iter()
+        .enumerate()
+        .find(|(_, &d)| d < UNKNOWN_DIM && d != COPIED_UNKNOWN)
+    {
+        bail!("shape[{i}] is {bad}; dims must be >= 0, or -1 to infer one dim");
+    }
+    let copied = |i: usize| target.get(i) == Some(&COPIED_UNKNOWN);
+    let rest_in = input.rank().and_then(|_| {
+        input
+            .dims()
+            .iter()
+            .enumerate()
+            .filter(|&(i, _)| !copied(i))
+            .try_fold(1i64, |acc, (_, &d)| (d >= 0).then(|| acc.checked_mul(d)).flatten())
+    });
+    let rest_out = target
+        .iter()
+        .filter(|&&d| d >= 0)
+        .try_fold(1i64, |acc, &d| acc.checked_mul(d));
+    let inferred = match (rest_in, rest_out) {
+        (Some(i), Some(o)) if o > 0 && i % o == 0 => Some(i / o),
+        _ => None,
+    };
+    let dims: Dims = target
+        .iter()
+        .map(|&d| match d {
+            COPIED_UNKNOWN => UNKNOWN_DIM,
+            UNKNOWN_DIM => inferred.unwrap_or(UNKNOWN_DIM),
+            known => known,
+        })
+        .collect();
+    Ok(Shape::from_dims(&dims))
 }
 
 /// Fills the one `-1` from the element count and checks the count matches.

@@ -1,0 +1,84 @@
+"""``load_onnx``: an ONNX model (with its external data) as an opgraph Graph."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from .. import _core
+from .._core import Graph
+from ..plugins import PluginModule, load_plugin_modules
+from ..shape import input_shape_pairs
+
+__all__ = ["OnnxReport", "load_onnx", "load_onnx_reported"]
+
+PathLike = str | os.PathLike[str]
+
+
+@dataclass(frozen=True)
+class OnnxReport:
+    """What loading an ONNX model found besides the graph."""
+
+    #: Every value of the main graph → the IR tensor holding it (``"node:i"``).
+    tensors: dict[str, str]
+    #: The model's operator set version by domain (``"ai.onnx"`` for the default).
+    opsets: dict[str, int]
+    ir_version: int
+    #: ``producer_name producer_version``.
+    producer: str
+
+
+def load_onnx_reported(
+    path: PathLike,
+    input_shapes: Mapping[str, Sequence[int]] | None = None,
+    outputs: Sequence[str] | None = None,
+    plugins: Sequence[PluginModule] = (),
+    *,
+    infer: bool = True,
+) -> tuple[Graph, OnnxReport]:
+    """:func:`load_onnx`, also returning an :class:`OnnxReport` (which IR
+    tensor holds each ONNX value, the opsets)."""
+    if isinstance(outputs, str):
+        raise TypeError(f"outputs is a list of tensor names; wrap it: [{outputs!r}]")
+    load_plugin_modules(plugins)
+    shapes = input_shape_pairs(input_shapes)
+    graph, (values, opsets, ir_version, producer) = _core.load_onnx(
+        os.fspath(path), shapes, list(outputs or ())
+    )
+    if infer:
+        _core.infer(graph, False, None)
+    return graph, OnnxReport(dict(values), dict(opsets), ir_version, producer)
+
+
+def load_onnx(
+    path: PathLike,
+    input_shapes: Mapping[str, Sequence[int]] | None = None,
+    outputs: Sequence[str] | None = None,
+    plugins: Sequence[PluginModule] = (),
+    *,
+    infer: bool = True,
+) -> Graph:
+    """Loads an ONNX model (``.onnx``; initializers stored externally are
+    read, memory-mapped, from files beside it) and maps every node onto IR
+    ops with the parser plugins: opgraph's built-in ones (the standard
+    ``ai.onnx`` operator set) and every user plugin registered so far.
+
+    - graph inputs become Data nodes named after them; symbolic dims
+      (``dim_param``) are unknown (-1) until ``input_shapes`` fixes them,
+      e.g. ``{"input_ids": [1, 128]}`` (ATC's ``--input_shape``);
+    - initializers become Const nodes named after them, nodes take their
+      ONNX name (or their first output's name when they have none);
+    - ``outputs`` names the graph outputs as IR tensors (``"node"`` or
+      ``"node:1"``) and prunes the graph to what they need; by default the
+      model's own outputs;
+    - ``plugins`` are modules (names, ``.py`` paths or module objects)
+      imported first so their plugins and ops register;
+    - ``infer`` (default true) verifies and infers the loaded graph.
+
+    Raises :class:`~opgraph.ParseError` when the file cannot be decoded, an
+    external data file is missing, short or outside the model's directory,
+    op types have no plugin (all of them are listed with counts), or a
+    plugin fails; inference failures raise as :func:`opgraph.infer` does."""
+    graph, _ = load_onnx_reported(path, input_shapes, outputs, plugins, infer=infer)
+    return graph

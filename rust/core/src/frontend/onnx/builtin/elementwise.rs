@@ -1,0 +1,152 @@
+//! Elementwise ops: unary math and activations, numpy-broadcasting binary
+//! ops (ONNX broadcasts as numpy does from opset 7), variadic Max / Min /
+//! Sum / Mean, Cast, Where and Clip.
+
+use super::{float_tensor, plugin, renamed, Node};
+use crate::frontend::{FrameworkOp, OpDraft, ParserPlugin, PluginError};
+use crate::types::{AttrValue, Shape};
+
+/// ONNX unary ops and their IR op (same semantics, no attributes).
+const UNARY: &[(&str, &str)] = &[
+    ("Abs", "Abs"),
+    ("Acos", "Acos"),
+    ("Acosh", "Acosh"),
+    ("Asin", "Asin"),
+    ("Asinh", "Asinh"),
+    ("Atan", "Atan"),
+    ("Atanh", "Atanh"),
+    ("Ceil", "Ceil"),
+    ("Cos", "Cos"),
+    ("Cosh", "Cosh"),
+    ("Erf", "Erf"),
+    ("Exp", "Exp"),
+    ("Floor", "Floor"),
+    ("IsNaN", "IsNan"),
+    ("Log", "Log"),
+    ("Neg", "Neg"),
+    ("Not", "LogicalNot"),
+    ("Reciprocal", "Reciprocal"),
+    ("Relu", "Relu"),
+    ("Round", "Round"),
+    ("Sigmoid", "Sigmoid"),
+    ("Sign", "Sign"),
+    ("Sin", "Sin"),
+    ("Sinh", "Sinh"),
+    ("Softplus", "Softplus"),
+    ("Softsign", "Softsign"),
+    ("Sqrt", "Sqrt"),
+    ("Tan", "Tan"),
+    ("Tanh", "Tanh"),
+    ("HardSwish", "HardSwish"),
+    ("Mish", "Mish"),
+];
+
+/// Unary ops with attributes: (ONNX op, IR op, attributes copied by name).
+const UNARY_WITH_ATTRS: &[(&str, &str, &[&str])] = &[
+    ("Elu", "Elu", &["alpha"]),
+    ("LeakyRelu", "LeakyRelu", &["alpha"]),
+    ("Selu", "Selu", &[]),
+    ("HardSigmoid", "HardSigmoid", &["alpha", "beta"]),
+    ("Celu", "Celu", &["alpha"]),
+    ("ThresholdedRelu", "ThresholdedRelu", &["alpha"]),
+    ("Shrink", "Shrink", &["bias", "lambd"]),
+    ("Gelu", "Gelu", &["approximate"]),
+    ("IsInf", "IsInf", &[]),
+];
+
+/// Broadcasting binary ops and their IR op.
+const BINARY: &[(&str, &str)] = &[
+    ("Add", "Add"),
+    ("Sub", "Sub"),
+    ("Mul", "Mul"),
+    ("Div", "Div"),
+    ("Pow", "Pow"),
+    ("Equal", "Equal"),
+    ("Greater", "Greater"),
+    ("Less", "Less"),
+    ("GreaterOrEqual", "GreaterEqual"),
+    ("LessOrEqual", "LessEqual"),
+    ("And", "LogicalAnd"),
+    ("Or", "LogicalOr"),
+    // For booleans, exclusive or is inequality.
+    ("Xor", "NotEqual"),
+    ("PRelu", "PRelu"),
+    // The remainder's sign rule (fmod) does not change shapes.
+    ("Mod", "FloorMod"),
+];
+
+pub(super) fn plugins() -> Vec<ParserPlugin> {
+    let mut all: Vec<ParserPlugin> = UNARY
+        .iter()
+        .chain(BINARY)
+        .map(|&(onnx, ir)| renamed(ir, onnx))
+        .collect();
+    for &(onnx, ir, attrs) in UNARY_WITH_ATTRS {
+        all.push(plugin(ir, onnx, 1, move |src, dst| {
+            let node = Node::of(src);
+            for &name in attrs {
+                node.copy(dst, name, name);
+            }
+            Ok(())
+        }));
+    }
+    all.push(plugin("Maximum", "Max", 1, |src, dst| variadic(src, dst, "Maximum")));
+    all.push(plugin("Minimum", "Min", 1, |src, dst| variadic(src, dst, "Minimum")));
+    all.push(plugin("Add", "Sum", 1, |src, dst| variadic(src, dst, "Add")));
+    all.push(plugin("Cast", "Cast", 1, parse_cast));
+    all.push(renamed("SelectV2", "Where"));
+    all.push(plugin("ClipByValue", "Clip", 1, parse_clip_attrs));
+    all.push(plugin("ClipByValue", "Clip", 11, parse_clip_inputs));
+    all
+}
+
+/// Max / Min / Sum of one input is that input; of two, the binary op. Longer
+/// lists need a chain of binary ops, which one IR op cannot be.
+fn variadic(src: &FrameworkOp, dst: &mut OpDraft, binary: &str) -> Result<(), PluginError> {
+    let node = Node::of(src);
+    match src.inputs.len() {
+        1 => dst.op_type = "Identity".into(),
+        2 => dst.op_type = binary.into(),
+        n => {
+            return Err(node.error(format_args!(
+                "it has {n} inputs; opgraph maps this variadic op with one or two"
+            )))
+        }
+    }
+    Ok(())
+}
+
+/// Cast: `to` is an ONNX element type; the IR takes it as `DstT`.
+fn parse_cast(src: &FrameworkOp, dst: &mut OpDraft) -> Result<(), PluginError> {
+    let node = Node::of(src);
+    let Some(to) = node.dtype("to")? else {
+        return Err(node.error("Cast has no attribute 'to'"));
+    };
+    dst.set_attr("DstT", AttrValue::DataType(to));
+    Ok(())
+}
+
+/// Clip before opset 11: `min` and `max` attributes (default: no bound),
+/// as FLOAT constant inputs.
+fn parse_clip_attrs(src: &FrameworkOp, dst: &mut OpDraft) -> Result<(), PluginError> {
+    let node = Node::of(src);
+    let min = node.float_or("min", f64::from(f32::MIN))? as f32;
+    let max = node.float_or("max", f64::from(f32::MAX))? as f32;
+    dst.insert_const_input(1, "min", float_tensor(&[min], Shape::scalar()));
+    dst.insert_const_input(2, "max", float_tensor(&[max], Shape::scalar()));
+    Ok(())
+}
+
+/// Clip from opset 11: optional `min` and `max` inputs. The IR op needs
+/// both; a missing bound is the FLOAT extreme (Clip of other types always
+/// gives both in exported models).
+fn parse_clip_inputs(src: &FrameworkOp, dst: &mut OpDraft) -> Result<(), PluginError> {
+    let node = Node::of(src);
+    if !node.has_input(1) {
+        dst.insert_const_input(1, "min", float_tensor(&[f32::MIN], Shape::scalar()));
+    }
+    if !node.has_input(2) {
+        dst.insert_const_input(2, "max", float_tensor(&[f32::MAX], Shape::scalar()));
+    }
+    Ok(())
+}

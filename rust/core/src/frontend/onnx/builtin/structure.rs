@@ -1,0 +1,102 @@
+//! Graph structure: inputs, initializers and Constant nodes, pass-through
+//! ops, and If (whose branches read outer values as extra inputs).
+
+use super::{float_tensor, int64_vector, plugin, renamed, Node};
+use crate::frontend::onnx::graph::{CONST, PLACEHOLDER};
+use crate::frontend::{Framework, FrameworkOp, OpDraft, ParserPlugin, PluginError};
+use crate::types::{AttrValue, DataType, Shape};
+
+pub(super) fn plugins() -> Vec<ParserPlugin> {
+    vec![
+        // Conversion gives Data its descriptor (dtype, shape) and index.
+        ParserPlugin::builtin(Framework::Onnx, "Data", &[PLACEHOLDER], |src, dst| {
+            for name in ["dtype", "shape"] {
+                Node::of(src).copy(dst, name, name);
+            }
+            Ok(())
+        }),
+        // Conversion moves `value` onto the output descriptor.
+        ParserPlugin::builtin(Framework::Onnx, "Const", &[CONST], |src, dst| {
+            Node::of(src).copy(dst, "value", "value");
+            Ok(())
+        }),
+        plugin("Const", "Constant", 1, parse_constant),
+        renamed("Identity", "Identity"),
+        plugin("Identity", "Dropout", 1, parse_dropout),
+        plugin("If", "If", 1, parse_if),
+    ]
+}
+
+/// Constant: the value from whichever of `value`, `value_float(s)`,
+/// `value_int(s)` is set (`value_string(s)` are strings the IR holds
+/// without bytes).
+fn parse_constant(src: &FrameworkOp, dst: &mut OpDraft) -> Result<(), PluginError> {
+    let node = Node::of(src);
+    let value = match () {
+        _ if node.has("value") => src.attrs.get("value").cloned(),
+        _ if node.has("value_float") => Some(AttrValue::Tensor(float_tensor(
+            &[node.float_or("value_float", 0.0)? as f32],
+            Shape::scalar(),
+        ))),
+        _ if node.has("value_floats") => {
+            let values: Vec<f32> = node
+                .floats("value_floats")?
+                .unwrap_or_default()
+                .iter()
+                .map(|&v| v as f32)
+                .collect();
+            let shape = Shape::from_dims(&[values.len() as i64]);
+            Some(AttrValue::Tensor(float_tensor(&values, shape)))
+        }
+        _ if node.has("value_int") => Some(AttrValue::Tensor(
+            crate::types::HostTensor::from_ints(
+                DataType::Int64,
+                Shape::scalar(),
+                &[node.int_or("value_int", 0)?],
+            )
+            .expect("INT64 holds any i64"),
+        )),
+        _ if node.has("value_ints") => Some(AttrValue::Tensor(int64_vector(
+            &node.ints("value_ints")?.unwrap_or_default(),
+        ))),
+        _ => None,
+    };
+    match value {
+        Some(value @ (AttrValue::Tensor(_) | AttrValue::NamedAttrs(_))) => {
+            dst.set_attr("value", value);
+            Ok(())
+        }
+        _ => Err(node.error(
+            "a Constant needs one of the attributes value, value_float, value_floats, \
+             value_int or value_ints (strings and sparse values are not supported)",
+        )),
+    }
+}
+
+/// Dropout at inference passes its input through; the optional mask
+/// output has no IR op to come from.
+fn parse_dropout(src: &FrameworkOp, _dst: &mut OpDraft) -> Result<(), PluginError> {
+    let node = Node::of(src);
+    if node.output_count() > 1 {
+        return Err(node.error(
+            "Dropout's mask output is used; opgraph maps Dropout at inference (one output)",
+        ));
+    }
+    Ok(())
+}
+
+/// If: `cond`, then the outer values the branches read; each branch is a
+/// subgraph taking those values as its arguments.
+fn parse_if(src: &FrameworkOp, dst: &mut OpDraft) -> Result<(), PluginError> {
+    let node = Node::of(src);
+    for branch in ["then_branch", "else_branch"] {
+        match src.attrs.get(branch) {
+            Some(AttrValue::NamedAttrs(f)) => dst.set_attr(branch, AttrValue::NamedAttrs(f.clone())),
+            _ => return Err(node.error(format_args!("If has no graph attribute '{branch}'"))),
+        }
+    }
+    let captured = src.inputs.len().saturating_sub(1);
+    dst.set_dynamic_input("input", captured as u32);
+    dst.set_dynamic_output("output", node.output_count() as u32);
+    Ok(())
+}

@@ -1,0 +1,504 @@
+//! `GraphProto` → framework ops: initializers become `Const` ops, graph
+//! inputs `Placeholder` ops, nodes ops of origin type
+//! `domain::opset::op_type`; value names resolve to (producer, output).
+//!
+//! A subgraph (an If branch, a Loop or Scan body) becomes a
+//! [`FrameworkFunction`]: its formal inputs and every value it reads from
+//! an enclosing graph (ONNX's outer-scope references) are `_Arg` ops, the
+//! formal inputs first. The node owning the subgraph gets the outer values
+//! as extra inputs after its own, so the IR sees ordinary data edges.
+
+use super::attrs::{attr_value, kind_of};
+use super::dtype::{ge_dtype, onnx_dtype_name};
+use super::external::ExternalFiles;
+use super::opset::{origin_op_type, Opsets};
+use super::pb;
+use super::pb::attribute_proto::AttributeType as Kind;
+use super::tensor::tensor_value;
+use crate::frontend::tensorflow::ARG_OP_TYPE;
+use crate::frontend::{FrameworkFunction, FrameworkInput, FrameworkOp, FrontendError};
+use crate::types::{AttrValue, Attrs, DataType, NamedAttrs};
+use rustc_hash::{FxHashMap, FxHashSet};
+
+/// The origin op types of a graph's sources.
+pub const PLACEHOLDER: &str = "Placeholder";
+pub const CONST: &str = "Const";
+
+/// The attribute giving a node's ONNX output count (trailing absent
+/// outputs excluded), for plugins of variadic ops (Split).
+pub const OUTPUT_COUNT_ATTR: &str = "_output_count";
+/// The attribute giving the subgraph's outer values an op reads, after its
+/// own inputs (their count).
+pub const CAPTURE_COUNT_ATTR: &str = "_captured_inputs";
+/// A Placeholder's symbolic dim names (`dim_param`), "" for other dims.
+pub const DIM_PARAMS_ATTR: &str = "dim_params";
+
+/// A decoded graph: its ops and where each value comes from.
+pub(super) struct DecodedGraph {
+    pub ops: Vec<FrameworkOp>,
+    /// Value name → producer and output.
+    pub values: FxHashMap<String, FrameworkInput>,
+    /// The graph's outputs, in order.
+    pub outputs: Vec<FrameworkInput>,
+    /// Outer values read (subgraphs only), in first-use order.
+    pub captures: Vec<String>,
+}
+
+/// State shared by a model's graphs while decoding.
+pub(super) struct Decoder<'m> {
+    pub opsets: &'m Opsets,
+    pub external: ExternalFiles,
+    /// Subgraph bodies, named uniquely.
+    pub functions: Vec<FrameworkFunction>,
+    function_names: FxHashSet<String>,
+    /// How deeply subgraphs nest at this point.
+    depth: usize,
+}
+
+/// How deeply subgraphs (If within Loop within If ...) may nest: a bound on
+/// the recursion an untrusted model can cause.
+pub const MAX_SUBGRAPH_DEPTH: usize = 64;
+
+/// Which graph a message is about.
+fn place(function: Option<&str>) -> String {
+    match function {
+        None => "the graph".to_owned(),
+        Some(f) => format!("subgraph '{f}'"),
+    }
+}
+
+impl<'m> Decoder<'m> {
+    pub fn new(opsets: &'m Opsets, external: ExternalFiles) -> Decoder<'m> {
+        Decoder {
+            opsets,
+            external,
+            functions: Vec::new(),
+            function_names: FxHashSet::default(),
+            depth: 0,
+        }
+    }
+
+    /// The ops of `graph`; `function` names a subgraph (then unknown value
+    /// names are captures of outer values instead of errors).
+    pub fn decode_graph(
+        &mut self,
+        graph: &pb::GraphProto,
+        function: Option<&str>,
+    ) -> Result<DecodedGraph, FrontendError> {
+        let at = place(function);
+        let mut names = Names::default();
+        let mut ops = Vec::with_capacity(graph.node.len() + graph.initializer.len());
+        let mut values: FxHashMap<String, FrameworkInput> = FxHashMap::default();
+        let define = |values: &mut FxHashMap<String, FrameworkInput>,
+                      value: &str,
+                      input: FrameworkInput|
+         -> Result<(), FrontendError> {
+            if values.insert(value.to_owned(), input).is_some() {
+                return Err(FrontendError::Decode(format!(
+                    "{at} defines value '{value}' twice; ONNX values are assigned once"
+                )));
+            }
+            Ok(())
+        };
+
+        for tensor in &graph.initializer {
+            if tensor.name.is_empty() {
+                return Err(FrontendError::Decode(format!(
+                    "{at} has an initializer without a name"
+                )));
+            }
+            let value = tensor_value(tensor, &mut self.external).map_err(|e| {
+                FrontendError::Decode(format!("initializer '{}' {e}", tensor.name))
+            })?;
+            let name = names.claim(&tensor.name);
+            define(&mut values, &tensor.name, FrameworkInput::new(&name, 0))?;
+            ops.push(const_op(name, value));
+        }
+        if let Some(sparse) = graph.sparse_initializer.first() {
+            let name = sparse.values.as_ref().map_or("", |v| v.name.as_str());
+            return Err(FrontendError::Decode(format!(
+                "{at} has sparse initializer '{name}'; opgraph reads dense initializers only"
+            )));
+        }
+        let mut formal = Vec::new();
+        for (index, input) in graph.input.iter().enumerate() {
+            if values.contains_key(&input.name) {
+                // IR >= 4: an input that is also an initializer is a
+                // constant with a default value; opgraph takes the value.
+                continue;
+            }
+            let name = names.claim(&input.name);
+            define(&mut values, &input.name, FrameworkInput::new(&name, 0))?;
+            let op = match function {
+                None => placeholder_op(name, input)?,
+                Some(_) => arg_op(name, index, input),
+            };
+            formal.push(op);
+        }
+        let first_node = ops.len() + formal.len();
+        ops.extend(formal);
+
+        // Names and outputs first: a value may be read before the node
+        // that writes it (the converter orders ops; ONNX files need not).
+        let mut node_names = Vec::with_capacity(graph.node.len());
+        for node in &graph.node {
+            let preferred = if node.name.is_empty() {
+                node.output.iter().find(|o| !o.is_empty()).map_or("node", String::as_str)
+            } else {
+                node.name.as_str()
+            };
+            let name = names.claim(preferred);
+            for (i, output) in node.output.iter().enumerate() {
+                if !output.is_empty() {
+                    define(&mut values, output, FrameworkInput::new(&name, i as u32))?;
+                }
+            }
+            node_names.push(name);
+        }
+
+        let mut captures: Vec<String> = Vec::new();
+        for (node, name) in graph.node.iter().zip(node_names) {
+            let op = self.decode_node(node, name, function, &values, &mut captures)?;
+            ops.push(op);
+        }
+        // Outer values read by this graph become `_Arg` ops after the formal inputs.
+        for (k, capture) in captures.iter().enumerate() {
+            let name = names.claim(capture);
+            values.insert(capture.clone(), FrameworkInput::new(&name, 0));
+            let index = graph.input.len() + k;
+            ops.push(FrameworkOp {
+                name,
+                op_type: ARG_OP_TYPE.to_owned(),
+                attrs: [
+                    ("index", AttrValue::Int(index as i64)),
+                    ("T", AttrValue::DataType(DataType::Undefined)),
+                ]
+                .into_iter()
+                .collect(),
+                ..FrameworkOp::default()
+            });
+        }
+        // A capture read by a node was recorded by its value name; point
+        // those inputs at the `_Arg` ops now that they exist.
+        if !captures.is_empty() {
+            for op in &mut ops[first_node..] {
+                for input in &mut op.inputs {
+                    if let Some(stripped) = input.node.strip_prefix(CAPTURE_MARK) {
+                        *input = values[stripped].clone();
+                    }
+                }
+            }
+        }
+        let mut outputs = Vec::with_capacity(graph.output.len());
+        for output in &graph.output {
+            match values.get(&output.name) {
+                Some(input) => outputs.push(input.clone()),
+                None if function.is_some() => {
+                    return Err(FrontendError::Decode(format!(
+                        "{at} returns '{}', an outer value; opgraph needs a body to compute its outputs",
+                        output.name
+                    )))
+                }
+                None => {
+                    return Err(FrontendError::Decode(format!(
+                        "the graph's output '{}' is not produced by any node, input or initializer",
+                        output.name
+                    )))
+                }
+            }
+        }
+        Ok(DecodedGraph {
+            ops,
+            values,
+            outputs,
+            captures,
+        })
+    }
+
+    fn decode_node(
+        &mut self,
+        node: &pb::NodeProto,
+        name: String,
+        function: Option<&str>,
+        values: &FxHashMap<String, FrameworkInput>,
+        captures: &mut Vec<String>,
+    ) -> Result<FrameworkOp, FrontendError> {
+        let op_type = origin_op_type(self.opsets, &node.domain, &node.op_type).map_err(|why| {
+            FrontendError::Decode(format!("node '{name}' ({}) {why}", node.op_type))
+        })?;
+        // Trailing absent inputs are the same as missing ones.
+        let given = node
+            .input
+            .iter()
+            .rposition(|i| !i.is_empty())
+            .map_or(0, |last| last + 1);
+        let mut inputs = Vec::with_capacity(given);
+        for value in &node.input[..given] {
+            inputs.push(self.resolve(value, &name, function, values, captures)?);
+        }
+        let mut attrs = Attrs::default();
+        let mut outer: Vec<String> = Vec::new();
+        for attr in &node.attribute {
+            let bad = |why: String| {
+                FrontendError::Decode(format!("node '{name}' attribute '{}' {why}", attr.name))
+            };
+            if !attr.ref_attr_name.is_empty() {
+                return Err(bad(format!(
+                    "refers to function attribute '{}' outside a function",
+                    attr.ref_attr_name
+                )));
+            }
+            let value = match kind_of(attr) {
+                Kind::Graph => {
+                    let body = attr.g.as_ref().ok_or_else(|| bad("has no graph".into()))?;
+                    let f = self.subgraph(body, &name, &attr.name, &mut outer)?;
+                    AttrValue::NamedAttrs(Box::new(NamedAttrs {
+                        name: f,
+                        attrs: Attrs::default(),
+                    }))
+                }
+                Kind::Graphs => {
+                    let mut names = Vec::with_capacity(attr.graphs.len());
+                    for (i, body) in attr.graphs.iter().enumerate() {
+                        let label = format!("{}{i}", attr.name);
+                        names.push(self.subgraph(body, &name, &label, &mut outer)?);
+                    }
+                    AttrValue::ListStr(names)
+                }
+                _ => attr_value(attr, &mut self.external).map_err(bad)?,
+            };
+            attrs.set(attr.name.as_str(), value);
+        }
+        // The outer values the subgraphs read, after the node's own inputs.
+        if !outer.is_empty() {
+            // Absent inputs in between stay absent: captures follow the
+            // node's full input list.
+            for _ in given..node.input.len() {
+                inputs.push(FrameworkInput::new("", 0));
+            }
+            attrs.set(CAPTURE_COUNT_ATTR, AttrValue::Int(outer.len() as i64));
+            for value in &outer {
+                inputs.push(self.resolve(value, &name, function, values, captures)?);
+            }
+        }
+        let outputs = node
+            .output
+            .iter()
+            .rposition(|o| !o.is_empty())
+            .map_or(0, |last| last + 1);
+        attrs.set(OUTPUT_COUNT_ATTR, AttrValue::Int(outputs as i64));
+        Ok(FrameworkOp {
+            name,
+            op_type,
+            inputs,
+            attrs,
+            ..FrameworkOp::default()
+        })
+    }
+
+    /// Where value `value` comes from: a producer in this graph, absent
+    /// (""), or, in a subgraph, an outer value (recorded as a capture).
+    fn resolve(
+        &self,
+        value: &str,
+        node: &str,
+        function: Option<&str>,
+        values: &FxHashMap<String, FrameworkInput>,
+        captures: &mut Vec<String>,
+    ) -> Result<FrameworkInput, FrontendError> {
+        if value.is_empty() {
+            return Ok(FrameworkInput::new("", 0));
+        }
+        if let Some(input) = values.get(value) {
+            return Ok(input.clone());
+        }
+        if function.is_none() {
+            return Err(FrontendError::Decode(format!(
+                "node '{node}' reads value '{value}', which no node, graph input or initializer produces"
+            )));
+        }
+        if !captures.iter().any(|c| c == value) {
+            captures.push(value.to_owned());
+        }
+        Ok(FrameworkInput::new(format!("{CAPTURE_MARK}{value}"), 0))
+    }
+
+    /// Decodes subgraph `body` of `node`'s attribute `attr` as a function;
+    /// its outer values are appended to `outer`. Returns the function name.
+    fn subgraph(
+        &mut self,
+        body: &pb::GraphProto,
+        node: &str,
+        attr: &str,
+        outer: &mut Vec<String>,
+    ) -> Result<String, FrontendError> {
+        if self.depth >= MAX_SUBGRAPH_DEPTH {
+            return Err(FrontendError::Decode(format!(
+                "node '{node}' attribute '{attr}' nests subgraphs more than {MAX_SUBGRAPH_DEPTH} deep"
+            )));
+        }
+        let mut name = format!("{node}/{attr}");
+        let mut k = 1;
+        while self.function_names.contains(&name) {
+            k += 1;
+            name = format!("{node}/{attr}_{k}");
+        }
+        self.function_names.insert(name.clone());
+        self.depth += 1;
+        let decoded = self.decode_graph(body, Some(&name));
+        self.depth -= 1;
+        let decoded = decoded?;
+        for capture in &decoded.captures {
+            if !outer.contains(capture) {
+                outer.push(capture.clone());
+            }
+        }
+        let inputs = body
+            .input
+            .iter()
+            .map(|i| i.name.clone())
+            .chain(decoded.captures.iter().cloned())
+            .collect();
+        self.functions.push(FrameworkFunction {
+            name: name.clone(),
+            inputs,
+            outputs: decoded.outputs,
+            ops: decoded.ops,
+            attrs: Attrs::default(),
+        });
+        Ok(name)
+    }
+}
+
+/// Marks a not-yet-bound outer value in a subgraph op's input (a prefix no
+/// ONNX value name starts with: names are C identifiers by convention, and
+/// the mark is stripped before anything else sees the op).
+const CAPTURE_MARK: &str = "\u{0}capture:";
+
+/// Unique op names within one graph: a name already taken gets `_2`, `_3` ...
+#[derive(Default)]
+struct Names {
+    taken: FxHashSet<String>,
+}
+
+impl Names {
+    fn claim(&mut self, preferred: &str) -> String {
+        if self.taken.insert(preferred.to_owned()) {
+            return preferred.to_owned();
+        }
+        let mut k = 2;
+        loop {
+            let name = format!("{preferred}_{k}");
+            if self.taken.insert(name.clone()) {
+                return name;
+            }
+            k += 1;
+        }
+    }
+}
+
+fn const_op(name: String, value: AttrValue) -> FrameworkOp {
+    let dtype = match &value {
+        AttrValue::Tensor(t) => Some(t.dtype()),
+        AttrValue::NamedAttrs(t) => match t.attrs.get("dtype") {
+            Some(AttrValue::DataType(d)) => Some(*d),
+            _ => None,
+        },
+        _ => None,
+    };
+    let mut attrs = Attrs::default();
+    attrs.set("value", value);
+    if let Some(dtype) = dtype {
+        attrs.set("dtype", AttrValue::DataType(dtype));
+    }
+    FrameworkOp {
+        name,
+        op_type: CONST.to_owned(),
+        attrs,
+        ..FrameworkOp::default()
+    }
+}
+
+/// The tensor type of a value's `ValueInfoProto`, if it has one.
+fn tensor_type(info: &pb::ValueInfoProto) -> Option<&pb::type_proto::Tensor> {
+    match info.r#type.as_ref()?.value.as_ref()? {
+        pb::type_proto::Value::TensorType(t) => Some(t),
+        _ => None,
+    }
+}
+
+/// A graph input: dtype, and dims (-1 for a symbol or an unnamed unknown
+/// dim; the symbols in [`DIM_PARAMS_ATTR`]); no shape: unknown rank.
+fn placeholder_op(name: String, input: &pb::ValueInfoProto) -> Result<FrameworkOp, FrontendError> {
+    let Some(tensor) = tensor_type(input) else {
+        return Err(FrontendError::Decode(format!(
+            "graph input '{}' is not a tensor (sequence, map and optional inputs are not supported)",
+            input.name
+        )));
+    };
+    let dtype = ge_dtype(tensor.elem_type).ok_or_else(|| {
+        FrontendError::Decode(format!(
+            "graph input '{}' has element type {}, which opgraph does not support",
+            input.name,
+            onnx_dtype_name(tensor.elem_type)
+        ))
+    })?;
+    let mut attrs = Attrs::default();
+    attrs.set("dtype", AttrValue::DataType(dtype));
+    if let Some(shape) = &tensor.shape {
+        let mut dims = Vec::with_capacity(shape.dim.len());
+        let mut params = Vec::with_capacity(shape.dim.len());
+        for dim in &shape.dim {
+            use pb::tensor_shape_proto::dimension::Value;
+            match &dim.value {
+                Some(Value::DimValue(v)) if *v >= 0 => {
+                    dims.push(*v);
+                    params.push(String::new());
+                }
+                Some(Value::DimValue(v)) => {
+                    return Err(FrontendError::Decode(format!(
+                        "graph input '{}' has dim {v}; a dim is >= 0 or a symbol",
+                        input.name
+                    )))
+                }
+                Some(Value::DimParam(p)) => {
+                    dims.push(-1);
+                    params.push(p.clone());
+                }
+                None => {
+                    dims.push(-1);
+                    params.push(String::new());
+                }
+            }
+        }
+        attrs.set("shape", AttrValue::ListInt(dims));
+        if params.iter().any(|p| !p.is_empty()) {
+            attrs.set(DIM_PARAMS_ATTR, AttrValue::ListStr(params));
+        }
+    }
+    Ok(FrameworkOp {
+        name,
+        op_type: PLACEHOLDER.to_owned(),
+        attrs,
+        ..FrameworkOp::default()
+    })
+}
+
+/// A subgraph's formal input `index`: an `_Arg` op (dtype from its type
+/// when given; the caller's descriptor replaces it during inference).
+fn arg_op(name: String, index: usize, input: &pb::ValueInfoProto) -> FrameworkOp {
+    let dtype = tensor_type(input)
+        .and_then(|t| ge_dtype(t.elem_type))
+        .unwrap_or(DataType::Undefined);
+    FrameworkOp {
+        name,
+        op_type: ARG_OP_TYPE.to_owned(),
+        attrs: [
+            ("index", AttrValue::Int(index as i64)),
+            ("T", AttrValue::DataType(dtype)),
+        ]
+        .into_iter()
+        .collect(),
+        ..FrameworkOp::default()
+    }
+}

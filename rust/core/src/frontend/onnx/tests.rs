@@ -1,0 +1,145 @@
+//! Decoder tests on models built here with prost (the Python tests build
+//! theirs with the onnx package, an independent encoder).
+
+use super::*;
+use crate::types::{AttrValue, DataType};
+use prost::Message;
+
+fn value_info(name: &str, elem: i32, dims: &[Result<i64, &str>]) -> pb::ValueInfoProto {
+    use pb::tensor_shape_proto::{dimension::Value, Dimension};
+    pb::ValueInfoProto {
+        name: name.into(),
+        r#type: Some(pb::TypeProto {
+            value: Some(pb::type_proto::Value::TensorType(pb::type_proto::Tensor {
+                elem_type: elem,
+                shape: Some(pb::TensorShapeProto {
+                    dim: dims
+                        .iter()
+                        .map(|d| Dimension {
+                            value: Some(match d {
+                                Ok(v) => Value::DimValue(*v),
+                                Err(p) => Value::DimParam((*p).into()),
+                            }),
+                            denotation: String::new(),
+                        })
+                        .collect(),
+                }),
+            })),
+            denotation: String::new(),
+        }),
+    }
+}
+
+fn node(op: &str, inputs: &[&str], outputs: &[&str]) -> pb::NodeProto {
+    pb::NodeProto {
+        op_type: op.into(),
+        input: inputs.iter().map(|s| (*s).into()).collect(),
+        output: outputs.iter().map(|s| (*s).into()).collect(),
+        ..Default::default()
+    }
+}
+
+fn model(graph: pb::GraphProto, opset: i64) -> bytes::Bytes {
+    pb::ModelProto {
+        ir_version: 8,
+        opset_import: vec![pb::OperatorSetIdProto {
+            domain: String::new(),
+            version: opset,
+        }],
+        graph: Some(graph),
+        ..Default::default()
+    }
+    .encode_to_vec()
+    .into()
+}
+
+fn relu_graph() -> pb::GraphProto {
+    pb::GraphProto {
+        name: "g".into(),
+        node: vec![node("Relu", &["x"], &["y"])],
+        input: vec![value_info("x", 1, &[Err("batch"), Ok(3)])],
+        output: vec![value_info("y", 1, &[])],
+        initializer: vec![pb::TensorProto {
+            name: "w".into(),
+            dims: vec![2],
+            data_type: 7,
+            raw_data: bytes::Bytes::from_static(&[1, 0, 0, 0, 0, 0, 0, 0, 2, 0, 0, 0, 0, 0, 0, 0]),
+            ..Default::default()
+        }],
+        ..Default::default()
+    }
+}
+
+#[test]
+fn inputs_initializers_and_nodes_become_framework_ops() {
+    let decoded = decode_model(model(relu_graph(), 13), None, "m").unwrap();
+    let ops = &decoded.graph.ops;
+    let types: Vec<(&str, &str)> = ops.iter().map(|o| (o.name.as_str(), o.op_type.as_str())).collect();
+    assert_eq!(types, [("w", "Const"), ("x", "Placeholder"), ("y", "ai.onnx::13::Relu")]);
+    assert_eq!(ops[1].attrs.get("shape"), Some(&AttrValue::ListInt(vec![-1, 3])));
+    assert_eq!(
+        ops[1].attrs.get(DIM_PARAMS_ATTR),
+        Some(&AttrValue::ListStr(vec!["batch".into(), String::new()]))
+    );
+    assert_eq!(ops[1].attrs.get("dtype"), Some(&AttrValue::DataType(DataType::Float)));
+    match ops[0].attrs.get("value") {
+        Some(AttrValue::Tensor(t)) => assert_eq!(t.to_ints(), Some(vec![1, 2])),
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(decoded.outputs, ["y:0"]);
+    assert_eq!(decoded.graph.name, "g");
+}
+
+#[test]
+fn bad_models_are_decode_errors_naming_the_problem() {
+    let err = |graph: pb::GraphProto, opset: i64| {
+        decode_model(model(graph, opset), None, "m").unwrap_err().to_string()
+    };
+    let mut dangling = relu_graph();
+    dangling.node[0].input[0] = "nowhere".into();
+    assert!(err(dangling, 13).contains("reads value 'nowhere'"));
+    let mut twice = relu_graph();
+    twice.node.push(node("Relu", &["x"], &["y"]));
+    assert!(err(twice, 13).contains("defines value 'y' twice"));
+    let mut custom = relu_graph();
+    custom.node[0].domain = "com.example".into();
+    assert!(err(custom, 13).contains("does not import"));
+    assert!(err(relu_graph(), 0).contains("versions start at 1"));
+    let garbage = decode_model(bytes::Bytes::from_static(&[0xff, 0xff, 0xff]), None, "m");
+    assert!(garbage.unwrap_err().to_string().contains("not an ONNX model"));
+}
+
+#[test]
+fn subgraph_outer_values_become_extra_inputs_and_arguments() {
+    let mut branch = |out: &str| pb::GraphProto {
+        name: out.into(),
+        node: vec![node("Relu", &["x"], &[out])],
+        output: vec![value_info(out, 1, &[])],
+        ..Default::default()
+    };
+    let graph_attr = |name: &str, g: pb::GraphProto| pb::AttributeProto {
+        name: name.into(),
+        r#type: 5,
+        g: Some(g),
+        ..Default::default()
+    };
+    let mut if_node = node("If", &["c"], &["z"]);
+    if_node.attribute = vec![graph_attr("then_branch", branch("a")), graph_attr("else_branch", branch("b"))];
+    let graph = pb::GraphProto {
+        node: vec![if_node],
+        input: vec![value_info("x", 1, &[Ok(2)]), value_info("c", 9, &[])],
+        output: vec![value_info("z", 1, &[])],
+        ..Default::default()
+    };
+    let decoded = decode_model(model(graph, 16), None, "m").unwrap();
+    let op = decoded.graph.ops.iter().find(|o| o.name == "z").unwrap();
+    let inputs: Vec<&str> = op.inputs.iter().map(|i| i.node.as_str()).collect();
+    assert_eq!(inputs, ["c", "x"]);
+    assert_eq!(op.attrs.get(CAPTURE_COUNT_ATTR), Some(&AttrValue::Int(1)));
+    let then = decoded.graph.function("z/then_branch").unwrap();
+    assert_eq!(then.inputs, ["x"]);
+    let arg = then.ops.iter().find(|o| o.op_type == "_Arg").unwrap();
+    assert_eq!(arg.attrs.get("index"), Some(&AttrValue::Int(0)));
+    assert_eq!(then.outputs[0].node, "a");
+    assert_eq!(then.ops.iter().find(|o| o.name == "a").unwrap().inputs[0].node, "x");
+}

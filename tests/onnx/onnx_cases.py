@@ -1,0 +1,96 @@
+"""One-node ONNX models built with the onnx package and run with its
+reference evaluator (``onnx.reference``): the ground truth for opgraph's
+ONNX plugins and the IR ops behind them."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import onnx
+from onnx import helper, numpy_helper
+from onnx.reference import ReferenceEvaluator
+
+from opgraph.onnx import load_onnx_reported
+
+#: numpy dtype → opgraph DataType name.
+NP_TO_OPGRAPH = {
+    np.dtype(np.float32): "FLOAT",
+    np.dtype(np.float16): "FLOAT16",
+    np.dtype(np.float64): "DOUBLE",
+    np.dtype(np.int64): "INT64",
+    np.dtype(np.int32): "INT32",
+    np.dtype(np.int8): "INT8",
+    np.dtype(np.uint8): "UINT8",
+    np.dtype(np.bool_): "BOOL",
+}
+
+
+@dataclass
+class OpCase:
+    """``op_type`` applied to ``inputs``: each a numpy array; those named in
+    ``constants`` are initializers (opgraph can read their values), the
+    rest graph inputs. ``None`` is an absent optional input."""
+
+    op_type: str
+    inputs: list[np.ndarray | None]
+    attrs: dict[str, Any] = field(default_factory=dict)
+    opset: int = 17
+    constants: tuple[int, ...] = ()
+    outputs: int = 1
+
+    @property
+    def id(self) -> str:
+        shapes = ",".join("-" if a is None else "x".join(map(str, a.shape)) for a in self.inputs)
+        attrs = ",".join(f"{k}={v}" for k, v in sorted(self.attrs.items()))
+        return f"{self.op_type}@{self.opset}({shapes};{attrs})"
+
+    def model(self) -> onnx.ModelProto:
+        names = ["" if a is None else f"in{i}" for i, a in enumerate(self.inputs)]
+        outputs = [f"out{i}" for i in range(self.outputs)]
+        node = helper.make_node(self.op_type, names, outputs, **self.attrs)
+        graph_inputs, initializers = [], []
+        for i, array in enumerate(self.inputs):
+            if array is None:
+                continue
+            if i in self.constants:
+                initializers.append(numpy_helper.from_array(array, names[i]))
+            else:
+                elem = helper.np_dtype_to_tensor_dtype(array.dtype)
+                graph_inputs.append(helper.make_tensor_value_info(names[i], elem, array.shape))
+        graph = helper.make_graph(
+            [node],
+            "case",
+            graph_inputs,
+            [helper.make_tensor_value_info(o, onnx.TensorProto.UNDEFINED, None) for o in outputs],
+            initializers,
+        )
+        model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", self.opset)])
+        model.ir_version = 8
+        return model
+
+    def reference(self) -> list[np.ndarray]:
+        """What onnx's reference evaluator computes."""
+        feeds = {f"in{i}": a for i, a in enumerate(self.inputs) if a is not None and i not in self.constants}
+        result = ReferenceEvaluator(self.model()).run(None, feeds)
+        return [np.asarray(r) for r in result]
+
+
+def inferred(case: OpCase, directory: Path) -> list[tuple[str, tuple[int, ...]]]:
+    """The dtype name and shape opgraph infers for each of the case's outputs."""
+    path = directory / "case.onnx"
+    onnx.save(case.model(), path)
+    graph, report = load_onnx_reported(path)
+    found = []
+    for i in range(case.outputs):
+        node, index = report.tensors[f"out{i}"].rsplit(":", 1)
+        desc = graph.desc(graph.tensor(node, int(index)))
+        found.append((desc.dtype.name, tuple(desc.shape)))
+    return found
+
+
+def expected(case: OpCase) -> list[tuple[str, tuple[int, ...]]]:
+    return [(NP_TO_OPGRAPH[r.dtype], tuple(r.shape)) for r in case.reference()]
+
