@@ -34,6 +34,7 @@ seeds_for() {
     case "$1" in
         graphdef) echo "../tests/tensorflow/data" ;;
         caffe) echo "../tests/caffe/data" ;;
+        onnx) echo "../tests/onnx/seeds" ;;
     esac
 }
 

@@ -325,7 +325,10 @@ def load_onnx(
     path: str | PathLike[str],
     input_shapes: Sequence[tuple[str, Sequence[int]]] = ...,
     outputs: Sequence[str] = ...,
-) -> tuple[Graph, tuple[list[tuple[str, str]], list[tuple[str, int]], int, str]]: ...
+) -> tuple[
+    Graph,
+    tuple[list[tuple[str, str]], list[tuple[str, int]], int, str, list[tuple[str, list[str]]]],
+]: ...
 def load_tensorflow(
     path: str | PathLike[str],
     input_shapes: Sequence[tuple[str, Sequence[int]]] = ...,

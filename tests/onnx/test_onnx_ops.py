@@ -83,6 +83,11 @@ CASES = [
     OpCase("Einsum", [f32(2, 3, 4), f32(2, 4, 5)], {"equation": "bij,bjk->bik"}),
     OpCase("DepthToSpace", [f32(1, 8, 2, 3)], {"blocksize": 2}),
     OpCase("SpaceToDepth", [f32(1, 2, 4, 6)], {"blocksize": 2}),
+    OpCase(
+        "RoiAlign",
+        [f32(2, 3, 8, 8), np.abs(f32(5, 4)), np.array([0, 1, 1, 0, 1], np.int64)],
+        {"output_height": 3, "output_width": 2},
+    ),
     OpCase("Identity", [X]),
     OpCase("Dropout", [X]),
 ]

@@ -9,7 +9,7 @@ opset for that domain is N or later, until a plugin for a later opset::
 
     @plugin("MyOp", origin_op_types=["com.example::1::MyOp"])
     def parse_my_op(src: FrameworkOp, dst: Operator) -> None:
-        dst.set_attr("alpha", src.attr("alpha"))
+        dst.set_attr("alpha", src.get_attr("alpha"))
 
 See :mod:`opgraph.parser_plugin` for the plugin kinds and their rules."""
 

@@ -27,6 +27,9 @@ class OnnxReport:
     ir_version: int
     #: ``producer_name producer_version``.
     producer: str
+    #: Each graph input with symbolic dims → the symbol of every dim ("" for
+    #: a dim that is not symbolic), e.g. ``{"input_ids": ["batch", "seq"]}``.
+    symbols: dict[str, list[str]]
 
 
 def load_onnx_reported(
@@ -43,12 +46,12 @@ def load_onnx_reported(
         raise TypeError(f"outputs is a list of tensor names; wrap it: [{outputs!r}]")
     load_plugin_modules(plugins)
     shapes = input_shape_pairs(input_shapes)
-    graph, (values, opsets, ir_version, producer) = _core.load_onnx(
+    graph, (values, opsets, ir_version, producer, symbols) = _core.load_onnx(
         os.fspath(path), shapes, list(outputs or ())
     )
     if infer:
         _core.infer(graph, False, None)
-    return graph, OnnxReport(dict(values), dict(opsets), ir_version, producer)
+    return graph, OnnxReport(dict(values), dict(opsets), ir_version, producer, dict(symbols))
 
 
 def load_onnx(
@@ -66,7 +69,8 @@ def load_onnx(
 
     - graph inputs become Data nodes named after them; symbolic dims
       (``dim_param``) are unknown (-1) until ``input_shapes`` fixes them,
-      e.g. ``{"input_ids": [1, 128]}`` (ATC's ``--input_shape``);
+      e.g. ``{"input_ids": [1, 128]}`` (ATC's ``--input_shape``); the size
+      it gives a symbol applies to every input naming that symbol;
     - initializers become Const nodes named after them, nodes take their
       ONNX name (or their first output's name when they have none);
     - ``outputs`` names the graph outputs as IR tensors (``"node"`` or

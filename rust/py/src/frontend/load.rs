@@ -133,8 +133,15 @@ pub fn load_caffe(
 }
 
 /// What `load_onnx` says besides the graph: every main-graph value's
-/// tensor (`node:i`), the opsets by domain, the IR version and producer.
-type OnnxReportTuple = (Vec<(String, String)>, Vec<(String, i64)>, i64, String);
+/// tensor (`node:i`), the opsets by domain, the IR version, the producer,
+/// and each input's symbolic dims.
+type OnnxReportTuple = (
+    Vec<(String, String)>,
+    Vec<(String, i64)>,
+    i64,
+    String,
+    Vec<(String, Vec<String>)>,
+);
 
 /// Loads an ONNX model (`.onnx`, external data beside it) as an uninferred
 /// Graph with the registered parser plugins and op types.
@@ -153,7 +160,13 @@ pub fn load_onnx(
     let mut report = None;
     let graph = run_loader(py, Framework::Onnx, &path, |plugins, ops| {
         let (graph, model) = onnx::load_reported(&path, &options, plugins, ops)?;
-        report = Some((model.values, model.opsets, model.ir_version, model.producer));
+        report = Some((
+            model.values,
+            model.opsets,
+            model.ir_version,
+            model.producer,
+            model.symbols,
+        ));
         Ok(graph)
     })?;
     Ok((graph, report.unwrap_or_default()))

@@ -48,6 +48,7 @@ mod external;
 pub mod graph;
 pub mod opset;
 pub mod pb;
+pub mod symbols;
 mod tensor;
 
 pub use graph::{CAPTURE_COUNT_ATTR, DIM_PARAMS_ATTR, MAX_SUBGRAPH_DEPTH, OUTPUT_COUNT_ATTR};
@@ -74,6 +75,9 @@ pub struct DecodedModel {
     pub opsets: Vec<(String, i64)>,
     pub ir_version: i64,
     pub producer: String,
+    /// Each graph input's symbolic dims (`dim_param`, "" elsewhere), for
+    /// inputs that have any.
+    pub symbols: Vec<(String, Vec<String>)>,
 }
 
 /// Decodes the model file at `path`; external data is read relative to its
@@ -126,7 +130,18 @@ pub fn decode_model(
     let functions = decoder.functions;
     let mut opsets: Vec<(String, i64)> = opsets.into_iter().collect();
     opsets.sort_unstable();
+    let graph = FrameworkGraph {
+        name: if graph.name.is_empty() {
+            fallback_name.to_owned()
+        } else {
+            graph.name.clone()
+        },
+        framework: super::Framework::Onnx,
+        ops: decoded.ops,
+        functions,
+    };
     Ok(DecodedModel {
+        symbols: symbols::input_symbols(&graph),
         outputs: decoded.outputs.iter().map(key).collect(),
         values,
         opsets,
@@ -134,16 +149,7 @@ pub fn decode_model(
         producer: format!("{} {}", model.producer_name, model.producer_version)
             .trim()
             .to_owned(),
-        graph: FrameworkGraph {
-            name: if graph.name.is_empty() {
-                fallback_name.to_owned()
-            } else {
-                graph.name.clone()
-            },
-            framework: super::Framework::Onnx,
-            ops: decoded.ops,
-            functions,
-        },
+        graph,
     })
 }
 
@@ -161,6 +167,12 @@ pub fn load_reported(
     if options.outputs.is_empty() {
         options.outputs = model.outputs.clone();
     }
+    let extra = symbols::propagate(
+        &model.symbols,
+        &symbols::declared_shapes(&model.graph),
+        &options.input_shapes,
+    )?;
+    options.input_shapes.extend(extra);
     let graph = convert(&model.graph, plugins, ops, &options)?;
     // The framework graph is not needed after conversion (its constants
     // live on in the IR); keep only what the report uses.

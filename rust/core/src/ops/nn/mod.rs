@@ -19,6 +19,7 @@ mod conv3d;
 pub(crate) mod conv_groups;
 mod conv_variants;
 mod crop_and_resize;
+mod roi_align;
 mod deconvolution;
 pub(crate) mod dims;
 mod einsum;
@@ -57,6 +58,7 @@ pub(crate) fn schemas() -> Vec<OpSchema> {
     all.extend(resize::schemas());
     all.extend(pooling_v2::schemas());
     all.extend(crop_and_resize::schemas());
+    all.extend(roi_align::schemas());
     all.extend(nms::schemas());
     all.extend(combined_nms::schemas());
     all.extend(loss::schemas());

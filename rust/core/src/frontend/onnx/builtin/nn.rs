@@ -60,6 +60,18 @@ pub(super) fn plugins() -> Vec<ParserPlugin> {
         plugin("Einsum", "Einsum", 1, parse_einsum),
         plugin("DepthToSpace", "DepthToSpace", 1, parse_depth_space),
         plugin("SpaceToDepth", "SpaceToDepth", 1, parse_depth_space),
+        copying(
+            "ROIAlign",
+            "RoiAlign",
+            &[
+                ("output_height", "output_height"),
+                ("output_width", "output_width"),
+                ("sampling_ratio", "sampling_ratio"),
+                ("spatial_scale", "spatial_scale"),
+                ("mode", "mode"),
+                ("coordinate_transformation_mode", "coordinate_transformation_mode"),
+            ],
+        ),
     ]
 }
 

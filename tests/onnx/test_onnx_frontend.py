@@ -1,0 +1,196 @@
+"""Loading ONNX files: values, external data (and its refusals), symbols,
+subgraphs, opset resolution of plugins, and the errors bad files get.
+Models are built with the onnx package, an encoder independent of ours."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import numpy as np
+import onnx
+import pytest
+from onnx import TensorProto, helper, numpy_helper
+
+import opgraph
+from opgraph import ParseError
+from opgraph.onnx import FrameworkOp, Operator, load_onnx, load_onnx_reported, plugin
+
+
+def save(path: Path, nodes: list[onnx.NodeProto], inputs: list[onnx.ValueInfoProto], outputs: list[str],
+         initializers: list[onnx.TensorProto] = (), opsets: dict[str, int] | None = None) -> Path:  # type: ignore[assignment]
+    graph = helper.make_graph(
+        nodes,
+        "g",
+        inputs,
+        [helper.make_tensor_value_info(o, TensorProto.UNDEFINED, None) for o in outputs],
+        list(initializers),
+    )
+    imports = [helper.make_opsetid(d, v) for d, v in (opsets or {"": 17}).items()]
+    model = helper.make_model(graph, opset_imports=imports)
+    model.ir_version = 8
+    onnx.save(model, path)
+    return path
+
+
+def desc(graph: opgraph.Graph, name: str, index: int = 0) -> opgraph.TensorDesc:
+    return graph.desc(graph.tensor(name, index))
+
+
+X = helper.make_tensor_value_info("x", TensorProto.FLOAT, ["batch", 4])
+
+
+def weights_model(directory: Path, w: np.ndarray) -> Path:
+    """x @ w with w stored in an external file 'w.bin'."""
+    model_path = save(
+        directory / "m.onnx", [helper.make_node("MatMul", ["x", "w"], ["y"])], [X], ["y"],
+        [numpy_helper.from_array(w, "w")],
+    )
+    model = onnx.load(model_path)
+    onnx.save(model, model_path, save_as_external_data=True, location="w.bin", size_threshold=0)
+    return model_path
+
+
+def test_external_initializers_are_read_from_beside_the_model(tmp_path: Path) -> None:
+    w = np.arange(12, dtype=np.float32).reshape(4, 3)
+    graph = load_onnx(weights_model(tmp_path, w))
+    value = desc(graph, "w").value
+    assert value is not None and np.array_equal(value, w)
+    assert desc(graph, "y").shape == (-1, 3)
+
+
+def test_missing_and_short_external_files_name_the_initializer(tmp_path: Path) -> None:
+    path = weights_model(tmp_path, np.zeros((4, 3), np.float32))
+    (tmp_path / "w.bin").write_bytes(b"\0" * 10)
+    with pytest.raises(ParseError, match="initializer 'w'.*reads bytes 0..48 of 'w.bin', which has 10 bytes"):
+        load_onnx(path)
+    (tmp_path / "w.bin").unlink()
+    with pytest.raises(ParseError, match="initializer 'w'.*w.bin', which cannot be opened"):
+        load_onnx(path)
+
+
+@pytest.mark.parametrize("location", ["../w.bin", "/etc/passwd", "sub/../../w.bin"])
+def test_external_paths_outside_the_model_directory_are_refused(tmp_path: Path, location: str) -> None:
+    inner = tmp_path / "model"
+    inner.mkdir()
+    path = weights_model(inner, np.zeros((4, 3), np.float32))
+    (tmp_path / "w.bin").write_bytes((inner / "w.bin").read_bytes())
+    model = onnx.load(path, load_external_data=False)
+    for entry in model.graph.initializer[0].external_data:
+        if entry.key == "location":
+            entry.value = location
+    onnx.save(model, path)
+    with pytest.raises(ParseError, match="initializer 'w'.*refused"):
+        load_onnx(path)
+
+
+def test_a_symlink_out_of_the_model_directory_is_refused(tmp_path: Path) -> None:
+    inner = tmp_path / "model"
+    inner.mkdir()
+    path = weights_model(inner, np.zeros((4, 3), np.float32))
+    (inner / "w.bin").rename(tmp_path / "outside.bin")
+    os.symlink(tmp_path / "outside.bin", inner / "w.bin")
+    with pytest.raises(ParseError, match="outside the model's directory"):
+        load_onnx(path)
+
+
+def test_truncated_and_garbage_files_are_parse_errors(tmp_path: Path) -> None:
+    path = weights_model(tmp_path, np.zeros((4, 3), np.float32))
+    data = path.read_bytes()
+    path.write_bytes(data[: len(data) // 2])
+    with pytest.raises(ParseError, match="not an ONNX model"):
+        load_onnx(path)
+    path.write_bytes(b"")
+    with pytest.raises(ParseError, match="empty"):
+        load_onnx(path)
+
+
+def test_symbols_are_unknown_dims_until_input_shapes_fixes_them(tmp_path: Path) -> None:
+    path = save(
+        tmp_path / "m.onnx",
+        [helper.make_node("Add", ["x", "x"], ["y"])],
+        [X],
+        ["y"],
+    )
+    assert desc(load_onnx(path), "y").shape == (-1, 4)
+    assert desc(load_onnx(path, input_shapes={"x": [3, 4]}), "y").shape == (3, 4)
+
+
+def test_an_input_that_is_also_an_initializer_is_a_constant(tmp_path: Path) -> None:
+    shape = numpy_helper.from_array(np.array([2, 2], np.int64), "shape")
+    path = save(
+        tmp_path / "m.onnx",
+        [helper.make_node("Reshape", ["x", "shape"], ["y"])],
+        [X, helper.make_tensor_value_info("shape", TensorProto.INT64, [2])],
+        ["y"],
+        [shape],
+    )
+    graph = load_onnx(path, input_shapes={"x": [1, 4]})
+    assert graph.node("shape").op_type == "Const"
+    assert desc(graph, "y").shape == (2, 2)
+
+
+def test_if_branches_read_outer_values(tmp_path: Path) -> None:
+    def branch(op: str, out: str) -> onnx.GraphProto:
+        return helper.make_graph(
+            [helper.make_node(op, ["x"], [out])], out, [], [helper.make_tensor_value_info(out, TensorProto.FLOAT, None)]
+        )
+
+    node = helper.make_node("If", ["c"], ["y"], then_branch=branch("Relu", "a"), else_branch=branch("Neg", "b"))
+    cond = helper.make_tensor_value_info("c", TensorProto.BOOL, [])
+    path = save(tmp_path / "m.onnx", [node], [X, cond], ["y"])
+    graph = load_onnx(path, input_shapes={"x": [2, 4]})
+    assert graph.node("y").op_type == "If"
+    assert desc(graph, "y").shape == (2, 4)
+
+
+def test_missing_plugins_are_listed_at_once_with_counts(tmp_path: Path) -> None:
+    nodes = [
+        helper.make_node("FancyOp", ["x"], ["a"], domain="com.example"),
+        helper.make_node("FancyOp", ["a"], ["b"], domain="com.example"),
+        helper.make_node("OtherOp", ["b"], ["y"], domain="com.example"),
+    ]
+    path = save(tmp_path / "m.onnx", nodes, [X], ["y"], opsets={"": 17, "com.example": 2})
+    with pytest.raises(ParseError) as raised:
+        load_onnx(path)
+    message = str(raised.value)
+    assert "com.example::2::FancyOp (2 nodes" in message
+    assert "com.example::2::OtherOp (1 node" in message
+
+
+def test_a_custom_domain_plugin_serves_its_opset_and_later_ones(tmp_path: Path) -> None:
+    @plugin("LeakyRelu", origin_op_types=["org.opgraph.test::2::Leaky"])
+    def parse_leaky(src: FrameworkOp, dst: Operator) -> None:
+        dst.set_attr("alpha", src.get_attr("slope"))
+
+    nodes = [helper.make_node("Leaky", ["x"], ["y"], domain="org.opgraph.test", slope=0.3)]
+    for version, served in [(1, False), (2, True), (5, True)]:
+        path = save(tmp_path / f"m{version}.onnx", nodes, [X], ["y"], opsets={"": 17, "org.opgraph.test": version})
+        if served:
+            graph = load_onnx(path)
+            assert graph.node("y").op_type == "LeakyRelu"
+            assert graph.node("y").attrs["alpha"] == pytest.approx(0.3)
+        else:
+            with pytest.raises(ParseError, match="org.opgraph.test::1::Leaky"):
+                load_onnx(path)
+
+
+def test_the_report_maps_every_value_to_its_tensor(tmp_path: Path) -> None:
+    nodes = [helper.make_node("Relu", ["x"], ["r"]), helper.make_node("Neg", ["r"], ["y"], name="negate")]
+    path = save(tmp_path / "m.onnx", nodes, [X], ["y"])
+    graph, report = load_onnx_reported(path)
+    assert report.tensors == {"x": "x:0", "r": "r:0", "y": "negate:0"}
+    assert report.opsets == {"ai.onnx": 17}
+    assert graph.outputs == [graph.tensor("negate")]
+
+
+def test_inputs_sharing_a_symbol_share_the_size_input_shapes_gives(tmp_path: Path) -> None:
+    ids = helper.make_tensor_value_info("ids", TensorProto.FLOAT, ["batch", "seq"])
+    mask = helper.make_tensor_value_info("mask", TensorProto.FLOAT, ["batch", "seq"])
+    path = save(tmp_path / "m.onnx", [helper.make_node("Mul", ["ids", "mask"], ["y"])], [ids, mask], ["y"])
+    graph, report = load_onnx_reported(path, input_shapes={"ids": [2, 7]})
+    assert report.symbols == {"ids": ["batch", "seq"], "mask": ["batch", "seq"]}
+    assert desc(graph, "mask").shape == (2, 7)
+    assert desc(graph, "y").shape == (2, 7)
+    with pytest.raises(ParseError, match="symbol 'seq' size 7 .* and size 9"):
+        load_onnx(path, input_shapes={"ids": [2, 7], "mask": [2, 9]})
