@@ -69,6 +69,7 @@ from .errors import (
 )
 from .format import Format
 from .memory import LifetimePlan, MemoryPlan, PlannedTensor, check_placement, plan_lifetimes, plan_memory
+from .onnx import load_onnx
 from .opdef import (
     DYNAMIC,
     OPTIONAL,
@@ -83,7 +84,6 @@ from .opdef import (
 )
 from .plugins import PluginWarning, load_entry_point_plugins, load_op_libraries, load_plugin_modules
 from .shape import UNKNOWN_DIM, UNKNOWN_RANK, Shape
-from .onnx import load_onnx
 from .tensorflow import load_tensorflow
 
 __version__: str = _core.__version__
@@ -148,12 +148,13 @@ __all__ = [
     "estimate_cost",
     "infer",
     "load_caffe",
-    "load_onnx",
     "load_entry_point_plugins",
+    "load_onnx",
     "load_op_libraries",
     "load_plugin_modules",
     "load_tensorflow",
     "memory",
+    "onnx",
     "op_def",
     "plan_lifetimes",
     "plan_memory",

@@ -211,7 +211,7 @@ def test_collect_errors_reports_every_failing_node(tmp_path: Path) -> None:
     [
         ["compile"],
         ["compile", "missing.pb"],
-        ["compile", "model.onnx"],
+        ["compile", "model.tflite"],
         ["compile", "--example", "nope"],
         ["compile", "--example", "cnn", "--input-shape", "x:a,b"],
         ["compile", "--example", "cnn", "--precision-mode", "fp8"],
@@ -220,7 +220,7 @@ def test_collect_errors_reports_every_failing_node(tmp_path: Path) -> None:
     ],
 )
 def test_usage_errors_exit_2(args: list[str], tmp_path: Path) -> None:
-    (tmp_path / "model.onnx").write_text("")
+    (tmp_path / "model.tflite").write_text("")
     done = run_cli(*args, cwd=tmp_path)
     assert done.returncode == 2, (done.stdout, done.stderr)
     assert "Traceback" not in done.stderr

@@ -15,10 +15,18 @@ from onnx import TensorProto, helper, numpy_helper
 SEEDS = Path(__file__).parent / "seeds"
 
 
-def model(nodes: list[onnx.NodeProto], inputs: list[onnx.ValueInfoProto], outputs: list[str],
-          initializers: list[onnx.TensorProto], opsets: dict[str, int]) -> onnx.ModelProto:
+def model(
+    nodes: list[onnx.NodeProto],
+    inputs: list[onnx.ValueInfoProto],
+    outputs: list[str],
+    initializers: list[onnx.TensorProto],
+    opsets: dict[str, int],
+) -> onnx.ModelProto:
     graph = helper.make_graph(
-        nodes, "seed", inputs, [helper.make_tensor_value_info(o, TensorProto.FLOAT, None) for o in outputs],
+        nodes,
+        "seed",
+        inputs,
+        [helper.make_tensor_value_info(o, TensorProto.FLOAT, None) for o in outputs],
         initializers,
     )
     m = helper.make_model(graph, opset_imports=[helper.make_opsetid(d, v) for d, v in opsets.items()])
@@ -37,18 +45,31 @@ def main() -> None:
             helper.make_node("Clip", ["c", "", "c"], ["k"]),
             helper.make_node("Reshape", ["k", "shape"], ["y"]),
         ],
-        [x], ["y"], [w, typed], {"": 13},
+        [x],
+        ["y"],
+        [w, typed],
+        {"": 13},
     )
     branch = helper.make_graph(
-        [helper.make_node("Relu", ["x"], ["a"])], "then", [], [helper.make_tensor_value_info("a", TensorProto.FLOAT, None)]
+        [helper.make_node("Relu", ["x"], ["a"])],
+        "then",
+        [],
+        [helper.make_tensor_value_info("a", TensorProto.FLOAT, None)],
     )
     cond = helper.make_tensor_value_info("c", TensorProto.BOOL, [])
     if_model = model(
-        [helper.make_node("If", ["c"], ["y"], then_branch=branch, else_branch=branch)], [x, cond], ["y"], [], {"": 16}
+        [helper.make_node("If", ["c"], ["y"], then_branch=branch, else_branch=branch)],
+        [x, cond],
+        ["y"],
+        [],
+        {"": 16},
     )
     custom = model(
         [helper.make_node("MyOp", ["x"], ["y"], domain="com.example", alpha=0.5, names=["a", "b"])],
-        [x], ["y"], [], {"": 17, "com.example": 3},
+        [x],
+        ["y"],
+        [],
+        {"": 17, "com.example": 3},
     )
     for name, m in [("conv", conv), ("if", if_model), ("custom", custom)]:
         onnx.save(m, SEEDS / f"{name}.onnx")

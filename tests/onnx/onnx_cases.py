@@ -93,4 +93,3 @@ def inferred(case: OpCase, directory: Path) -> list[tuple[str, tuple[int, ...]]]
 
 def expected(case: OpCase) -> list[tuple[str, tuple[int, ...]]]:
     return [(NP_TO_OPGRAPH[r.dtype], tuple(r.shape)) for r in case.reference()]
-

@@ -25,7 +25,10 @@ X = f32(2, 3, 8, 10)
 
 CASES = [
     # Elementwise.
-    *(OpCase(op, [X]) for op in ["Relu", "Sigmoid", "Tanh", "Exp", "Abs", "Neg", "Floor", "Erf", "Sqrt", "Softplus"]),
+    *(
+        OpCase(op, [X])
+        for op in ["Relu", "Sigmoid", "Tanh", "Exp", "Abs", "Neg", "Floor", "Erf", "Sqrt", "Softplus"]
+    ),
     OpCase("LeakyRelu", [X], {"alpha": 0.1}),
     OpCase("Elu", [X], {"alpha": 0.5}),
     OpCase("Add", [X, f32(8, 1)]),
@@ -60,7 +63,9 @@ CASES = [
     OpCase("Shape", [X], {"start": 1, "end": -1}, opset=15),
     OpCase("Size", [X]),
     OpCase("Tile", [f32(2, 3), i64(2, 1)], constants=(1,)),
-    OpCase("Range", [np.array(0, np.int64), np.array(10, np.int64), np.array(3, np.int64)], constants=(0, 1, 2)),
+    OpCase(
+        "Range", [np.array(0, np.int64), np.array(10, np.int64), np.array(3, np.int64)], constants=(0, 1, 2)
+    ),
     OpCase("CumSum", [X, np.array(1, np.int64)], constants=(1,)),
     # Convolution and normalisation.
     OpCase("Conv", [X, f32(4, 3, 3, 3)], {"kernel_shape": [3, 3]}, constants=(1,)),
@@ -70,7 +75,12 @@ CASES = [
         {"kernel_shape": [3, 3], "pads": [1, 0, 1, 2], "strides": [2, 1], "group": 3},
         constants=(1, 2),
     ),
-    OpCase("Conv", [X, f32(4, 3, 3, 3)], {"kernel_shape": [3, 3], "auto_pad": "SAME_UPPER", "strides": [2, 2]}, constants=(1,)),
+    OpCase(
+        "Conv",
+        [X, f32(4, 3, 3, 3)],
+        {"kernel_shape": [3, 3], "auto_pad": "SAME_UPPER", "strides": [2, 2]},
+        constants=(1,),
+    ),
     OpCase("Conv", [X, f32(4, 3, 2, 2)], {"kernel_shape": [2, 2], "dilations": [2, 3]}, constants=(1,)),
     OpCase("Gemm", [f32(4, 5), f32(6, 5), f32(6)], {"transB": 1}, constants=(1, 2)),
     OpCase("Gemm", [f32(5, 4), f32(5, 6)], {"transA": 1}, constants=(1,)),

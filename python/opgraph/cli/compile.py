@@ -12,11 +12,11 @@ from pathlib import Path
 from .. import infer as infer_graph
 from .._core import Graph, TensorDesc
 from ..caffe import load_caffe
-from ..onnx import load_onnx
 from ..cost import CostReport, PrecisionMode, estimate_cost
 from ..device import PrepareReport, prepare
 from ..errors import CostError, MemoryPlanError, OpgraphError
 from ..memory import MemoryPlan, plan_memory
+from ..onnx import load_onnx_reported
 from ..tensorflow import load_tensorflow_reported
 from ..tensorflow.scope_report import ScopePassRun
 
@@ -56,6 +56,8 @@ class CompileResult:
     errors: list[OpgraphError] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     scope_passes: list[ScopePassRun] = field(default_factory=list)
+    #: ONNX inputs' symbolic dims (``dim_param``) by input name.
+    symbols: dict[str, list[str]] = field(default_factory=dict)
     prepared: PrepareReport | None = None
     memory: MemoryPlan | None = None
     cost: CostReport | None = None
@@ -120,7 +122,7 @@ def unknown_tensors(graph: Graph) -> list[str]:
     ]
 
 
-def _load(options: CompileOptions) -> tuple[Graph, list[ScopePassRun]]:
+def _load(options: CompileOptions) -> tuple[Graph, list[ScopePassRun], dict[str, list[str]]]:
     if not options.model.is_file():
         raise UsageError(f"model file {str(options.model)!r} does not exist")
     if options.framework == "caffe":
@@ -137,7 +139,7 @@ def _load(options: CompileOptions) -> tuple[Graph, list[ScopePassRun]]:
             outputs=options.outputs or None,
             infer=False,
         )
-        return graph, []
+        return graph, [], {}
     if options.weights is not None:
         raise UsageError("--weights applies to Caffe models only (a frozen GraphDef holds its weights)")
     if options.custom_protos:
@@ -145,11 +147,11 @@ def _load(options: CompileOptions) -> tuple[Graph, list[ScopePassRun]]:
     if options.framework == "onnx":
         if options.scope_passes or options.disabled_scope_passes:
             raise UsageError("--enable/--disable-scope-fusion-passes apply to TensorFlow models only")
-        graph = load_onnx(
+        graph, report = load_onnx_reported(
             options.model, options.input_shapes, options.outputs or None, options.plugins, infer=False
         )
-        return graph, []
-    return load_tensorflow_reported(
+        return graph, [], report.symbols
+    graph, runs = load_tensorflow_reported(
         options.model,
         options.input_shapes,
         options.outputs or None,
@@ -158,6 +160,7 @@ def _load(options: CompileOptions) -> tuple[Graph, list[ScopePassRun]]:
         disable_scope_passes=options.disabled_scope_passes,
         infer=False,
     )
+    return graph, runs, {}
 
 
 def prepare_for_precision(graph: Graph, soc: str, precision: PrecisionMode) -> PrepareReport:
@@ -192,8 +195,8 @@ def run(options: CompileOptions, stage: Stage = _no_progress) -> CompileResult:
 
 def _run(options: CompileOptions, stage: Stage) -> CompileResult:
     with stage("parse"):
-        graph, scope_passes = _load(options)
-    result = CompileResult(options, graph, scope_passes=scope_passes)
+        graph, scope_passes, symbols = _load(options)
+    result = CompileResult(options, graph, scope_passes=scope_passes, symbols=symbols)
     with stage("infer"):
         result.errors = infer_graph(graph, collect_errors=options.collect_errors)
     if result.errors:

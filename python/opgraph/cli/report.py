@@ -27,6 +27,13 @@ def load_schema() -> dict[str, Any]:
     return schema
 
 
+def _input(name: str, desc: TensorDesc, symbols: list[str] | None) -> dict[str, Any]:
+    tensor = _tensor(name, desc)
+    if symbols is not None:
+        tensor["symbols"] = symbols
+    return tensor
+
+
 def _tensor(name: str, desc: TensorDesc) -> dict[str, Any]:
     return {
         "name": name,
@@ -99,7 +106,9 @@ def model_dict(result: CompileResult) -> dict[str, Any]:
         "opgraph_version": __version__,
         "node_count": len(graph),
         "op_types": dict(sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))),
-        "inputs": [_tensor(f"{t.node}:{t.index}", graph.desc(t)) for t in graph.inputs],
+        "inputs": [
+            _input(f"{t.node}:{t.index}", graph.desc(t), result.symbols.get(t.node)) for t in graph.inputs
+        ],
         "outputs": [_tensor(f"{t.node}:{t.index}", graph.desc(t)) for t in graph.outputs],
     }
 

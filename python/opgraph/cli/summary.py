@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from ..errors import CycleError, InternalError, NodeError, OpgraphError, ParseError
@@ -21,8 +22,15 @@ def _bytes(n: int | None) -> str:
     return f"{n} B"
 
 
-def _shape(dims: list[int]) -> str:
-    return "[" + ", ".join("?" if d == -1 else "??" if d == -2 else str(d) for d in dims) + "]"
+def _shape(dims: list[int], symbols: list[str] | None = None) -> str:
+    """Dims as ``[batch, 3, ?, ?]``: an unknown dim shows its ONNX symbol, else ``?``."""
+
+    def dim(i: int, d: int) -> str:
+        if d == -1:
+            return symbols[i] if symbols and i < len(symbols) and symbols[i] else "?"
+        return "??" if d == -2 else str(d)
+
+    return "[" + ", ".join(dim(i, d) for i, d in enumerate(dims)) + "]"
 
 
 def print_summary(console: Console, report: dict[str, Any]) -> None:
@@ -44,7 +52,9 @@ def print_summary(console: Console, report: dict[str, Any]) -> None:
         io.add_column(column)
     for kind in ("inputs", "outputs"):
         for t in model[kind]:
-            io.add_row(kind[:-1], t["name"], t["dtype"], _shape(t["shape"]), t["format"], t["storage_format"])
+            # Escaped: "[batch, 3]" would read as console markup.
+            shape = escape(_shape(t["shape"], t.get("symbols")))
+            io.add_row(kind[:-1], t["name"], t["dtype"], shape, t["format"], t["storage_format"])
     console.print(io)
 
     memory = report["memory"]

@@ -39,9 +39,12 @@ pub(super) fn attr_value(
         Kind::String => AttrValue::Str(utf8(&attr.s)?),
         Kind::Ints => AttrValue::ListInt(attr.ints.clone()),
         Kind::Floats => AttrValue::ListFloat(attr.floats.iter().map(|&f| f64::from(f)).collect()),
-        Kind::Strings => {
-            AttrValue::ListStr(attr.strings.iter().map(|s| utf8(s)).collect::<Result<_, _>>()?)
-        }
+        Kind::Strings => AttrValue::ListStr(
+            attr.strings
+                .iter()
+                .map(|s| utf8(s))
+                .collect::<Result<_, _>>()?,
+        ),
         Kind::Tensor => match &attr.t {
             Some(t) => tensor_value(t, external).map_err(|e| format!("holds a tensor that {e}"))?,
             None => return Err("is a TENSOR attribute without a tensor".into()),

@@ -107,9 +107,8 @@ impl<'m> Decoder<'m> {
                     "{at} has an initializer without a name"
                 )));
             }
-            let value = tensor_value(tensor, &mut self.external).map_err(|e| {
-                FrontendError::Decode(format!("initializer '{}' {e}", tensor.name))
-            })?;
+            let value = tensor_value(tensor, &mut self.external)
+                .map_err(|e| FrontendError::Decode(format!("initializer '{}' {e}", tensor.name)))?;
             let name = names.claim(&tensor.name);
             define(&mut values, &tensor.name, FrameworkInput::new(&name, 0))?;
             ops.push(const_op(name, value));
@@ -143,7 +142,10 @@ impl<'m> Decoder<'m> {
         let mut node_names = Vec::with_capacity(graph.node.len());
         for node in &graph.node {
             let preferred = if node.name.is_empty() {
-                node.output.iter().find(|o| !o.is_empty()).map_or("node", String::as_str)
+                node.output
+                    .iter()
+                    .find(|o| !o.is_empty())
+                    .map_or("node", String::as_str)
             } else {
                 node.name.as_str()
             };

@@ -86,11 +86,18 @@ pub fn decode_file(path: &Path) -> Result<DecodedModel, FrontendError> {
     let data = map_file(path, "an ONNX model (.onnx)")?;
     let base = path
         .parent()
-        .map(|p| if p.as_os_str().is_empty() { Path::new(".") } else { p })
+        .map(|p| {
+            if p.as_os_str().is_empty() {
+                Path::new(".")
+            } else {
+                p
+            }
+        })
         .map(Path::to_path_buf);
-    let fallback = path
-        .file_stem()
-        .map_or_else(|| DEFAULT_GRAPH_NAME.to_owned(), |s| s.to_string_lossy().into_owned());
+    let fallback = path.file_stem().map_or_else(
+        || DEFAULT_GRAPH_NAME.to_owned(),
+        |s| s.to_string_lossy().into_owned(),
+    );
     decode_model(data, base.as_deref(), &fallback).map_err(|e| match e {
         FrontendError::Decode(why) => FrontendError::Decode(format!("'{}': {why}", path.display())),
         other => other,
@@ -118,7 +125,8 @@ pub fn decode_model(
         ));
     }
     let opsets = opset::opsets(&model.opset_import)?;
-    let mut decoder = graph::Decoder::new(&opsets, ExternalFiles::new(base_dir.map(Path::to_path_buf)));
+    let mut decoder =
+        graph::Decoder::new(&opsets, ExternalFiles::new(base_dir.map(Path::to_path_buf)));
     let decoded = decoder.decode_graph(graph, None)?;
     let key = |input: &FrameworkInput| format!("{}:{}", input.node, input.index);
     let mut values: Vec<(String, String)> = decoded

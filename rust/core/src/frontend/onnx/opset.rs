@@ -49,7 +49,11 @@ pub(super) fn opsets(imports: &[pb::OperatorSetIdProto]) -> Result<Opsets, Front
 }
 
 /// `domain::version::op_type` for a node, or why the model cannot say.
-pub(super) fn origin_op_type(opsets: &Opsets, domain: &str, op_type: &str) -> Result<String, String> {
+pub(super) fn origin_op_type(
+    opsets: &Opsets,
+    domain: &str,
+    op_type: &str,
+) -> Result<String, String> {
     if op_type.is_empty() {
         return Err("has no op_type".into());
     }
@@ -82,12 +86,21 @@ mod tests {
         let opsets: Opsets = [("ai.onnx".to_owned(), 13), ("custom".to_owned(), 2)]
             .into_iter()
             .collect();
-        assert_eq!(origin_op_type(&opsets, "", "Relu").unwrap(), "ai.onnx::13::Relu");
-        assert_eq!(origin_op_type(&opsets, "custom", "Op").unwrap(), "custom::2::Op");
+        assert_eq!(
+            origin_op_type(&opsets, "", "Relu").unwrap(),
+            "ai.onnx::13::Relu"
+        );
+        assert_eq!(
+            origin_op_type(&opsets, "custom", "Op").unwrap(),
+            "custom::2::Op"
+        );
         assert!(origin_op_type(&opsets, "com.microsoft", "Attention")
             .unwrap_err()
             .contains("does not import"));
-        assert_eq!(split_origin("ai.onnx::11::Resize"), Some(("ai.onnx", 11, "Resize")));
+        assert_eq!(
+            split_origin("ai.onnx::11::Resize"),
+            Some(("ai.onnx", 11, "Resize"))
+        );
         assert_eq!(split_origin("Resize"), None);
         assert_eq!(split_origin("ai.onnx::x::Resize"), None);
         assert_eq!(split_origin("ai.onnx::0::Resize"), None);

@@ -103,10 +103,14 @@ mod tests {
     }
 
     fn declared() -> FxHashMap<String, Vec<i64>> {
-        [("ids", vec![-1, -1]), ("mask", vec![-1, -1]), ("pos", vec![1, -1])]
-            .into_iter()
-            .map(|(n, d)| (n.to_owned(), d))
-            .collect()
+        [
+            ("ids", vec![-1, -1]),
+            ("mask", vec![-1, -1]),
+            ("pos", vec![1, -1]),
+        ]
+        .into_iter()
+        .map(|(n, d)| (n.to_owned(), d))
+        .collect()
     }
 
     #[test]
@@ -128,7 +132,9 @@ mod tests {
             ("ids".to_owned(), Shape::from_dims(&[2, 128])),
             ("mask".to_owned(), Shape::from_dims(&[2, 64])),
         ];
-        let err = propagate(&syms(), &declared(), &given).unwrap_err().to_string();
+        let err = propagate(&syms(), &declared(), &given)
+            .unwrap_err()
+            .to_string();
         assert!(err.contains("symbol 'seq' size 128"), "{err}");
     }
 }

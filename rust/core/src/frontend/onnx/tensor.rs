@@ -54,9 +54,7 @@ pub(super) fn tensor_value(
 /// The dims as a static shape (every dim >= 0).
 fn static_shape(dims: &[i64]) -> Result<Shape, String> {
     if dims.iter().any(|&d| d < 0) {
-        return Err(format!(
-            "has dims {dims:?}; a tensor's dims must be >= 0"
-        ));
+        return Err(format!("has dims {dims:?}; a tensor's dims must be >= 0"));
     }
     Shape::new(dims).map_err(|e| format!("has dims {dims:?}: {e}"))
 }
@@ -67,7 +65,8 @@ fn opaque(dtype: DataType, shape: &Shape) -> AttrValue {
         attrs: Default::default(),
     };
     t.attrs.set("dtype", AttrValue::DataType(dtype));
-    t.attrs.set("shape", AttrValue::ListInt(shape.dims().to_vec()));
+    t.attrs
+        .set("shape", AttrValue::ListInt(shape.dims().to_vec()));
     AttrValue::NamedAttrs(Box::new(t))
 }
 
@@ -170,7 +169,9 @@ mod tests {
             float_data: vec![1.0],
             ..Default::default()
         };
-        assert!(values(&short).unwrap_err().contains("3 elements but 1 values"));
+        assert!(values(&short)
+            .unwrap_err()
+            .contains("3 elements but 1 values"));
         let f8 = pb::TensorProto {
             dims: vec![1],
             data_type: 17,

@@ -74,14 +74,30 @@ fn relu_graph() -> pb::GraphProto {
 fn inputs_initializers_and_nodes_become_framework_ops() {
     let decoded = decode_model(model(relu_graph(), 13), None, "m").unwrap();
     let ops = &decoded.graph.ops;
-    let types: Vec<(&str, &str)> = ops.iter().map(|o| (o.name.as_str(), o.op_type.as_str())).collect();
-    assert_eq!(types, [("w", "Const"), ("x", "Placeholder"), ("y", "ai.onnx::13::Relu")]);
-    assert_eq!(ops[1].attrs.get("shape"), Some(&AttrValue::ListInt(vec![-1, 3])));
+    let types: Vec<(&str, &str)> = ops
+        .iter()
+        .map(|o| (o.name.as_str(), o.op_type.as_str()))
+        .collect();
+    assert_eq!(
+        types,
+        [
+            ("w", "Const"),
+            ("x", "Placeholder"),
+            ("y", "ai.onnx::13::Relu")
+        ]
+    );
+    assert_eq!(
+        ops[1].attrs.get("shape"),
+        Some(&AttrValue::ListInt(vec![-1, 3]))
+    );
     assert_eq!(
         ops[1].attrs.get(DIM_PARAMS_ATTR),
         Some(&AttrValue::ListStr(vec!["batch".into(), String::new()]))
     );
-    assert_eq!(ops[1].attrs.get("dtype"), Some(&AttrValue::DataType(DataType::Float)));
+    assert_eq!(
+        ops[1].attrs.get("dtype"),
+        Some(&AttrValue::DataType(DataType::Float))
+    );
     match ops[0].attrs.get("value") {
         Some(AttrValue::Tensor(t)) => assert_eq!(t.to_ints(), Some(vec![1, 2])),
         other => panic!("{other:?}"),
@@ -93,7 +109,9 @@ fn inputs_initializers_and_nodes_become_framework_ops() {
 #[test]
 fn bad_models_are_decode_errors_naming_the_problem() {
     let err = |graph: pb::GraphProto, opset: i64| {
-        decode_model(model(graph, opset), None, "m").unwrap_err().to_string()
+        decode_model(model(graph, opset), None, "m")
+            .unwrap_err()
+            .to_string()
     };
     let mut dangling = relu_graph();
     dangling.node[0].input[0] = "nowhere".into();
@@ -106,7 +124,10 @@ fn bad_models_are_decode_errors_naming_the_problem() {
     assert!(err(custom, 13).contains("does not import"));
     assert!(err(relu_graph(), 0).contains("versions start at 1"));
     let garbage = decode_model(bytes::Bytes::from_static(&[0xff, 0xff, 0xff]), None, "m");
-    assert!(garbage.unwrap_err().to_string().contains("not an ONNX model"));
+    assert!(garbage
+        .unwrap_err()
+        .to_string()
+        .contains("not an ONNX model"));
 }
 
 #[test]
@@ -124,7 +145,10 @@ fn subgraph_outer_values_become_extra_inputs_and_arguments() {
         ..Default::default()
     };
     let mut if_node = node("If", &["c"], &["z"]);
-    if_node.attribute = vec![graph_attr("then_branch", branch("a")), graph_attr("else_branch", branch("b"))];
+    if_node.attribute = vec![
+        graph_attr("then_branch", branch("a")),
+        graph_attr("else_branch", branch("b")),
+    ];
     let graph = pb::GraphProto {
         node: vec![if_node],
         input: vec![value_info("x", 1, &[Ok(2)]), value_info("c", 9, &[])],
@@ -141,5 +165,8 @@ fn subgraph_outer_values_become_extra_inputs_and_arguments() {
     let arg = then.ops.iter().find(|o| o.op_type == "_Arg").unwrap();
     assert_eq!(arg.attrs.get("index"), Some(&AttrValue::Int(0)));
     assert_eq!(then.outputs[0].node, "a");
-    assert_eq!(then.ops.iter().find(|o| o.name == "a").unwrap().inputs[0].node, "x");
+    assert_eq!(
+        then.ops.iter().find(|o| o.name == "a").unwrap().inputs[0].node,
+        "x"
+    );
 }

@@ -221,7 +221,9 @@ fn with_copied_unknowns(input: &Shape, target: &[i64]) -> Result<Shape, OpError>
             .iter()
             .enumerate()
             .filter(|&(i, _)| !copied(i))
-            .try_fold(1i64, |acc, (_, &d)| (d >= 0).then(|| acc.checked_mul(d)).flatten())
+            .try_fold(1i64, |acc, (_, &d)| {
+                (d >= 0).then(|| acc.checked_mul(d)).flatten()
+            })
     });
     let rest_out = target
         .iter()

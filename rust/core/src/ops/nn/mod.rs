@@ -19,7 +19,6 @@ mod conv3d;
 pub(crate) mod conv_groups;
 mod conv_variants;
 mod crop_and_resize;
-mod roi_align;
 mod deconvolution;
 pub(crate) mod dims;
 mod einsum;
@@ -31,6 +30,7 @@ mod pooling;
 mod pooling_v2;
 mod range_rules;
 mod resize;
+mod roi_align;
 #[cfg(test)]
 mod tf_extra_tests;
 mod window;

@@ -12,7 +12,12 @@ use crate::op::{op_fn, FollowType, OpError, OpSchema, ParamType, PortDef};
 use crate::ops::ranges::{self, ANY};
 use crate::types::{AttrType, AttrValue, DataType, Shape};
 
-const FLOATS: &[DataType] = &[DataType::Float16, DataType::Float, DataType::Double, DataType::Bf16];
+const FLOATS: &[DataType] = &[
+    DataType::Float16,
+    DataType::Float,
+    DataType::Double,
+    DataType::Bf16,
+];
 
 pub(super) fn schemas() -> Vec<OpSchema> {
     let int = |v: i64| Some(AttrValue::Int(v));
@@ -27,7 +32,11 @@ pub(super) fn schemas() -> Vec<OpSchema> {
         .attr("output_height", AttrType::Int, int(1))
         .attr("output_width", AttrType::Int, int(1))
         .attr("sampling_ratio", AttrType::Int, int(0))
-        .attr("spatial_scale", AttrType::Float, Some(AttrValue::Float(1.0)))
+        .attr(
+            "spatial_scale",
+            AttrType::Float,
+            Some(AttrValue::Float(1.0)),
+        )
         .attr("mode", AttrType::Str, Some(AttrValue::Str("avg".into())))
         .attr(
             "coordinate_transformation_mode",
@@ -60,8 +69,15 @@ fn infer_roi_align(ctx: &mut OpContext<'_>) -> Result<(), OpError> {
     let rois = with_rank(ctx.input_shape(1)?, 2, "rois")?;
     merge_dim(rois[1], 4, "rois must be [num_rois, 4]; its last dim")?;
     let indices = with_rank(ctx.input_shape(2)?, 1, "batch_indices")?;
-    let n = merge_dim(rois[0], indices[0], "rois and batch_indices disagree on num_rois")?;
-    let (h, w) = (ctx.attr_int("output_height")?, ctx.attr_int("output_width")?);
+    let n = merge_dim(
+        rois[0],
+        indices[0],
+        "rois and batch_indices disagree on num_rois",
+    )?;
+    let (h, w) = (
+        ctx.attr_int("output_height")?,
+        ctx.attr_int("output_width")?,
+    );
     ctx.set_output_shape(0, Shape::from_dims([n, x[1], h, w]))?;
     if ranges::wanted(ctx, 0) {
         let of = |i: usize, rank: usize| {

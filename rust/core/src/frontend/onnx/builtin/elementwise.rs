@@ -90,9 +90,15 @@ pub(super) fn plugins() -> Vec<ParserPlugin> {
             Ok(())
         }));
     }
-    all.push(plugin("Maximum", "Max", 1, |src, dst| variadic(src, dst, "Maximum")));
-    all.push(plugin("Minimum", "Min", 1, |src, dst| variadic(src, dst, "Minimum")));
-    all.push(plugin("Add", "Sum", 1, |src, dst| variadic(src, dst, "Add")));
+    all.push(plugin("Maximum", "Max", 1, |src, dst| {
+        variadic(src, dst, "Maximum")
+    }));
+    all.push(plugin("Minimum", "Min", 1, |src, dst| {
+        variadic(src, dst, "Minimum")
+    }));
+    all.push(plugin("Add", "Sum", 1, |src, dst| {
+        variadic(src, dst, "Add")
+    }));
     all.push(plugin("Cast", "Cast", 1, parse_cast));
     all.push(renamed("SelectV2", "Where"));
     all.push(plugin("ClipByValue", "Clip", 1, parse_clip_attrs));

@@ -33,17 +33,35 @@ pub(super) fn plugins() -> Vec<ParserPlugin> {
                 ("kernel_shape", "kernel_shape"),
             ],
         ),
-        plugin("MaxPoolV3", "MaxPool", 1, |src, dst| parse_pool(src, dst, false)),
-        plugin("AvgPoolV2", "AveragePool", 1, |src, dst| parse_pool(src, dst, false)),
-        plugin("AvgPoolV2", "GlobalAveragePool", 1, |src, dst| parse_pool(src, dst, true)),
-        plugin("MaxPoolV3", "GlobalMaxPool", 1, |src, dst| parse_pool(src, dst, true)),
-        plugin("AvgPoolV2", "GlobalLpPool", 1, |src, dst| parse_pool(src, dst, true)),
+        plugin("MaxPoolV3", "MaxPool", 1, |src, dst| {
+            parse_pool(src, dst, false)
+        }),
+        plugin("AvgPoolV2", "AveragePool", 1, |src, dst| {
+            parse_pool(src, dst, false)
+        }),
+        plugin("AvgPoolV2", "GlobalAveragePool", 1, |src, dst| {
+            parse_pool(src, dst, true)
+        }),
+        plugin("MaxPoolV3", "GlobalMaxPool", 1, |src, dst| {
+            parse_pool(src, dst, true)
+        }),
+        plugin("AvgPoolV2", "GlobalLpPool", 1, |src, dst| {
+            parse_pool(src, dst, true)
+        }),
         copying(
             "BatchNorm",
             "BatchNormalization",
-            &[("epsilon", "epsilon"), ("momentum", "momentum"), ("training_mode", "training_mode")],
+            &[
+                ("epsilon", "epsilon"),
+                ("momentum", "momentum"),
+                ("training_mode", "training_mode"),
+            ],
         ),
-        copying("InstanceNormalization", "InstanceNormalization", &[("epsilon", "epsilon")]),
+        copying(
+            "InstanceNormalization",
+            "InstanceNormalization",
+            &[("epsilon", "epsilon")],
+        ),
         copying(
             "GroupNormalization",
             "GroupNormalization",
@@ -53,10 +71,18 @@ pub(super) fn plugins() -> Vec<ParserPlugin> {
         plugin("LRN", "LRN", 1, parse_lrn),
         plugin("MatMulV2", "Gemm", 1, parse_gemm),
         plugin("BatchMatMulV2", "MatMul", 1, |_, _| Ok(())),
-        plugin("SoftmaxV2", "Softmax", 1, |src, dst| parse_softmax(src, dst, 1)),
-        plugin("SoftmaxV2", "Softmax", 13, |src, dst| parse_softmax(src, dst, -1)),
-        plugin("LogSoftmaxV2", "LogSoftmax", 1, |src, dst| parse_softmax(src, dst, 1)),
-        plugin("LogSoftmaxV2", "LogSoftmax", 13, |src, dst| parse_softmax(src, dst, -1)),
+        plugin("SoftmaxV2", "Softmax", 1, |src, dst| {
+            parse_softmax(src, dst, 1)
+        }),
+        plugin("SoftmaxV2", "Softmax", 13, |src, dst| {
+            parse_softmax(src, dst, -1)
+        }),
+        plugin("LogSoftmaxV2", "LogSoftmax", 1, |src, dst| {
+            parse_softmax(src, dst, 1)
+        }),
+        plugin("LogSoftmaxV2", "LogSoftmax", 13, |src, dst| {
+            parse_softmax(src, dst, -1)
+        }),
         plugin("Einsum", "Einsum", 1, parse_einsum),
         plugin("DepthToSpace", "DepthToSpace", 1, parse_depth_space),
         plugin("SpaceToDepth", "SpaceToDepth", 1, parse_depth_space),
@@ -69,7 +95,10 @@ pub(super) fn plugins() -> Vec<ParserPlugin> {
                 ("sampling_ratio", "sampling_ratio"),
                 ("spatial_scale", "spatial_scale"),
                 ("mode", "mode"),
-                ("coordinate_transformation_mode", "coordinate_transformation_mode"),
+                (
+                    "coordinate_transformation_mode",
+                    "coordinate_transformation_mode",
+                ),
             ],
         ),
     ]
@@ -139,8 +168,14 @@ fn parse_conv(src: &FrameworkOp, dst: &mut OpDraft) -> Result<(), PluginError> {
     };
     dst.op_type = op_type.into();
     let with_nc = |v: Vec<i64>| [1, 1].into_iter().chain(v).collect::<Vec<i64>>();
-    dst.set_attr("strides", AttrValue::ListInt(with_nc(per_dim(&node, "strides", rank)?)));
-    dst.set_attr("dilations", AttrValue::ListInt(with_nc(per_dim(&node, "dilations", rank)?)));
+    dst.set_attr(
+        "strides",
+        AttrValue::ListInt(with_nc(per_dim(&node, "strides", rank)?)),
+    );
+    dst.set_attr(
+        "dilations",
+        AttrValue::ListInt(with_nc(per_dim(&node, "dilations", rank)?)),
+    );
     let pads = pad_pairs(&node, rank)?
         .into_iter()
         .flat_map(|(b, e)| [b, e])
@@ -170,13 +205,25 @@ fn parse_pool(src: &FrameworkOp, dst: &mut OpDraft, global: bool) -> Result<(), 
     };
     let rank = kernel.len();
     dst.set_attr("ksize", AttrValue::ListInt(kernel));
-    dst.set_attr("strides", AttrValue::ListInt(per_dim(&node, "strides", rank)?));
-    dst.set_attr("dilations", AttrValue::ListInt(per_dim(&node, "dilations", rank)?));
+    dst.set_attr(
+        "strides",
+        AttrValue::ListInt(per_dim(&node, "strides", rank)?),
+    );
+    dst.set_attr(
+        "dilations",
+        AttrValue::ListInt(per_dim(&node, "dilations", rank)?),
+    );
     let pads = pad_pairs(&node, rank)?;
     let (begins, ends): (Vec<i64>, Vec<i64>) = pads.into_iter().unzip();
-    dst.set_attr("pads", AttrValue::ListInt(begins.into_iter().chain(ends).collect()));
+    dst.set_attr(
+        "pads",
+        AttrValue::ListInt(begins.into_iter().chain(ends).collect()),
+    );
     dst.set_attr("ceil_mode", AttrValue::Int(node.int_or("ceil_mode", 0)?));
-    dst.set_attr("auto_pad", AttrValue::Str(node.string_or("auto_pad", "NOTSET")?));
+    dst.set_attr(
+        "auto_pad",
+        AttrValue::Str(node.string_or("auto_pad", "NOTSET")?),
+    );
     node.copy(dst, "count_include_pad", "count_include_pad");
     Ok(())
 }
@@ -202,7 +249,10 @@ fn parse_lrn(src: &FrameworkOp, dst: &mut OpDraft) -> Result<(), PluginError> {
         return Err(node.error(format_args!("LRN has size {size}; expected >= 1")));
     }
     dst.set_attr("depth_radius", AttrValue::Int((size - 1) / 2));
-    dst.set_attr("alpha", AttrValue::Float(node.float_or("alpha", 1e-4)? / size as f64));
+    dst.set_attr(
+        "alpha",
+        AttrValue::Float(node.float_or("alpha", 1e-4)? / size as f64),
+    );
     dst.set_attr("beta", AttrValue::Float(node.float_or("beta", 0.75)?));
     dst.set_attr("bias", AttrValue::Float(node.float_or("bias", 1.0)?));
     Ok(())
@@ -211,8 +261,14 @@ fn parse_lrn(src: &FrameworkOp, dst: &mut OpDraft) -> Result<(), PluginError> {
 /// Gemm: `alpha * A' * B' + beta * C`, A' and B' optionally transposed.
 fn parse_gemm(src: &FrameworkOp, dst: &mut OpDraft) -> Result<(), PluginError> {
     let node = Node::of(src);
-    dst.set_attr("transpose_x1", AttrValue::Bool(node.int_or("transA", 0)? != 0));
-    dst.set_attr("transpose_x2", AttrValue::Bool(node.int_or("transB", 0)? != 0));
+    dst.set_attr(
+        "transpose_x1",
+        AttrValue::Bool(node.int_or("transA", 0)? != 0),
+    );
+    dst.set_attr(
+        "transpose_x2",
+        AttrValue::Bool(node.int_or("transB", 0)? != 0),
+    );
     dst.set_attr("alpha", AttrValue::Float(node.float_or("alpha", 1.0)?));
     dst.set_attr("beta", AttrValue::Float(node.float_or("beta", 1.0)?));
     Ok(())
@@ -220,7 +276,11 @@ fn parse_gemm(src: &FrameworkOp, dst: &mut OpDraft) -> Result<(), PluginError> {
 
 /// Softmax / LogSoftmax over `axis` (opset 13 changed the default from 1
 /// to -1, and the older opsets' flatten-at-axis rule does not change shapes).
-fn parse_softmax(src: &FrameworkOp, dst: &mut OpDraft, default_axis: i64) -> Result<(), PluginError> {
+fn parse_softmax(
+    src: &FrameworkOp,
+    dst: &mut OpDraft,
+    default_axis: i64,
+) -> Result<(), PluginError> {
     let axis = Node::of(src).int_or("axis", default_axis)?;
     dst.set_attr("axes", AttrValue::ListInt(vec![axis]));
     Ok(())

@@ -34,7 +34,10 @@ pub(super) fn plugins() -> Vec<ParserPlugin> {
 
 fn parse_reduce(src: &FrameworkOp, dst: &mut OpDraft, axes_attr: bool) -> Result<(), PluginError> {
     let node = Node::of(src);
-    dst.set_attr("keep_dims", AttrValue::Bool(node.int_or("keepdims", 1)? != 0));
+    dst.set_attr(
+        "keep_dims",
+        AttrValue::Bool(node.int_or("keepdims", 1)? != 0),
+    );
     let noop = node.int_or("noop_with_empty_axes", 0)? != 0;
     dst.set_attr("noop_with_empty_axes", AttrValue::Bool(noop));
     if axes_attr {

@@ -19,9 +19,13 @@ pub(super) fn plugins() -> Vec<ParserPlugin> {
             Ok(())
         }),
         plugin("Transpose", "Transpose", 1, parse_transpose),
-        plugin("SqueezeV3", "Squeeze", 1, |src, dst| axes_attr(src, dst, false)),
+        plugin("SqueezeV3", "Squeeze", 1, |src, dst| {
+            axes_attr(src, dst, false)
+        }),
         renamed("SqueezeV3", "Squeeze").with_since(13),
-        plugin("UnsqueezeV3", "Unsqueeze", 1, |src, dst| axes_attr(src, dst, true)),
+        plugin("UnsqueezeV3", "Unsqueeze", 1, |src, dst| {
+            axes_attr(src, dst, true)
+        }),
         renamed("UnsqueezeV3", "Unsqueeze").with_since(13),
         plugin("ConcatD", "Concat", 1, parse_concat),
         plugin("SplitVD", "Split", 1, parse_split_attr),
@@ -92,7 +96,10 @@ pub(super) fn plugins() -> Vec<ParserPlugin> {
         }),
         plugin("Cumsum", "CumSum", 1, |src, dst| {
             let node = Node::of(src);
-            dst.set_attr("exclusive", AttrValue::Bool(node.int_or("exclusive", 0)? != 0));
+            dst.set_attr(
+                "exclusive",
+                AttrValue::Bool(node.int_or("exclusive", 0)? != 0),
+            );
             dst.set_attr("reverse", AttrValue::Bool(node.int_or("reverse", 0)? != 0));
             Ok(())
         }),
@@ -122,9 +129,9 @@ impl Since for ParserPlugin {
 fn parse_transpose(src: &FrameworkOp, dst: &mut OpDraft) -> Result<(), PluginError> {
     let node = Node::of(src);
     let Some(perm) = node.ints("perm")? else {
-        return Err(node.error(
-            "Transpose without 'perm' (reverse the dims) is not supported; give perm",
-        ));
+        return Err(
+            node.error("Transpose without 'perm' (reverse the dims) is not supported; give perm")
+        );
     };
     dst.insert_const_input(1, "perm", int64_vector(&perm));
     Ok(())
@@ -236,7 +243,10 @@ fn parse_pad_attrs(src: &FrameworkOp, dst: &mut OpDraft) -> Result<(), PluginErr
 }
 
 fn parse_pad_inputs(src: &FrameworkOp, dst: &mut OpDraft) -> Result<(), PluginError> {
-    dst.set_attr("mode", AttrValue::Str(Node::of(src).string_or("mode", "constant")?));
+    dst.set_attr(
+        "mode",
+        AttrValue::Str(Node::of(src).string_or("mode", "constant")?),
+    );
     Ok(())
 }
 
@@ -296,9 +306,8 @@ fn parse_topk(src: &FrameworkOp, dst: &mut OpDraft, k_attr: bool) -> Result<(), 
 fn parse_arg(src: &FrameworkOp, dst: &mut OpDraft) -> Result<(), PluginError> {
     let node = Node::of(src);
     if node.int_or("keepdims", 1)? != 0 {
-        return Err(node.error(
-            "ArgMax/ArgMin with keepdims 1 is not supported yet; opgraph maps keepdims 0",
-        ));
+        return Err(node
+            .error("ArgMax/ArgMin with keepdims 1 is not supported yet; opgraph maps keepdims 0"));
     }
     dst.insert_const_input(1, "axis", int64_scalar(node.int_or("axis", 0)?));
     dst.set_attr("output_type", AttrValue::DataType(DataType::Int64));

@@ -91,7 +91,9 @@ fn parse_if(src: &FrameworkOp, dst: &mut OpDraft) -> Result<(), PluginError> {
     let node = Node::of(src);
     for branch in ["then_branch", "else_branch"] {
         match src.attrs.get(branch) {
-            Some(AttrValue::NamedAttrs(f)) => dst.set_attr(branch, AttrValue::NamedAttrs(f.clone())),
+            Some(AttrValue::NamedAttrs(f)) => {
+                dst.set_attr(branch, AttrValue::NamedAttrs(f.clone()))
+            }
             _ => return Err(node.error(format_args!("If has no graph attribute '{branch}'"))),
         }
     }

@@ -31,6 +31,10 @@ fn a_plugin_serves_later_opsets_until_a_newer_one_exists() {
     assert_eq!(squeeze(12).as_deref(), Some("ai.onnx::1::Squeeze"));
     assert_eq!(squeeze(13).as_deref(), Some("ai.onnx::13::Squeeze"));
     assert_eq!(squeeze(21).as_deref(), Some("ai.onnx::13::Squeeze"));
-    assert!(registry.get(Framework::Onnx, "ai.onnx::13::NoSuchOp").is_none());
-    assert!(registry.get(Framework::Onnx, "custom::13::Squeeze").is_none());
+    assert!(registry
+        .get(Framework::Onnx, "ai.onnx::13::NoSuchOp")
+        .is_none());
+    assert!(registry
+        .get(Framework::Onnx, "custom::13::Squeeze")
+        .is_none());
 }
