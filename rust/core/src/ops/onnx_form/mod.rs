@@ -5,6 +5,8 @@
 //! TensorFlow op of a similar name.
 
 mod pool;
+mod resize;
+mod values;
 mod window;
 
 use crate::op::OpSchema;
@@ -12,5 +14,6 @@ use crate::op::OpSchema;
 pub(super) fn schemas() -> Vec<OpSchema> {
     let mut all = Vec::new();
     all.extend(pool::schemas());
+    all.extend(resize::schemas());
     all
 }
