@@ -4,6 +4,9 @@
 //! says which ONNX ops and opsets it serves and how it differs from the
 //! TensorFlow op of a similar name.
 
+mod dims;
+mod gemm;
+mod norm;
 mod pool;
 mod resize;
 mod values;
@@ -14,6 +17,8 @@ use crate::op::OpSchema;
 pub(super) fn schemas() -> Vec<OpSchema> {
     let mut all = Vec::new();
     all.extend(pool::schemas());
+    all.extend(gemm::schemas());
+    all.extend(norm::schemas());
     all.extend(resize::schemas());
     all
 }
