@@ -4,6 +4,7 @@
 //! says which ONNX ops and opsets it serves and how it differs from the
 //! TensorFlow op of a similar name.
 
+mod conv_transpose;
 mod dims;
 mod gemm;
 mod norm;
@@ -19,6 +20,7 @@ pub(super) fn schemas() -> Vec<OpSchema> {
     all.extend(pool::schemas());
     all.extend(gemm::schemas());
     all.extend(norm::schemas());
+    all.extend(conv_transpose::schemas());
     all.extend(resize::schemas());
     all
 }
