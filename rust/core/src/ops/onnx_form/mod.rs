@@ -4,9 +4,11 @@
 //! says which ONNX ops and opsets it serves and how it differs from the
 //! TensorFlow op of a similar name.
 
+mod activations;
 mod conv_transpose;
 mod dims;
 mod gemm;
+mod nms;
 mod norm;
 mod pool;
 mod resize;
@@ -21,6 +23,8 @@ pub(super) fn schemas() -> Vec<OpSchema> {
     all.extend(gemm::schemas());
     all.extend(norm::schemas());
     all.extend(conv_transpose::schemas());
+    all.extend(nms::schemas());
+    all.extend(activations::schemas());
     all.extend(resize::schemas());
     all
 }
