@@ -141,7 +141,7 @@ ACTIVATIONS: list[tuple[str, dict[str, Any], int]] = [
 @pytest.mark.parametrize(("op", "attrs", "opset"), ACTIVATIONS)
 @pytest.mark.parametrize("np_type", [np.float32, np.float64, np.float16])
 def test_activations_follow_x(op: str, attrs: dict[str, Any], opset: int, np_type: type) -> None:
-    x = np.random.default_rng(0).standard_normal((2, 3, 4)).astype(np_type)
+    x: npt.NDArray[Any] = np.random.default_rng(0).standard_normal((2, 3, 4)).astype(np_type)
     (expected,) = run_onnx(op, [x], attrs, opset=opset)
     y = infer_output(op, [desc(x.shape, dtype_of(x))], attrs)
     assert (y.shape, y.dtype) == (expected.shape, dtype_of(expected))
