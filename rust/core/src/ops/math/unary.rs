@@ -37,16 +37,7 @@ const UNARY: &[Unary] = &[
         FLOATS,
         &[("alpha", 1.0), ("input_scale", 1.0), ("output_scale", 1.0)],
     ),
-    // ONNX's Selu attributes (`gamma * elu(x, alpha)`); TensorFlow's Selu
-    // is these constants.
-    row(
-        "Selu",
-        FLOATS,
-        &[
-            ("alpha", 1.673_263_192_176_818_8),
-            ("gamma", 1.050_701_022_148_132_3),
-        ],
-    ),
+    row("Selu", FLOATS, &[]),
     row("Sigmoid", FLOATS_COMPLEX, &[]),
     row("Tanh", FLOATS_COMPLEX, &[]),
     // GE's Exp and Log (Caffe's layers): `base^(shift + scale * x)` and
@@ -90,18 +81,7 @@ const UNARY: &[Unary] = &[
 ];
 
 pub(super) fn schemas() -> Vec<OpSchema> {
-    UNARY
-        .iter()
-        .map(|op| match op.op_type {
-            // ONNX Gelu (opset 20): "none" (erf) or "tanh".
-            "Gelu" => schema(op).attr(
-                "approximate",
-                AttrType::Str,
-                Some(AttrValue::Str("none".into())),
-            ),
-            _ => schema(op),
-        })
-        .collect()
+    UNARY.iter().map(schema).collect()
 }
 
 fn schema(op: &Unary) -> OpSchema {

@@ -10,6 +10,7 @@ mod dims;
 mod gemm;
 mod nms;
 mod norm;
+mod one_hot;
 mod pool;
 mod resize;
 mod values;
@@ -25,6 +26,7 @@ pub(super) fn schemas() -> Vec<OpSchema> {
     all.extend(conv_transpose::schemas());
     all.extend(nms::schemas());
     all.extend(activations::schemas());
+    all.extend(one_hot::schemas());
     all.extend(resize::schemas());
     all
 }
