@@ -1,6 +1,11 @@
 //! TopKV2 (TensorFlow: along the last axis) and TopK (GE: along `dim`,
 //! default -1, with `largest`): the `k` largest entries and their INT32
 //! indices. `k` is a value-depend scalar; `k` above the axis size is an error.
+//!
+//! For ONNX TopK (opsets 1–11; `sorted` is opset 11's attribute) GE's TopK
+//! also takes `k` as a 1-element 1-D tensor (ONNX's shape `[1]`) and gives
+//! INT64 indices when its attribute `indices_dtype` (default INT32) says so;
+//! TopKV2 keeps TensorFlow's rules.
 
 use super::dtypes::*;
 use super::range_rules;
@@ -12,14 +17,36 @@ use crate::ops::ranges;
 use crate::types::{AttrType, AttrValue, DataType, Shape, UNKNOWN_DIM};
 
 pub(super) fn schemas() -> Vec<OpSchema> {
-    let v2 = schema("TopKV2", ["input", "k", "values", "indices"]);
-    let ge = schema("TopK", ["x", "k", "values", "indices"])
-        .attr("dim", AttrType::Int, Some(AttrValue::Int(-1)))
-        .attr("largest", AttrType::Bool, Some(AttrValue::Bool(true)));
+    let v2 = schema(
+        "TopKV2",
+        ["input", "k", "values", "indices"],
+        &[DataType::Int32],
+    );
+    let ge = schema(
+        "TopK",
+        ["x", "k", "values", "indices"],
+        &[DataType::Int32, DataType::Int64],
+    )
+    .attr("dim", AttrType::Int, Some(AttrValue::Int(-1)))
+    .attr("largest", AttrType::Bool, Some(AttrValue::Bool(true)))
+    .attr(
+        "indices_dtype",
+        AttrType::DataType,
+        Some(AttrValue::DataType(DataType::Int32)),
+    )
+    .infer_dtype(op_fn(infer_indices_dtype));
     vec![v2, ge]
 }
 
-fn schema(op_type: &str, [x, k, values, indices]: [&str; 4]) -> OpSchema {
+/// GE TopK's indices dtype: `indices_dtype`, INT32 or INT64.
+fn infer_indices_dtype(ctx: &mut OpContext<'_>) -> Result<(), OpError> {
+    match ctx.attr_dtype("indices_dtype")? {
+        dtype @ (DataType::Int32 | DataType::Int64) => ctx.set_output_dtype(1, dtype),
+        other => bail!("indices_dtype is {other}, expected INT32 or INT64"),
+    }
+}
+
+fn schema(op_type: &str, [x, k, values, indices]: [&str; 4], index_types: &[DataType]) -> OpSchema {
     OpSchema::new(op_type)
         .input(PortDef::new(x, ParamType::Required).dtypes(REAL))
         .input(
@@ -34,7 +61,7 @@ fn schema(op_type: &str, [x, k, values, indices]: [&str; 4]) -> OpSchema {
         )
         .output(
             PortDef::new(indices, ParamType::Required)
-                .dtype_list(&[DataType::Int32])
+                .dtype_list(index_types)
                 .follow(x, FollowType::Format),
         )
         .attr("sorted", AttrType::Bool, Some(AttrValue::Bool(true)))
@@ -47,7 +74,11 @@ fn schema(op_type: &str, [x, k, values, indices]: [&str; 4]) -> OpSchema {
 )]
 fn infer_top_k(ctx: &mut OpContext<'_>) -> Result<(), OpError> {
     let k_shape = ctx.input_shape(1)?;
-    if k_shape.rank().is_some_and(|r| r > 0) {
+    // GE's TopK (the one with `dim`) also takes ONNX's 1-element vector.
+    let onnx_k = ctx.schema().attr_def("dim").is_some()
+        && matches!(k_shape.dims(), [1 | UNKNOWN_DIM])
+        && k_shape.rank() == Some(1);
+    if k_shape.rank().is_some_and(|r| r > 0) && !onnx_k {
         bail!("k must be a scalar, got shape {k_shape}");
     }
     let k = match ctx.input_value(1).and_then(|v| v.to_ints()).as_deref() {

@@ -1,0 +1,187 @@
+//! `ConvTranspose` serves ONNX ConvTranspose (opsets 1–22), 1-D to 3-D
+//! spatial: x `[N, C_in, spatial...]`, filter `[C_in, C_out / group,
+//! k...]`, bias OPTIONAL `[C_out]`. Unlike TensorFlow's Conv2DBackpropInput
+//! / GE's Conv2DTranspose (an `input_size` input, 4-D data_format lists),
+//! the output size comes from ONNX's formula
+//! `stride * (in - 1) + output_padding + dilation * (k - 1) + 1 - pads`,
+//! or is `in * stride` for SAME_UPPER / SAME_LOWER, or is `output_shape`
+//! when given (the pads are then derived from it and do not change the
+//! shape). `output_shape` may list the spatial dims or all dims (the last
+//! ones are taken, as onnxruntime does).
+
+use super::dims::{channel_vector, merge_dim};
+use super::window::{per_axis, to_i64, AutoPad};
+use crate::bail;
+use crate::infer::OpContext;
+use crate::op::{op_fn, FollowType, OpError, OpSchema, ParamType, PortDef};
+use crate::ops::common::mul_dims;
+use crate::types::{AttrType, AttrValue, DataType, Shape, UNKNOWN_DIM};
+
+const FLOATS: &[DataType] = &[
+    DataType::Float16,
+    DataType::Bf16,
+    DataType::Float,
+    DataType::Double,
+];
+
+/// The largest spatial rank ONNX ConvTranspose kernels are used with here.
+const MAX_SPATIAL: usize = 3;
+
+pub(super) fn schemas() -> Vec<OpSchema> {
+    let list = || Some(AttrValue::ListInt(Vec::new()));
+    let op = OpSchema::new("ConvTranspose")
+        .input(PortDef::new("x", ParamType::Required).dtypes(FLOATS))
+        .input(PortDef::new("filter", ParamType::Required).dtypes(FLOATS))
+        .input(PortDef::new("bias", ParamType::Optional).dtypes(FLOATS))
+        .output(
+            PortDef::new("y", ParamType::Required)
+                .dtypes(FLOATS)
+                .follow("x", FollowType::Format),
+        )
+        .attr("strides", AttrType::ListInt, list())
+        .attr("pads", AttrType::ListInt, list())
+        .attr("dilations", AttrType::ListInt, list())
+        .attr("output_padding", AttrType::ListInt, list())
+        .attr("output_shape", AttrType::ListInt, list())
+        .attr("kernel_shape", AttrType::ListInt, list())
+        .attr("group", AttrType::Int, Some(AttrValue::Int(1)))
+        .attr(
+            "auto_pad",
+            AttrType::Str,
+            Some(AttrValue::Str("NOTSET".into())),
+        )
+        .infer_shape(op_fn(infer_conv_transpose));
+    vec![op]
+}
+
+/// The spatial rank: from x, else the filter, else kernel_shape.
+fn spatial_rank(ctx: &OpContext<'_>) -> Result<Option<usize>, OpError> {
+    let from = |s: &Shape| s.rank().map(|r| r.checked_sub(2));
+    let rank = match (from(ctx.input_shape(0)?), from(ctx.input_shape(1)?)) {
+        (Some(a), Some(b)) if a != b => bail!(
+            "x {} and filter {} must have the same rank",
+            ctx.input_shape(0)?,
+            ctx.input_shape(1)?
+        ),
+        (Some(r), _) | (None, Some(r)) => r,
+        (None, None) => {
+            let k = ctx.attr_ints("kernel_shape")?;
+            (!k.is_empty()).then_some(k.len())
+        }
+    };
+    match rank {
+        Some(0) => bail!("x and filter need at least one spatial dim ([N, C, spatial...])"),
+        Some(r) if r > MAX_SPATIAL => {
+            bail!("{r} spatial dims; ConvTranspose takes 1 to {MAX_SPATIAL}")
+        }
+        Some(r) => Ok(Some(r)),
+        None if ctx.input_shape(0)?.rank().is_some() => {
+            bail!(
+                "x must have rank >= 3 ([N, C, spatial...]), got shape {}",
+                ctx.input_shape(0)?
+            )
+        }
+        None if ctx.input_shape(1)?.rank().is_some() => {
+            bail!(
+                "filter must have rank >= 3, got shape {}",
+                ctx.input_shape(1)?
+            )
+        }
+        None => Ok(None),
+    }
+}
+
+fn dims_or_unknown(shape: &Shape, rank: usize) -> Vec<i64> {
+    match shape.rank() {
+        Some(_) => shape.dims().to_vec(),
+        None => vec![UNKNOWN_DIM; rank],
+    }
+}
+
+#[allow(
+    clippy::arithmetic_side_effects,
+    reason = "int64 values widened to i128 cannot overflow; indices are below the checked spatial rank"
+)]
+fn infer_conv_transpose(ctx: &mut OpContext<'_>) -> Result<(), OpError> {
+    let group = ctx.attr_int("group")?;
+    if group < 1 {
+        bail!("group is {group}, expected >= 1");
+    }
+    let auto_pad = AutoPad::parse(ctx.attr_str("auto_pad")?)?;
+    let Some(n) = spatial_rank(ctx)? else {
+        return ctx.set_output_shape(0, Shape::unknown_rank());
+    };
+    let x = dims_or_unknown(ctx.input_shape(0)?, n + 2);
+    let w = dims_or_unknown(ctx.input_shape(1)?, n + 2);
+    let c_in = merge_dim(
+        x[1],
+        w[0],
+        "the channels of x and the filter's first dim (C_in) differ",
+    )?;
+    if c_in != UNKNOWN_DIM && c_in % group != 0 {
+        bail!("the input channels {c_in} are not a multiple of group {group}");
+    }
+    let c_out = mul_dims(w[1], group)?;
+    if let Some(bias) = ctx.input_desc(2) {
+        channel_vector(bias.shape(), c_out, "bias")?;
+    }
+    let mut kernel: Vec<i64> = w[2..].to_vec();
+    let given = ctx.attr_ints("kernel_shape")?;
+    if !given.is_empty() {
+        if given.len() != n {
+            bail!("kernel_shape has {} values, expected {n}", given.len());
+        }
+        for (k, &g) in kernel.iter_mut().zip(given) {
+            *k = merge_dim(*k, g, "kernel_shape and the filter's spatial dims differ")?;
+        }
+    }
+    if let Some(k) = kernel.iter().find(|&&k| k != UNKNOWN_DIM && k < 1) {
+        bail!("the kernel {kernel:?} has {k}; every kernel dim must be >= 1");
+    }
+    let strides = per_axis(ctx, "strides", n, 1, 1)?;
+    let dilations = per_axis(ctx, "dilations", n, 1, 1)?;
+    let output_padding = per_axis(ctx, "output_padding", n, 0, 0)?;
+    let pads = per_axis(ctx, "pads", 2 * n, 0, 0)?;
+    if let Some(i) = (0..n).find(|&i| output_padding[i] >= strides[i].max(dilations[i])) {
+        bail!(
+            "output_padding {output_padding:?} must be below the stride or dilation along spatial axis {i}"
+        );
+    }
+    let output_shape = ctx.attr_ints("output_shape")?;
+    let fixed: Option<&[i64]> = match output_shape.len() {
+        0 => None,
+        len if len == n || len == n + 2 => Some(&output_shape[len - n..]),
+        len => bail!("output_shape has {len} values, expected {n} (or {})", n + 2),
+    };
+    let mut out = vec![x[0], c_out];
+    for i in 0..n {
+        if let Some(fixed) = fixed {
+            if fixed[i] < 0 {
+                bail!("output_shape {output_shape:?} has a negative dim");
+            }
+            out.push(fixed[i]);
+            continue;
+        }
+        if x[i + 2] == UNKNOWN_DIM || kernel[i] == UNKNOWN_DIM {
+            out.push(UNKNOWN_DIM);
+            continue;
+        }
+        let (size, stride) = (i128::from(x[i + 2]), i128::from(strides[i]));
+        let dim = if matches!(auto_pad, AutoPad::SameUpper | AutoPad::SameLower) {
+            size * stride
+        } else {
+            let total_pads = if auto_pad == AutoPad::Valid {
+                0
+            } else {
+                i128::from(pads[i]) + i128::from(pads[i + n])
+            };
+            let effective = i128::from(dilations[i]) * (i128::from(kernel[i]) - 1) + 1;
+            stride * (size - 1) + i128::from(output_padding[i]) + effective - total_pads
+        };
+        if dim < 0 {
+            bail!("the output size along spatial axis {i} is {dim}: the pads exceed the upsampled input");
+        }
+        out.push(to_i64(dim)?);
+    }
+    ctx.set_output_shape(0, Shape::from_dims(out))
+}

@@ -1,0 +1,200 @@
+//! ONNX's sliding-window arithmetic (pooling and ConvTranspose): `auto_pad`,
+//! per-spatial-dim attribute lists and the output-size formulas of the
+//! ONNX operator spec. Arithmetic runs in i128 so int64 attributes never wrap.
+
+use crate::bail;
+use crate::infer::OpContext;
+use crate::op::OpError;
+use crate::types::{AttrValue, UNKNOWN_DIM};
+
+/// ONNX's `auto_pad` attribute.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum AutoPad {
+    NotSet,
+    SameUpper,
+    SameLower,
+    Valid,
+}
+
+impl AutoPad {
+    pub fn parse(value: &str) -> Result<AutoPad, OpError> {
+        Ok(match value {
+            "NOTSET" | "" => AutoPad::NotSet,
+            "SAME_UPPER" => AutoPad::SameUpper,
+            "SAME_LOWER" => AutoPad::SameLower,
+            "VALID" => AutoPad::Valid,
+            other => {
+                bail!("auto_pad is '{other}', expected NOTSET, SAME_UPPER, SAME_LOWER or VALID")
+            }
+        })
+    }
+}
+
+/// A per-spatial-dim list attribute (`strides`, `dilations`, `pads` …):
+/// `default` repeated `len` times when absent or empty, else exactly `len`
+/// values, each checked by `at_least`.
+pub(super) fn per_axis(
+    ctx: &OpContext<'_>,
+    name: &str,
+    len: usize,
+    default: i64,
+    at_least: i64,
+) -> Result<Vec<i64>, OpError> {
+    let values = match ctx.attr(name) {
+        None => Vec::new(),
+        Some(AttrValue::ListInt(v)) => v.clone(),
+        Some(other) => bail!(
+            "attribute '{name}' is a {}, expected list[int]",
+            other.attr_type()
+        ),
+    };
+    if values.is_empty() {
+        return Ok(vec![default; len]);
+    }
+    if values.len() != len {
+        bail!("{name} has {} values, expected {len}", values.len());
+    }
+    if let Some(v) = values.iter().find(|&&v| v < at_least) {
+        bail!("{name} {values:?} has {v}; every value must be >= {at_least}");
+    }
+    Ok(values)
+}
+
+/// One spatial axis of an ONNX window.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Axis {
+    pub kernel: i64,
+    pub stride: i64,
+    pub dilation: i64,
+    pub pad_begin: i64,
+    pub pad_end: i64,
+}
+
+impl Axis {
+    /// `dilation * (kernel - 1) + 1`.
+    #[allow(
+        clippy::arithmetic_side_effects,
+        reason = "int64 values widened to i128 cannot overflow"
+    )]
+    fn effective(&self) -> i128 {
+        i128::from(self.dilation) * (i128::from(self.kernel) - 1) + 1
+    }
+}
+
+pub(super) fn to_i64(v: i128) -> Result<i64, OpError> {
+    i64::try_from(v).map_err(|_| OpError::new(format!("the output size {v} overflows int64")))
+}
+
+/// ONNX pooling's output size along one axis (MaxPool / AveragePool /
+/// LpPool): SAME_* is `ceil(in / stride)`, VALID is
+/// `floor((in - effective) / stride) + 1`, explicit pads
+/// `floor_or_ceil((in + pads - effective) / stride) + 1` where with
+/// `ceil_mode` a last window starting at or past `in + pad_begin` (wholly
+/// in the end padding) is dropped. A window larger than the (padded) input
+/// is an error. Unknown input, unknown output.
+#[allow(
+    clippy::arithmetic_side_effects,
+    reason = "int64 values widened to i128 cannot overflow; the stride was checked >= 1"
+)]
+pub(super) fn pool_output(
+    input: i64,
+    axis: &Axis,
+    auto_pad: AutoPad,
+    ceil_mode: bool,
+) -> Result<i64, OpError> {
+    if input == UNKNOWN_DIM {
+        return Ok(UNKNOWN_DIM);
+    }
+    let (size, stride) = (i128::from(input), i128::from(axis.stride.max(1)));
+    let effective = axis.effective();
+    let out = match auto_pad {
+        AutoPad::SameUpper | AutoPad::SameLower => (size + stride - 1) / stride,
+        AutoPad::Valid => {
+            if size < effective {
+                bail!("VALID padding needs the input size {size} >= the effective window size {effective}");
+            }
+            (size - effective) / stride + 1
+        }
+        AutoPad::NotSet => {
+            let begin = i128::from(axis.pad_begin);
+            let padded = size + begin + i128::from(axis.pad_end);
+            if padded < effective {
+                bail!("the padded input size {padded} is smaller than the effective window size {effective}");
+            }
+            let span = padded - effective;
+            if ceil_mode {
+                let out = (span + stride - 1) / stride + 1;
+                if (out - 1) * stride >= size + begin {
+                    out - 1
+                } else {
+                    out
+                }
+            } else {
+                span / stride + 1
+            }
+        }
+    };
+    to_i64(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn axis(kernel: i64, stride: i64, pads: (i64, i64)) -> Axis {
+        Axis {
+            kernel,
+            stride,
+            dilation: 1,
+            pad_begin: pads.0,
+            pad_end: pads.1,
+        }
+    }
+
+    #[test]
+    fn pooling_sizes() {
+        // floor((5 + 0 - 2) / 2) + 1 = 2; ceil gives 3 (window at 4 starts inside).
+        assert_eq!(
+            pool_output(5, &axis(2, 2, (0, 0)), AutoPad::NotSet, false).unwrap(),
+            2
+        );
+        assert_eq!(
+            pool_output(5, &axis(2, 2, (0, 0)), AutoPad::NotSet, true).unwrap(),
+            3
+        );
+        // in 4, pads (1, 1), k 2, s 2: ceil((6 - 2) / 2) + 1 = 3; last window
+        // starts at 4 >= 4 + 1? no, kept.
+        assert_eq!(
+            pool_output(4, &axis(2, 2, (1, 1)), AutoPad::NotSet, true).unwrap(),
+            3
+        );
+        // in 2, pads (0, 2), k 1, s 3: ceil(3 / 3) + 1 = 2, the last window
+        // starts at 3 >= 2: dropped.
+        assert_eq!(
+            pool_output(2, &axis(1, 3, (0, 2)), AutoPad::NotSet, true).unwrap(),
+            1
+        );
+        assert_eq!(
+            pool_output(7, &axis(3, 2, (0, 0)), AutoPad::SameLower, false).unwrap(),
+            4
+        );
+        assert_eq!(
+            pool_output(7, &axis(3, 2, (0, 0)), AutoPad::Valid, false).unwrap(),
+            3
+        );
+        assert!(pool_output(2, &axis(3, 1, (0, 0)), AutoPad::Valid, false).is_err());
+        assert!(pool_output(2, &axis(4, 1, (1, 0)), AutoPad::NotSet, false).is_err());
+        assert_eq!(
+            pool_output(-1, &axis(3, 1, (0, 0)), AutoPad::NotSet, false).unwrap(),
+            -1
+        );
+        let huge = Axis {
+            kernel: i64::MAX,
+            stride: 1,
+            dilation: i64::MAX,
+            pad_begin: i64::MAX,
+            pad_end: i64::MAX,
+        };
+        assert!(pool_output(i64::MAX, &huge, AutoPad::NotSet, false).is_err());
+    }
+}
