@@ -15,6 +15,7 @@ mod data;
 mod list;
 mod math;
 pub(crate) mod nn;
+mod onnx_form;
 pub(crate) mod ranges;
 mod tensor_array;
 pub mod tf_dtypes;
@@ -34,5 +35,6 @@ pub fn builtin_schemas() -> Vec<OpSchema> {
     all.extend(control::schemas());
     all.extend(list::schemas());
     all.extend(tensor_array::schemas());
+    all.extend(onnx_form::schemas());
     all
 }
