@@ -28,15 +28,11 @@ def onnx_run(
         names.pop()
     node = helper.make_node(op_type, names, ["out"], **(attrs or {}))
     graph_inputs = [
-        helper.make_tensor_value_info(
-            name, helper.np_dtype_to_tensor_dtype(a.dtype), list(a.shape)
-        )
+        helper.make_tensor_value_info(name, helper.np_dtype_to_tensor_dtype(a.dtype), list(a.shape))
         for name, a in zip(names, inputs, strict=False)
         if a is not None and name
     ]
-    graph = helper.make_graph(
-        [node], "g", graph_inputs, [helper.make_empty_tensor_value_info("out")]
-    )
+    graph = helper.make_graph([node], "g", graph_inputs, [helper.make_empty_tensor_value_info("out")])
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
     model.ir_version = onnx.IR_VERSION
     feeds = {name: a for name, a in zip(names, inputs, strict=False) if a is not None and name}

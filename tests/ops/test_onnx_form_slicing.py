@@ -39,8 +39,14 @@ def slice_cases(draw: st.DrawFn) -> tuple[tuple[int, ...], list[Any], type[np.ge
         n = draw(st.integers(1, rank))
     starts = draw(st.lists(bounds, min_size=n, max_size=n))
     ends = draw(st.lists(bounds, min_size=n, max_size=n))
-    steps = draw(st.one_of(st.none(), st.lists(st.sampled_from([-3, -2, -1, 1, 2, 3]), min_size=n, max_size=n)))
-    dtype = np.int64 if draw(st.booleans()) or INT64_MIN in starts + ends or INT64_MAX in starts + ends else np.int32
+    steps = draw(
+        st.one_of(st.none(), st.lists(st.sampled_from([-3, -2, -1, 1, 2, 3]), min_size=n, max_size=n))
+    )
+    dtype = (
+        np.int64
+        if draw(st.booleans()) or INT64_MIN in starts + ends or INT64_MAX in starts + ends
+        else np.int32
+    )
     return shape, [starts, ends, axes, steps], dtype
 
 
@@ -52,7 +58,8 @@ def spec_for_reference(shape: tuple[int, ...], spec: list[Any], dtype: Any) -> l
     starts, ends, axes, steps = spec
     dims = [shape[a] for a in axes] if axes is not None else list(shape[: len(starts)])
     fixed = [
-        0 if steps is not None and steps[k] < 0 and b < -d else b for k, (b, d) in enumerate(zip(starts, dims, strict=True))
+        0 if steps is not None and steps[k] < 0 and b < -d else b
+        for k, (b, d) in enumerate(zip(starts, dims, strict=True))
     ]
     return [None if v is None else np.array(v, dtype) for v in (fixed, ends, axes, steps)]
 
@@ -119,8 +126,12 @@ def test_a_partial_shape_vector_keeps_its_known_entries_through_concat_and_resha
         "head",
         [shape, g.add_const("b", i64([0])), g.add_const("e", i64([2])), g.add_const("a", i64([0])), None],
     )
-    tail = g.add_node("StridedSliceV2", "tail", [shape, g.add_const("b2", i64([2])), g.add_const("e2", i64([INT64_MAX]))])
-    target = g.add_node("ConcatV2", "target", [[g.add_const("m", i64([-1])), tail], g.add_const("ax", i32(0))])
+    tail = g.add_node(
+        "StridedSliceV2", "tail", [shape, g.add_const("b2", i64([2])), g.add_const("e2", i64([INT64_MAX]))]
+    )
+    target = g.add_node(
+        "ConcatV2", "target", [[g.add_const("m", i64([-1])), tail], g.add_const("ax", i32(0))]
+    )
     y = g.add_node("Reshape", "y", [x, target])
     opgraph.infer(g)
     assert g.desc(head).shape_value == (-1, 7)

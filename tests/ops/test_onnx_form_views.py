@@ -10,7 +10,6 @@ from typing import Any
 import numpy as np
 import pytest
 from array_helpers import as_input, check, i32, i64, run
-from helpers import Feed
 from hypothesis import given
 from hypothesis import strategies as st
 from onnx_helpers import onnx_run
@@ -82,7 +81,9 @@ def test_squeeze_and_unsqueeze_with_unknown_dims_and_values() -> None:
         ("UnsqueezeV3", (2,), [-3], "out of range"),
     ],
 )
-def test_squeeze_and_unsqueeze_errors(op_type: str, shape: tuple[int, ...], axes: list[int], message: str) -> None:
+def test_squeeze_and_unsqueeze_errors(
+    op_type: str, shape: tuple[int, ...], axes: list[int], message: str
+) -> None:
     with pytest.raises(opgraph.InferShapeError, match=message):
         run(op_type, [as_input(values(shape)), i64(axes)])
 
@@ -127,7 +128,9 @@ window = st.one_of(st.none(), st.integers(-6, 6), st.sampled_from([-(2**63), 2**
 
 
 @given(shape=small_shapes, start=window, end=window)
-def test_shape_start_end_match_the_onnx_reference(shape: tuple[int, ...], start: int | None, end: int | None) -> None:
+def test_shape_start_end_match_the_onnx_reference(
+    shape: tuple[int, ...], start: int | None, end: int | None
+) -> None:
     attrs: dict[str, Any] = {k: v for k, v in (("start", start), ("end", end)) if v is not None}
     if end is None or end >= -len(shape):
         expected = onnx_run("Shape", [np.zeros(shape, np.float32)], attrs)
@@ -144,7 +147,9 @@ def test_shape_start_end_match_the_onnx_reference(shape: tuple[int, ...], start:
     if shape:
         partial_shape = (-1, *shape[1:])
         want = list(partial_shape)[start:end]
-        partial = run("Shape", [TensorDesc(DataType.FLOAT, partial_shape)], {**attrs, "out_type": DataType.INT64})[0]
+        partial = run(
+            "Shape", [TensorDesc(DataType.FLOAT, partial_shape)], {**attrs, "out_type": DataType.INT64}
+        )[0]
         assert partial.shape == (len(want),)
         if -1 in want and want != [-1]:
             assert partial.shape_value == tuple(want)
@@ -164,4 +169,6 @@ def test_shape_window_of_an_unknown_rank_has_a_bounded_length() -> None:
     assert whole.dtype == DataType.INT32 and whole.shape_value == (2, -1, 3)
     sliced = run("Shape", [TensorDesc(DataType.FLOAT, (2, -1, 3))], {"start": -2})[0]
     assert sliced.shape_value == (-1, 3)
-    np.testing.assert_array_equal(run("Shape", [TensorDesc(DataType.FLOAT, (2, -1, 3))], {"start": 2})[0].value, i32([3]))
+    np.testing.assert_array_equal(
+        run("Shape", [TensorDesc(DataType.FLOAT, (2, -1, 3))], {"start": 2})[0].value, i32([3])
+    )
