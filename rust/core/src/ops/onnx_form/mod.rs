@@ -7,6 +7,7 @@
 
 mod elements;
 mod expand;
+mod modulo;
 mod nonzero;
 mod pad;
 mod slice;
@@ -31,6 +32,7 @@ pub(super) fn schemas() -> Vec<OpSchema> {
     all.extend(nonzero::schemas());
     all.extend(elements::schemas());
     all.extend(trilu::schemas());
+    all.extend(modulo::schemas());
     all
 }
 
