@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 import pytest
 from array_helpers import i64, run
-from hypothesis import given
+from hypothesis import assume, given
 from hypothesis import strategies as st
 from onnx_helpers import onnx_run
 
@@ -48,6 +48,9 @@ def test_reductions_match_the_onnx_reference(
     op_type: str, case: tuple[tuple[int, ...], list[int] | None], keep: bool, noop: bool
 ) -> None:
     shape, axes = case
+    # The reference's ReduceLogSumExp fails on a scalar (a numpy scalar
+    # where it wants an array).
+    assume(shape or op_type != "ReduceLogSumExp")
     x = np.ones(shape, np.float32)
     axes_value = None if axes is None else i64(axes)
     expected = onnx_run(op_type, [x, axes_value], {"keepdims": int(keep), "noop_with_empty_axes": int(noop)})
