@@ -100,10 +100,12 @@ def identity_n(x: list[Array]) -> tuple[Array, ...]:
     return tuple(a.copy() for a in x)
 
 
-def shape_of(x: Array, *, out_type: DataType) -> Array:
+def shape_of(x: Array, *, out_type: DataType, start: int = 0, end: int = 2**63 - 1) -> Array:
     if out_type not in (DataType.INT32, DataType.INT64):
         raise ValueError("out_type must be int32 or int64")
-    return np.array(x.shape, out_type.to_numpy())
+    # ONNX's start / end clamp to [0, rank] after counting from the end, as
+    # Python's slicing does.
+    return np.array(x.shape[start:end], out_type.to_numpy())
 
 
 def size_of(x: Array, *, out_type: DataType) -> Array:

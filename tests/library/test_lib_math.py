@@ -256,8 +256,13 @@ def reduction(kind: str) -> Callable[..., Array]:
     """The reference of a reduction: ``np.sum`` (in the input dtype) for the
     shape of sum / mean / max / min / prod, ``np.all`` / ``np.any`` for bool."""
 
-    def reference(x: Array, axes: Array, *, keep_dims: bool) -> Array:
-        axis = tf_axes(axes, x.ndim)
+    def reference(
+        x: Array, axes: Array | None, *, keep_dims: bool, noop_with_empty_axes: bool = True
+    ) -> Array:
+        # The GE names take ONNX's optional axes: absent is empty.
+        axis: tuple[int, ...] | None = () if axes is None else tf_axes(axes, x.ndim)
+        if axis == () and not noop_with_empty_axes:
+            axis = None  # ONNX: no axes reduce every dim
         if kind == "all":
             return np.all(x, axis=axis, keepdims=keep_dims)
         if kind == "any":

@@ -9,7 +9,7 @@ mod concat;
 mod depth;
 mod fill;
 mod gather;
-mod host;
+pub(super) mod host;
 mod nonzero;
 mod pad;
 pub(crate) mod range_rules;

@@ -15,6 +15,11 @@ pub(super) fn schemas() -> Vec<OpSchema> {
         .input(PortDef::new("x", ParamType::Required))
         .output(PortDef::new("y", ParamType::Required).dtype_list(INDEX))
         .attr("out_type", AttrType::DataType, out_type())
+        // ONNX Shape (opset 15): the dims `start .. end` only, each counted
+        // from the end when negative and clamped to `[0, rank]`. The
+        // defaults take the whole shape, as TensorFlow's Shape does.
+        .attr("start", AttrType::Int, Some(AttrValue::Int(0)))
+        .attr("end", AttrType::Int, Some(AttrValue::Int(i64::MAX)))
         .infer_dtype(op_fn(infer_out_type))
         .infer_shape(op_fn(infer_shape_of))
         .fold(op_fn(fold_shape_of));
@@ -71,14 +76,64 @@ fn infer_shape_of(ctx: &mut OpContext<'_>) -> Result<(), OpError> {
             bail!("attribute N is {n} but it has {} inputs", ctx.input_count());
         }
     }
+    let window = window(ctx)?;
     for i in 0..ctx.input_count() {
         let out = match ctx.input_shape(i)?.rank() {
-            Some(rank) => Shape::from_dims([rank as i64]),
+            Some(rank) => Shape::from_dims([window.len_of(rank) as i64]),
             None => Shape::from_dims([-1]),
         };
         ctx.set_output_shape(i, out)?;
+        if let (None, Some(most)) = (ctx.input_shape(i)?.rank(), window.most()) {
+            ctx.set_output_shape_range(i, vec![(0, most)])?;
+        }
     }
     Ok(())
+}
+
+/// Shape's `start` / `end` attributes (ShapeN has none: the whole shape).
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Window {
+    start: i64,
+    end: i64,
+}
+
+impl Window {
+    /// The dims `start .. end` of a shape of `rank` dims, ONNX's rule.
+    #[allow(
+        clippy::arithmetic_side_effects,
+        reason = "both bounds are clamped to [0, rank] before subtracting"
+    )]
+    fn range(self, rank: usize) -> std::ops::Range<usize> {
+        let r = i64::try_from(rank).unwrap_or(i64::MAX);
+        let at = |v: i64| {
+            let v = if v < 0 { v.saturating_add(r) } else { v };
+            v.clamp(0, r) as usize
+        };
+        let (s, e) = (at(self.start), at(self.end));
+        s..e.max(s)
+    }
+
+    /// The longest the window can be whatever the rank: `end - start`
+    /// when both count from the start and `end` is given.
+    fn most(self) -> Option<i64> {
+        (self.start >= 0 && self.end >= 0 && self.end != i64::MAX)
+            .then(|| self.end.saturating_sub(self.start).max(0))
+    }
+
+    fn len_of(self, rank: usize) -> usize {
+        self.range(rank).len()
+    }
+}
+
+fn window(ctx: &OpContext<'_>) -> Result<Window, OpError> {
+    let read = |name: &str, default: i64| match ctx.attr(name) {
+        None => Ok(default),
+        Some(_) => ctx.attr_int(name),
+    };
+    Ok(Window {
+        start: read("start", 0)?,
+        end: read("end", i64::MAX)?,
+    })
 }
 
 fn scalar_output(ctx: &mut OpContext<'_>) -> Result<(), OpError> {
@@ -87,12 +142,13 @@ fn scalar_output(ctx: &mut OpContext<'_>) -> Result<(), OpError> {
 
 fn fold_shape_of(ctx: &mut OpContext<'_>) -> Result<(), OpError> {
     let dtype = out_type(ctx)?;
+    let window = window(ctx)?;
     for i in 0..ctx.input_count() {
         let shape = ctx.input_shape(i)?;
-        if shape.rank().is_none() {
+        let Some(rank) = shape.rank() else {
             continue;
-        }
-        let dims = shape.dims();
+        };
+        let dims = &shape.dims()[window.range(rank)];
         let values: Vec<Option<i64>> = dims.iter().map(|&d| (d >= 0).then_some(d)).collect();
         Elems::from_ints(dtype, &[dims.len() as i64], &values).write(ctx, i)?;
     }

@@ -5,6 +5,13 @@
 //!
 //! TensorFlow semantics: an empty axes vector reduces nothing, an axis may
 //! repeat (it is reduced once), negative axes count from the end.
+//!
+//! The GE names also serve ONNX's ReduceX (opsets 1-18, and the
+//! attribute-free forms of 13 / 18): their `axes` input is optional and
+//! the `noop_with_empty_axes` attribute (default true, TensorFlow's meaning)
+//! says what an empty or absent axes vector does; the ONNX plugins set it
+//! false, so that reduces every dim. ReduceL1 ... ReduceSumSquare exist
+//! only under GE names (TensorFlow has no such ops).
 
 use super::dtypes::*;
 use super::range_rules;
@@ -28,16 +35,74 @@ const REDUCTIONS: &[(&str, &str, &[DataType])] = &[
     ("Any", "ReduceAny", BOOL),
 ];
 
+/// The ONNX-only reductions (GE names, no TensorFlow op).
+const ONNX_ONLY: &[&str] = &[
+    "ReduceL1",
+    "ReduceL2",
+    "ReduceLogSum",
+    "ReduceLogSumExp",
+    "ReduceSumSquare",
+];
+
 pub(super) fn schemas() -> Vec<OpSchema> {
     REDUCTIONS
         .iter()
         .flat_map(|&(tf, ge, dtypes)| {
             [
                 schema(tf, ["input", "reduction_indices", "output"], dtypes),
-                schema(ge, ["x", "axes", "y"], dtypes),
+                ge_schema(ge, dtypes),
             ]
         })
+        .chain(ONNX_ONLY.iter().map(|&ge| ge_schema(ge, NUMBER)))
         .collect()
+}
+
+/// A GE-named reduction: the axes may be absent, and
+/// `noop_with_empty_axes` says whether no axes reduce nothing (TensorFlow)
+/// or everything (ONNX).
+fn ge_schema(op_type: &str, dtypes: &[DataType]) -> OpSchema {
+    let mut schema = schema(op_type, ["x", "axes", "y"], dtypes).attr(
+        "noop_with_empty_axes",
+        AttrType::Bool,
+        Some(AttrValue::Bool(true)),
+    );
+    schema.inputs[1].param_type = ParamType::Optional;
+    schema
+}
+
+/// The axes as given: `Some(empty)` when absent or known to be empty,
+/// `None` when their values are unknown.
+fn given_axes(ctx: &OpContext<'_>) -> Result<Option<Vec<i64>>, OpError> {
+    let Some(desc) = ctx.input_desc(1) else {
+        return Ok(Some(Vec::new()));
+    };
+    Ok(match ctx.input_value(1).and_then(|v| v.to_ints()) {
+        Some(axes) => Some(axes),
+        None if desc.shape().dims() == [0] => Some(Vec::new()),
+        None => None,
+    })
+}
+
+/// Whether an empty axes vector reduces every dim (ONNX, with
+/// `noop_with_empty_axes` false) rather than none.
+fn empty_reduces_all(ctx: &OpContext<'_>) -> Result<bool, OpError> {
+    Ok(match ctx.attr("noop_with_empty_axes") {
+        None => false,
+        Some(_) => !ctx.attr_bool("noop_with_empty_axes")?,
+    })
+}
+
+/// The axes to reduce: `None` when unknown; an empty list under ONNX's
+/// rule is every axis of the input (`None` when its rank is unknown).
+pub(super) fn effective_axes(ctx: &OpContext<'_>) -> Result<Option<Vec<i64>>, OpError> {
+    let axes = given_axes(ctx)?;
+    if axes.as_ref().is_some_and(Vec::is_empty) && empty_reduces_all(ctx)? {
+        return Ok(ctx
+            .input_shape(0)?
+            .rank()
+            .map(|rank| (0..rank as i64).collect()));
+    }
+    Ok(axes)
 }
 
 fn schema(op_type: &str, [x, axes, y]: [&str; 3], dtypes: &[DataType]) -> OpSchema {
@@ -65,26 +130,27 @@ fn schema(op_type: &str, [x, axes, y]: [&str; 3], dtypes: &[DataType]) -> OpSche
 
 fn infer_reduce(ctx: &mut OpContext<'_>) -> Result<(), OpError> {
     let input = ctx.input_shape(0)?;
-    let axes_shape = ctx.input_shape(1)?;
-    if axes_shape.rank().is_some_and(|r| r > 1) {
-        bail!("the axes must be a scalar or a 1-D vector, got shape {axes_shape}");
+    if let Some(axes_shape) = ctx.input_desc(1).map(|d| d.shape()) {
+        if axes_shape.rank().is_some_and(|r| r > 1) {
+            bail!("the axes must be a scalar or a 1-D vector, got shape {axes_shape}");
+        }
     }
     let keep_dims = ctx.attr_bool("keep_dims")?;
-    let axes = ctx.input_value(1).and_then(|v| v.to_ints());
+    let all = given_axes(ctx)?.is_some_and(|a| a.is_empty()) && empty_reduces_all(ctx)?;
+    let axes = effective_axes(ctx)?;
     let out = match (axes, input.rank()) {
         (Some(axes), Some(rank)) => reduced_shape(input, &axes, rank, keep_dims)?,
+        // Every dim of an unknown rank: a scalar, or all 1s of that rank.
+        (_, None) if all && !keep_dims => Shape::scalar(),
         // No axes at all: nothing is reduced, whatever the values.
-        (None, _) if axes_shape.dims() == [0] => input.clone(),
+        (Some(axes), None) if axes.is_empty() => input.clone(),
         // Which axes go is unknown; with keep_dims the rank stays.
         (_, Some(rank)) if keep_dims => Shape::unknown_dims(rank),
         _ => Shape::unknown_rank(),
     };
     ctx.set_output_shape(0, out)?;
     range_rules::propagate(ctx, 0, |ctx| {
-        let axes = match ctx.input_value(1).and_then(|v| v.to_ints()) {
-            None if ctx.input_shape(1).ok()?.dims() == [0] => Some(Vec::new()),
-            axes => axes,
-        };
+        let axes = effective_axes(ctx).ok()?;
         range_rules::reduce(ranges::of_input(ctx, 0)?, axes.as_deref(), keep_dims)
     })
 }

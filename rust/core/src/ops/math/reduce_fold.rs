@@ -63,8 +63,7 @@ pub(super) fn fold_int_reduction(
     if !matches!(dtype, DataType::Int32 | DataType::Int64) {
         return Ok(());
     }
-    let (Some(values), Some(axes)) = (x.to_ints(), ctx.input_value(1).and_then(|v| v.to_ints()))
-    else {
+    let (Some(values), Some(axes)) = (x.to_ints(), super::reduce::effective_axes(ctx)?) else {
         return Ok(());
     };
     let dims = x.shape().dims().to_vec();

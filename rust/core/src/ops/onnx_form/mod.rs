@@ -1,25 +1,51 @@
-//! IR ops with ONNX semantics where no built-in op matches: N-d pooling
-//! with ONNX padding rules, Resize / Upsample, Gemm, the ONNX normalisations,
-//! ConvTranspose, NonMaxSuppression and ONNX's extra activations. Each file
-//! says which ONNX ops and opsets it serves and how it differs from the
-//! TensorFlow op of a similar name.
+//! IR ops with ONNX semantics (issue 14): the ONNX parser plugins map onto
+//! these where no GE / TensorFlow op has the same meaning: ONNX's Slice
+//! (optional axes and steps), Unsqueeze (axes in the output rank), Expand
+//! (broadcasts both ways), N-d pooling with ONNX padding rules, Resize /
+//! Upsample, Gemm, the ONNX normalisations, ConvTranspose,
+//! NonMaxSuppression and ONNX's extra activations. Each file names the ONNX
+//! op(s) and opsets it serves and how it differs from the TensorFlow op of a
+//! similar name. Index inputs take INT32 and INT64 (ONNX exporters use INT64).
 
 mod activations;
 mod conv_transpose;
 mod dims;
+mod elements;
+mod expand;
 mod gemm;
+mod modulo;
 mod nms;
+mod nonzero;
 mod norm;
 mod one_hot;
+mod pad;
 mod pool;
 mod resize;
+mod slice;
+mod squeeze;
+mod trilu;
 mod values;
 mod window;
 
-use crate::op::OpSchema;
+use super::array::host::Elems;
+use crate::bail;
+use crate::infer::OpContext;
+use crate::op::{OpError, OpSchema};
+use crate::types::DataType;
+
+/// Index / shape-vector dtypes.
+const INDEX: &[DataType] = &[DataType::Int32, DataType::Int64];
 
 pub(super) fn schemas() -> Vec<OpSchema> {
     let mut all = Vec::new();
+    all.extend(slice::schemas());
+    all.extend(squeeze::schemas());
+    all.extend(expand::schemas());
+    all.extend(pad::schemas());
+    all.extend(nonzero::schemas());
+    all.extend(elements::schemas());
+    all.extend(trilu::schemas());
+    all.extend(modulo::schemas());
     all.extend(pool::schemas());
     all.extend(gemm::schemas());
     all.extend(norm::schemas());
@@ -29,4 +55,86 @@ pub(super) fn schemas() -> Vec<OpSchema> {
     all.extend(one_hot::schemas());
     all.extend(resize::schemas());
     all
+}
+
+/// What is known of an optional value-depend input.
+#[derive(Clone, Debug, PartialEq)]
+enum Ints {
+    /// The node has no such input.
+    Absent,
+    /// Present, but its value is not known at inference time.
+    Unknown,
+    Known(Vec<i64>),
+}
+
+/// Input `i` (a value-depend integer vector or scalar) as [`Ints`], after
+/// checking that it is at most 1-D.
+fn ints(ctx: &OpContext<'_>, i: usize, name: &str) -> Result<Ints, OpError> {
+    let Some(desc) = ctx.input_desc(i) else {
+        return Ok(Ints::Absent);
+    };
+    if desc.shape().rank().is_some_and(|r| r > 1) {
+        bail!(
+            "input '{name}' must be a 1-D vector, got shape {}",
+            desc.shape()
+        );
+    }
+    Ok(match ctx.input_value(i).and_then(|v| v.to_ints()) {
+        Some(v) => Ints::Known(v),
+        None => Ints::Unknown,
+    })
+}
+
+/// The length of a present 1-D input `i` when its shape says it.
+fn vector_len(ctx: &OpContext<'_>, i: usize) -> Option<usize> {
+    match ctx.input_desc(i)?.shape().dims() {
+        [n] => usize::try_from(*n).ok(),
+        _ => None,
+    }
+}
+
+/// `axis` in `[-rank, rank)` as an index, ONNX's rule for every axes input.
+fn onnx_axis(axis: i64, rank: usize, what: &str) -> Result<usize, OpError> {
+    let r = i64::try_from(rank).unwrap_or(i64::MAX);
+    let at = if axis < 0 {
+        axis.checked_add(r)
+    } else {
+        Some(axis)
+    };
+    match at {
+        Some(a) if (0..r).contains(&a) => Ok(a as usize),
+        _ => bail!(
+            "{what} {axis} is out of range for rank {rank} (expected {}..{r})",
+            r.wrapping_neg()
+        ),
+    }
+}
+
+/// `axes` normalised against `rank`; a repeated axis is an error (ONNX).
+fn distinct_axes(axes: &[i64], rank: usize, what: &str) -> Result<Vec<usize>, OpError> {
+    let mut seen = vec![false; rank];
+    let mut out = Vec::with_capacity(axes.len());
+    for &axis in axes {
+        let a = onnx_axis(axis, rank, what)?;
+        if std::mem::replace(&mut seen[a], true) {
+            bail!("{what} {axis} repeats an axis already listed in {axes:?}");
+        }
+        out.push(a);
+    }
+    Ok(out)
+}
+
+/// Output 0 holds input 0's elements in row-major order with new dims
+/// (Squeeze / Unsqueeze): its value, or its known shape-vector entries.
+fn fold_view(ctx: &mut OpContext<'_>) -> Result<(), OpError> {
+    let Some(dims) = ctx.output_desc(0).map(|d| d.shape().dims().to_vec()) else {
+        return Ok(());
+    };
+    if ctx.output_desc(0).is_some_and(|d| !d.shape().is_static()) {
+        return Ok(());
+    }
+    match Elems::input(ctx, 0).and_then(|e| e.reshaped(&dims)) {
+        Some(elems) => elems.write(ctx, 0),
+        None => Ok(()),
+    }
 }
