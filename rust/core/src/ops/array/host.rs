@@ -31,6 +31,13 @@ pub(crate) struct Elems {
     pub items: Vec<Option<u128>>,
 }
 
+/// One element's value for host arithmetic.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) enum Number {
+    Int(i64),
+    Float(f64),
+}
+
 /// Bytes per element when folding can move this dtype's elements as raw
 /// chunks (byte-aligned, at most 16 bytes, not a handle or string).
 fn width(dtype: DataType) -> Option<usize> {
@@ -216,6 +223,28 @@ impl Elems {
                 .iter()
                 .map(|v| v.and_then(|v| int_to_raw(dtype, v)))
                 .collect(),
+        }
+    }
+
+    /// Element `k` as a number (integer or float dtypes), when known.
+    pub fn number_at(&self, k: usize) -> Option<Number> {
+        let raw = (*self.items.get(k)?)?;
+        raw_to_int(self.dtype, raw)
+            .map(Number::Int)
+            .or_else(|| raw_to_float(self.dtype, raw).map(Number::Float))
+    }
+
+    /// Elements from numbers (`None` entries unknown) in `dtype`: integers
+    /// that do not fit and floats in an integer dtype become unknown.
+    pub fn from_numbers(dtype: DataType, dims: &[i64], values: &[Option<Number>]) -> Elems {
+        let raw = |n: Number| match n {
+            Number::Int(v) => int_to_raw(dtype, v).or_else(|| float_to_raw(dtype, v as f64)),
+            Number::Float(f) => float_to_raw(dtype, f),
+        };
+        Elems {
+            dtype,
+            dims: dims.to_vec(),
+            items: values.iter().map(|v| v.and_then(raw)).collect(),
         }
     }
 

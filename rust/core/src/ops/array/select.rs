@@ -19,7 +19,9 @@ pub(super) fn schemas() -> Vec<OpSchema> {
     };
     vec![
         base("Select").infer_shape(op_fn(infer_select)),
-        base("SelectV2").infer_shape(op_fn(infer_select_v2)),
+        base("SelectV2")
+            .infer_shape(op_fn(infer_select_v2))
+            .fold(op_fn(crate::ops::math::fold_elementwise::fold_select)),
     ]
 }
 

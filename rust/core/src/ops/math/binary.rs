@@ -4,6 +4,7 @@
 use super::broadcast_shapes;
 use super::dtypes::*;
 use super::fold::{fold_int_binary, IntOp};
+use super::fold_elementwise::{self, fold_binary};
 use crate::infer::OpContext;
 use crate::op::{op_fn, FollowType, OpError, OpSchema, ParamType, PortDef};
 use crate::ops::ranges;
@@ -100,10 +101,53 @@ fn schema(op: &Binary) -> OpSchema {
             Some(AttrValue::Bool(true)),
         );
     }
-    if let Some(int_op) = op.fold {
-        schema = schema.fold(Arc::new(move |ctx| fold_int_binary(ctx, int_op)));
+    let out_dtype = match op.output {
+        Output::Same => None,
+        Output::Bool => Some(DataType::Bool),
+    };
+    match (op.fold, elementwise(op.op_type)) {
+        (Some(int_op), generic) => {
+            schema = schema.fold(Arc::new(move |ctx| {
+                let dtype = ctx.input_dtype(0)?;
+                match generic {
+                    Some(f) if !matches!(dtype, DataType::Int32 | DataType::Int64) => {
+                        fold_binary(ctx, f, out_dtype)
+                    }
+                    _ => fold_int_binary(ctx, int_op),
+                }
+            }))
+        }
+        (None, Some(f)) => {
+            schema = schema.fold(Arc::new(move |ctx| fold_binary(ctx, f, out_dtype)))
+        }
+        (None, None) => {}
     }
     schema
+}
+
+/// The host function of ops folded on whole known values of any numeric
+/// dtype (floats included); integer shape vectors known in part go
+/// through [`fold_int_binary`].
+fn elementwise(op_type: &str) -> Option<fold_elementwise::Binary> {
+    use fold_elementwise as e;
+    Some(match op_type {
+        "Add" | "AddV2" => e::add,
+        "Sub" => e::sub,
+        "Mul" => e::mul,
+        "Div" | "RealDiv" => e::div,
+        "Maximum" => e::max,
+        "Minimum" => e::min,
+        "Pow" => e::pow,
+        "Equal" => e::equal,
+        "NotEqual" => e::not_equal,
+        "Less" => e::less,
+        "LessEqual" => e::less_equal,
+        "Greater" => e::greater,
+        "GreaterEqual" => e::greater_equal,
+        "LogicalAnd" => e::logical_and,
+        "LogicalOr" => e::logical_or,
+        _ => return None,
+    })
 }
 
 fn infer_broadcast(ctx: &mut OpContext<'_>) -> Result<(), OpError> {

@@ -21,7 +21,8 @@ pub(super) fn schemas() -> Vec<OpSchema> {
                 .follow("x", FollowType::All),
         )
         .verify(op_fn(verify_bounds))
-        .infer_shape(op_fn(infer_same_shape));
+        .infer_shape(op_fn(infer_same_shape))
+        .fold(op_fn(super::fold_elementwise::fold_clip));
     vec![clip]
 }
 

@@ -12,6 +12,7 @@ mod clip;
 mod cumsum;
 mod dtypes;
 mod fold;
+pub(crate) mod fold_elementwise;
 #[cfg(test)]
 mod fold_tests;
 mod identity;

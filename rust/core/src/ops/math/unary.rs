@@ -3,8 +3,10 @@
 //! attributes (GE's names and defaults).
 
 use super::dtypes::*;
+use super::fold_elementwise::{self, fold_unary};
 use crate::op::{FollowType, OpSchema, ParamType, PortDef};
 use crate::types::{AttrType, AttrValue, DataType};
+use std::sync::Arc;
 
 struct Unary {
     op_type: &'static str,
@@ -95,5 +97,24 @@ fn schema(op: &Unary) -> OpSchema {
     for &(name, default) in op.attrs {
         schema = schema.attr(name, AttrType::Float, Some(AttrValue::Float(default)));
     }
+    if let Some(f) = elementwise(op.op_type) {
+        schema = schema.fold(Arc::new(move |ctx| fold_unary(ctx, f, None)));
+    }
     schema
+}
+
+/// Ops folded on whole known values (the scalar arithmetic around shapes).
+fn elementwise(op_type: &str) -> Option<fold_elementwise::Unary> {
+    use fold_elementwise as e;
+    Some(match op_type {
+        "Ceil" => e::ceil,
+        "Floor" => e::floor,
+        "Round" => e::round,
+        "Sqrt" => e::sqrt,
+        "Neg" => e::neg,
+        "Abs" => e::abs,
+        "Reciprocal" | "Inv" => e::reciprocal,
+        "LogicalNot" => e::logical_not,
+        _ => return None,
+    })
 }

@@ -5,6 +5,7 @@ use super::dims::merge_dim;
 use crate::bail;
 use crate::infer::OpContext;
 use crate::op::{op_fn, FollowType, OpError, OpSchema, ParamType, PortDef};
+use crate::ops::array::host::{join_axis, Elems};
 use crate::ops::common::{add_dims, normalize_axis};
 use crate::types::{AttrType, AttrValue, Dims, Shape};
 
@@ -14,8 +15,28 @@ pub(super) fn schemas() -> Vec<OpSchema> {
         .output(PortDef::new("y", ParamType::Required).follow("x", FollowType::Dtype))
         .attr("concat_dim", AttrType::Int, None)
         .attr("N", AttrType::Int, Some(AttrValue::Int(1)))
-        .infer_shape(op_fn(infer_concat));
+        .infer_shape(op_fn(infer_concat))
+        .fold(op_fn(fold_concat));
     vec![concat]
+}
+
+/// Known elements of the inputs joined along `concat_dim`: shape vectors
+/// built from parts (ONNX's Shape → Gather → Unsqueeze → Concat), unknown
+/// parts staying unknown entries.
+fn fold_concat(ctx: &mut OpContext<'_>) -> Result<(), OpError> {
+    let Some(dims) = ctx.output_desc(0).map(|d| d.shape().dims().to_vec()) else {
+        return Ok(());
+    };
+    if dims.iter().any(|&d| d < 0) {
+        return Ok(());
+    }
+    let axis = normalize_axis(ctx.attr_int("concat_dim")?, dims.len())?;
+    let count = ctx.dynamic_input_count(0)?;
+    let parts: Option<Vec<Elems>> = (0..count).map(|i| Elems::input(ctx, i)).collect();
+    match parts.and_then(|p| join_axis(&p, axis, &dims)) {
+        Some(elems) => elems.write(ctx, 0),
+        None => Ok(()),
+    }
 }
 
 /// Every input has x0's rank and dims except along `concat_dim`, which adds
