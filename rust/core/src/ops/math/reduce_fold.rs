@@ -22,6 +22,8 @@ use crate::types::{DataType, HostTensor};
 pub(super) enum IntReduction {
     Sum,
     Prod,
+    Max,
+    Min,
 }
 
 impl IntReduction {
@@ -30,6 +32,8 @@ impl IntReduction {
         match op_type {
             "Sum" | "ReduceSum" => Some(IntReduction::Sum),
             "Prod" | "ReduceProd" => Some(IntReduction::Prod),
+            "Max" | "ReduceMax" => Some(IntReduction::Max),
+            "Min" | "ReduceMin" => Some(IntReduction::Min),
             _ => None,
         }
     }
@@ -39,6 +43,10 @@ impl IntReduction {
         match self {
             IntReduction::Sum => 0,
             IntReduction::Prod => 1,
+            // The identities of max and min (ONNX: the type's lowest and
+            // highest value).
+            IntReduction::Max => i64::MIN,
+            IntReduction::Min => i64::MAX,
         }
     }
 
@@ -46,6 +54,8 @@ impl IntReduction {
         match self {
             IntReduction::Sum => a.checked_add(b),
             IntReduction::Prod => a.checked_mul(b),
+            IntReduction::Max => Some(a.max(b)),
+            IntReduction::Min => Some(a.min(b)),
         }
     }
 }

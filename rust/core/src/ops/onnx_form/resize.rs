@@ -190,9 +190,21 @@ fn infer_resize(ctx: &mut OpContext<'_>) -> Result<(), OpError> {
     let value = ctx.input_value(input);
     if use_sizes {
         let sizes = value.and_then(|v| v.to_ints());
-        match sizes {
-            Some(sizes) => sized(ctx, &mut out, &axes, &sizes)?,
-            None => axes.iter().for_each(|&a| out[a] = UNKNOWN_DIM),
+        // Sizes known in part (a shape vector built from Shape and
+        // Concat): each known entry still sets its dim when stretching.
+        let partial = || {
+            ctx.input_shape_value(3)
+                .filter(|p| p.rank() == Some(axes.len()))
+                .filter(|_| ctx.attr_str("keep_aspect_ratio_policy").ok() == Some("stretch"))
+        };
+        match (sizes, partial()) {
+            (Some(sizes), _) => sized(ctx, &mut out, &axes, &sizes)?,
+            (None, Some(partial)) => {
+                for (&a, &s) in axes.iter().zip(partial.dims()) {
+                    out[a] = s;
+                }
+            }
+            (None, None) => axes.iter().for_each(|&a| out[a] = UNKNOWN_DIM),
         }
     } else {
         let scales = value.and_then(floats);
