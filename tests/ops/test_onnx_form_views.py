@@ -210,6 +210,7 @@ def test_the_exported_reshape_chain_keeps_every_known_dim() -> None:
     back = g2.add_node("UnsqueezeV3", "back", [squeezed, g2.add_const("u", i64([0, -1]))])
     grown = g2.add_node("Expand", "grown", [back, g2.add_const("t", i64([3, 1]))])
     opgraph.infer(g2)
-    assert int(g2.desc(squeezed).value) == 2
+    np.testing.assert_array_equal(g2.desc(squeezed).value, 2)
+    assert g2.desc(squeezed).shape == ()
     np.testing.assert_array_equal(g2.desc(back).value, [[2]])
     np.testing.assert_array_equal(g2.desc(grown).value, [[2], [2], [2]])
