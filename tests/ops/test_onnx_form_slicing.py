@@ -155,3 +155,35 @@ def test_bad_specs_are_typed_errors(spec: list[Any], message: str) -> None:
     x = np.zeros((2, 2), np.float32)
     with pytest.raises(opgraph.InferShapeError, match=message):
         run("StridedSliceV2", [as_input(x), *spec])
+
+
+@given(
+    lo=st.integers(0, 6),
+    extra=st.integers(0, 6),
+    start=st.integers(-9, 9),
+    end=st.one_of(st.integers(-9, 9), st.just(INT64_MAX)),
+    step=st.sampled_from([-2, -1, 1, 2, 3]),
+)
+def test_an_unknown_dims_range_is_the_hull_of_its_slice_lengths(
+    lo: int, extra: int, start: int, end: int, step: int
+) -> None:
+    hi = lo + extra
+    g = Graph("g")
+    x = g.add_input("x", DataType.FLOAT, (-1, 3), shape_range=[(lo, hi), (3, 3)])
+    spec = [g.add_const(n, i64([v])) for n, v in (("b", start), ("e", end), ("a", 0), ("s", step))]
+    y = g.add_node("StridedSliceV2", "y", [x, *spec])
+    opgraph.infer(g)
+
+    # Python's slicing is ONNX's rule but for a start before the first
+    # element with a negative step, which ONNX clamps to 0.
+    def length(d: int) -> int:
+        b = 0 if step < 0 and start < -d else start
+        return len(range(d)[b : min(end, 2**62) : step])
+
+    lengths = [length(d) for d in range(lo, hi + 1)]
+    assert g.desc(y).shape[1] == 3
+    if len(set(lengths)) == 1:
+        assert g.desc(y).shape[0] in (-1, lengths[0])
+    else:
+        assert g.desc(y).shape[0] == -1
+        assert g.desc(y).shape_range == [(min(lengths), max(lengths)), (3, 3)]

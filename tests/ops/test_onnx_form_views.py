@@ -172,3 +172,45 @@ def test_shape_window_of_an_unknown_rank_has_a_bounded_length() -> None:
     np.testing.assert_array_equal(
         run("Shape", [TensorDesc(DataType.FLOAT, (2, -1, 3))], {"start": 2})[0].value, i32([3])
     )
+
+
+def test_the_exported_reshape_chain_keeps_every_known_dim() -> None:
+    # torch.onnx's x.view(x.size(0), x.size(1), 12, 64):
+    # Shape -> Gather(0) -> Unsqueeze, Shape(start=1, end=2) -> Concat -> Reshape.
+    g = Graph("g")
+    x = g.add_input("x", DataType.FLOAT, (-1, 7, 768))
+    shape = g.add_node("Shape", "shape", [x], {"out_type": DataType.INT64})
+    batch = g.add_node("GatherV2", "batch", [shape, g.add_const("i0", i64(0)), g.add_const("ax0", i64(0))])
+    batch_1d = g.add_node("UnsqueezeV3", "batch_1d", [batch, g.add_const("u0", i64([0]))])
+    seq = g.add_node("Shape", "seq", [x], {"out_type": DataType.INT64, "start": 1, "end": 2})
+    heads = g.add_const("heads", i64([12, 64]))
+    target = g.add_node("ConcatV2", "target", [[batch_1d, seq, heads], g.add_const("ax", i32(0))])
+    y = g.add_node("Reshape", "y", [x, target])
+    opgraph.infer(g)
+    assert g.desc(batch_1d).shape == (1,)
+    np.testing.assert_array_equal(g.desc(seq).value, [7])
+    assert g.desc(target).shape_value == (-1, 7, 12, 64)
+    assert g.desc(y).shape == (-1, 7, 12, 64)
+    # With a static batch every link folds to a whole value.
+    g2 = Graph("g2")
+    x2 = g2.add_input("x", DataType.FLOAT, (2, 7, 768))
+    shape2 = g2.add_node("Shape", "shape", [x2], {"out_type": DataType.INT64})
+    squeezed = g2.add_node(
+        "SqueezeV3",
+        "first",
+        [
+            g2.add_node(
+                "StridedSliceV2",
+                "head",
+                [shape2, g2.add_const("b", i64([0])), g2.add_const("e", i64([1]))],
+            ),
+            None,
+        ],
+    )
+    back = g2.add_node("UnsqueezeV3", "back", [squeezed, g2.add_const("u", i64([0, -1]))])
+    grown = g2.add_node("Expand", "grown", [back, g2.add_const("t", i64([3, 1]))])
+    opgraph.infer(g2)
+    np.testing.assert_array_equal(g2.desc(squeezed).value, 2)
+    assert g2.desc(squeezed).shape == ()
+    np.testing.assert_array_equal(g2.desc(back).value, [[2]])
+    np.testing.assert_array_equal(g2.desc(grown).value, [[2], [2], [2]])

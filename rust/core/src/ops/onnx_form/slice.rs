@@ -177,25 +177,7 @@ fn infer(ctx: &mut OpContext<'_>) -> Result<(), OpError> {
     if let Some(plan) = known_plan(ctx)? {
         let dims: Vec<i64> = plan.iter().map(|d| d.size).collect();
         ctx.set_output_shape(0, Shape::from_dims(dims))?;
-        return range_rules::propagate(ctx, 0, |ctx| {
-            let r = ranges::of_input(ctx, 0)?;
-            let dims = ctx.input_shape(0).ok()?.dims();
-            // Unknown dims that are sliced hold at most the input's range;
-            // whole dims keep it.
-            Some(
-                r.iter()
-                    .zip(&plan)
-                    .zip(dims)
-                    .map(|((&r, p), &d)| {
-                        if d == UNKNOWN_DIM && (p.begin, p.step) != (0, 1) {
-                            range_rules::up_to(r)
-                        } else {
-                            r
-                        }
-                    })
-                    .collect(),
-            )
-        });
+        return range_rules::propagate(ctx, 0, ranges_of);
     }
     // Values missing: dims the (known) axes do not name are whole.
     let dims = match ints(ctx, 3, "axes")? {
@@ -220,6 +202,37 @@ fn infer(ctx: &mut OpContext<'_>) -> Result<(), OpError> {
         Ints::Unknown => vec![UNKNOWN_DIM; rank],
     };
     ctx.set_output_shape(0, Shape::from_dims(dims))
+}
+
+/// Each unknown input dim's slice length over its range (the spec is known
+/// here: the shape was planned), with the clamp points of the begin / end
+/// values as the places where the length can turn.
+fn ranges_of(ctx: &OpContext<'_>) -> Option<Vec<ranges::Range>> {
+    let input = ranges::of_input(ctx, 0)?;
+    let value = |i: usize| match ints(ctx, i, NAMES[i]).ok()? {
+        Ints::Known(v) => Some(Some(v)),
+        Ints::Absent => Some(None),
+        Ints::Unknown => None,
+    };
+    let (b, e) = (value(1)??, value(2)??);
+    let (a, s) = (value(3)?, value(4)?);
+    let dims = ctx.input_shape(0).ok()?.dims();
+    let out = ctx.output_desc(0)?.shape().dims();
+    let breaks = range_rules::slice_breaks(&[b.as_slice(), &e].concat());
+    let step = s
+        .as_deref()
+        .unwrap_or(&[1])
+        .iter()
+        .map(|v| v.saturating_abs())
+        .max()
+        .unwrap_or(1);
+    let shape_of = |d: &[i64]| {
+        let plan = plan(d, &b, &e, a.as_deref(), s.as_deref()).ok()?;
+        Some(plan.iter().map(|p| p.size).collect())
+    };
+    Some(range_rules::strided_slice(
+        dims, &input, out, &breaks, step, shape_of,
+    ))
 }
 
 /// Output element `k` reads input coordinate `begin + k * step` per dim.
