@@ -115,13 +115,13 @@ mod tests {
 
     #[test]
     fn a_fixed_symbol_carries_over_to_the_other_inputs() {
-        let given = vec![("ids".to_owned(), Shape::from_dims(&[2, 128]))];
+        let given = vec![("ids".to_owned(), Shape::from_dims([2, 128]))];
         let extra = propagate(&syms(), &declared(), &given).unwrap();
         assert_eq!(
             extra,
             vec![
-                ("mask".to_owned(), Shape::from_dims(&[2, 128])),
-                ("pos".to_owned(), Shape::from_dims(&[1, 128]))
+                ("mask".to_owned(), Shape::from_dims([2, 128])),
+                ("pos".to_owned(), Shape::from_dims([1, 128]))
             ]
         );
     }
@@ -129,8 +129,8 @@ mod tests {
     #[test]
     fn two_sizes_for_one_symbol_are_an_error() {
         let given = vec![
-            ("ids".to_owned(), Shape::from_dims(&[2, 128])),
-            ("mask".to_owned(), Shape::from_dims(&[2, 64])),
+            ("ids".to_owned(), Shape::from_dims([2, 128])),
+            ("mask".to_owned(), Shape::from_dims([2, 64])),
         ];
         let err = propagate(&syms(), &declared(), &given)
             .unwrap_err()

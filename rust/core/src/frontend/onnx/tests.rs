@@ -132,7 +132,7 @@ fn bad_models_are_decode_errors_naming_the_problem() {
 
 #[test]
 fn subgraph_outer_values_become_extra_inputs_and_arguments() {
-    let mut branch = |out: &str| pb::GraphProto {
+    let branch = |out: &str| pb::GraphProto {
         name: out.into(),
         node: vec![node("Relu", &["x"], &[out])],
         output: vec![value_info(out, 1, &[])],

@@ -230,7 +230,7 @@ fn with_copied_unknowns(input: &Shape, target: &[i64]) -> Result<Shape, OpError>
         .filter(|&&d| d >= 0)
         .try_fold(1i64, |acc, &d| acc.checked_mul(d));
     let inferred = match (rest_in, rest_out) {
-        (Some(i), Some(o)) if o > 0 && i % o == 0 => Some(i / o),
+        (Some(i), Some(o)) if o > 0 && i.checked_rem(o) == Some(0) => i.checked_div(o),
         _ => None,
     };
     let dims: Dims = target

@@ -18,6 +18,10 @@ pub(crate) type Binary = fn(Number, Number) -> Option<Number>;
 
 /// The flat index into an operand of dims `input` that output element
 /// `flat` of dims `out` reads (numpy broadcasting, right-aligned).
+#[allow(
+    clippy::arithmetic_side_effects,
+    reason = "folded outputs hold at most fold_limit elements, dims are >= 1 here and axis >= offset"
+)]
 fn source(out: &[i64], input: &[i64], mut flat: usize) -> usize {
     let offset = out.len().saturating_sub(input.len());
     let (mut index, mut stride) = (0usize, 1usize);

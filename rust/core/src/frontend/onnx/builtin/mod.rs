@@ -168,7 +168,7 @@ impl<'a> Node<'a> {
 
 /// A 1-D INT64 constant.
 fn int64_vector(values: &[i64]) -> HostTensor {
-    let shape = Shape::from_dims(&[values.len() as i64]);
+    let shape = Shape::from_dims([values.len() as i64]);
     HostTensor::from_ints(DataType::Int64, shape, values).expect("INT64 holds any i64")
 }
 

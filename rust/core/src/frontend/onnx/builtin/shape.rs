@@ -267,7 +267,7 @@ fn parse_resize(src: &FrameworkOp, dst: &mut OpDraft) -> Result<(), PluginError>
     }
     // Opset 10's Resize took (X, scales): scales is the third IR input.
     if src.op_type.contains("::10::") && src.inputs.len() == 2 {
-        dst.insert_const_input(1, "roi", float_tensor(&[], Shape::from_dims(&[0])));
+        dst.insert_const_input(1, "roi", float_tensor(&[], Shape::from_dims([0])));
     }
     Ok(())
 }
@@ -278,7 +278,7 @@ fn parse_upsample(src: &FrameworkOp, dst: &mut OpDraft) -> Result<(), PluginErro
     node.copy(dst, "mode", "mode");
     if let Some(scales) = node.floats("scales")? {
         let values: Vec<f32> = scales.iter().map(|&s| s as f32).collect();
-        let shape = Shape::from_dims(&[values.len() as i64]);
+        let shape = Shape::from_dims([values.len() as i64]);
         dst.insert_const_input(1, "scales", float_tensor(&values, shape));
     }
     Ok(())

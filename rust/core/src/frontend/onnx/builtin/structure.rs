@@ -45,7 +45,7 @@ fn parse_constant(src: &FrameworkOp, dst: &mut OpDraft) -> Result<(), PluginErro
                 .iter()
                 .map(|&v| v as f32)
                 .collect();
-            let shape = Shape::from_dims(&[values.len() as i64]);
+            let shape = Shape::from_dims([values.len() as i64]);
             Some(AttrValue::Tensor(float_tensor(&values, shape)))
         }
         _ if node.has("value_int") => Some(AttrValue::Tensor(
