@@ -16,6 +16,7 @@ use crate::bail;
 use crate::infer::OpContext;
 use crate::op::{op_fn, FollowType, OpError, OpSchema, ParamType, PortDef, ValueDepend};
 use crate::ops::common::normalize_axis;
+use crate::ops::ranges;
 use crate::types::{AttrType, AttrValue, DataType, Shape, UNKNOWN_DIM};
 
 const ROI_TYPES: &[DataType] = &[DataType::Float16, DataType::Float, DataType::Double];
@@ -188,6 +189,8 @@ fn infer_resize(ctx: &mut OpContext<'_>) -> Result<(), OpError> {
         x.dims().to_vec()
     };
     let value = ctx.input_value(input);
+    // Known scales, for the shape ranges of the resized axes.
+    let mut known_scales = None;
     if use_sizes {
         let sizes = value.and_then(|v| v.to_ints());
         match sizes {
@@ -202,11 +205,25 @@ fn infer_resize(ctx: &mut OpContext<'_>) -> Result<(), OpError> {
                 for (&a, &s) in axes.iter().zip(&scales) {
                     out[a] = scaled_dim(out[a], s)?;
                 }
+                known_scales = Some(scales);
             }
             None => axes.iter().for_each(|&a| out[a] = UNKNOWN_DIM),
         }
     }
-    ctx.set_output_shape(0, Shape::from_dims(out))
+    ctx.set_output_shape(0, Shape::from_dims(out))?;
+    if ranges::wanted(ctx, 0) {
+        if let Some(mut r) = ranges::of_input(ctx, 0).filter(|r| r.len() == rank) {
+            for (i, &a) in axes.iter().enumerate() {
+                r[a] = match known_scales.as_ref().and_then(|s| s.get(i)) {
+                    Some(&s) => ranges::monotonic(r[a], |d| scaled_dim(d, s)),
+                    // Sizes: a known output dim is pinned by `set`.
+                    None => ranges::ANY,
+                };
+            }
+            ranges::set(ctx, 0, r)?;
+        }
+    }
+    Ok(())
 }
 
 fn check_len<T>(values: &[T], axes: &[usize], name: &str) -> Result<(), OpError> {
