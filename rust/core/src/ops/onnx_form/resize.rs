@@ -193,9 +193,20 @@ fn infer_resize(ctx: &mut OpContext<'_>) -> Result<(), OpError> {
     let mut known_scales = None;
     if use_sizes {
         let sizes = value.and_then(|v| v.to_ints());
-        match sizes {
-            Some(sizes) => sized(ctx, &mut out, &axes, &sizes)?,
-            None => axes.iter().for_each(|&a| out[a] = UNKNOWN_DIM),
+        // Exporters build sizes as Concat(Shape(x)[:2], computed dims): the
+        // folded shape value keeps the entries that are known.
+        let partial = ctx
+            .input_shape_value(3)
+            .filter(|v| v.rank() == Some(axes.len()))
+            .filter(|_| ctx.attr_str("keep_aspect_ratio_policy").ok() == Some("stretch"));
+        match (sizes, partial) {
+            (Some(sizes), _) => sized(ctx, &mut out, &axes, &sizes)?,
+            (None, Some(partial)) => {
+                for (&a, &d) in axes.iter().zip(partial.dims()) {
+                    out[a] = d;
+                }
+            }
+            (None, None) => axes.iter().for_each(|&a| out[a] = UNKNOWN_DIM),
         }
     } else {
         let scales = value.and_then(floats);
