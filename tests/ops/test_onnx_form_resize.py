@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from onnx_form_helpers import run_onnx
 
 import opgraph
-from opgraph import DataType
+from opgraph import DataType, Graph
 
 SCALES = [0.3, 0.5, 0.75, 1.0, 1.3, 1.5, 2.0, 2.7, 3.0]
 NO_FLOATS = np.zeros(0, dtype=np.float32)
@@ -154,3 +154,26 @@ def test_upsample_fractional_scales_floor_like_resize() -> None:
         infer_output("Upsample", [desc((2, 3)), scales])
     with pytest.raises(opgraph.NodeError, match="neither an input nor an attribute"):
         infer_output("Upsample", [desc((2, 3)), None])
+
+
+def test_sizes_from_a_partly_known_shape_vector() -> None:
+    # PyTorch exports sizes = Concat(Shape(x)[:2], computed H, W): the folded
+    # shape value keeps N (unknown) and C, and H, W when constant.
+    def resize_of(hw: Feed) -> tuple[int, ...]:
+        g = Graph("g")
+        x = g.add_input("x", DataType.FLOAT, (-1, 3, 8, 8))
+        shape = g.add_node("Shape", "shape", [x], {"out_type": DataType.INT64})
+        ends = [g.add_const(n, np.array([v], np.int64)) for n, v in (("b", 0), ("e", 2), ("s", 1))]
+        nc = g.add_node("StridedSlice", "nc", [shape, *ends])
+        hw_in = (
+            g.add_const("hw", hw) if isinstance(hw, np.ndarray) else g.add_input("hw", DataType.INT64, (2,))
+        )
+        sizes = g.add_node("ConcatV2", "sizes", [[nc, hw_in], g.add_const("axis", np.array(0, np.int32))])
+        y = g.add_node("Resize", "y", [x, None, None, sizes])
+        opgraph.infer(g)
+        return g.desc(y).shape
+
+    x = np.zeros((2, 3, 8, 8), np.float32)
+    expected = run_onnx("Resize", [x, None, None, np.array([2, 3, 16, 12], np.int64)], {}, opset=13)[0]
+    assert resize_of(np.array([16, 12], np.int64)) == (-1, *expected.shape[1:])
+    assert resize_of(None) == (-1, 3, -1, -1)

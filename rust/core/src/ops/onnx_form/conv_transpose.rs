@@ -15,6 +15,7 @@ use crate::bail;
 use crate::infer::OpContext;
 use crate::op::{op_fn, FollowType, OpError, OpSchema, ParamType, PortDef};
 use crate::ops::common::mul_dims;
+use crate::ops::ranges;
 use crate::types::{AttrType, AttrValue, DataType, Shape, UNKNOWN_DIM};
 
 const FLOATS: &[DataType] = &[
@@ -154,6 +155,7 @@ fn infer_conv_transpose(ctx: &mut OpContext<'_>) -> Result<(), OpError> {
         len => bail!("output_shape has {len} values, expected {n} (or {})", n + 2),
     };
     let mut out = vec![x[0], c_out];
+    let mut spatial = Vec::with_capacity(n);
     for i in 0..n {
         if let Some(fixed) = fixed {
             if fixed[i] < 0 {
@@ -162,26 +164,73 @@ fn infer_conv_transpose(ctx: &mut OpContext<'_>) -> Result<(), OpError> {
             out.push(fixed[i]);
             continue;
         }
-        if x[i + 2] == UNKNOWN_DIM || kernel[i] == UNKNOWN_DIM {
-            out.push(UNKNOWN_DIM);
-            continue;
+        let axis = SpatialAxis {
+            index: i,
+            stride: strides[i],
+            kernel: kernel[i],
+            dilation: dilations[i],
+            output_padding: output_padding[i],
+            pads: if auto_pad == AutoPad::Valid {
+                (0, 0)
+            } else {
+                (pads[i], pads[i + n])
+            },
+            same: matches!(auto_pad, AutoPad::SameUpper | AutoPad::SameLower),
+        };
+        out.push(axis.output(x[i + 2])?);
+        spatial.push(axis);
+    }
+    ctx.set_output_shape(0, Shape::from_dims(out))?;
+    // Ranges: N passes through, each computed spatial dim is monotonic in
+    // its input dim (fixed output_shape dims and C are known).
+    if ranges::wanted(ctx, 0) {
+        if let Some(mut r) = ranges::of_input(ctx, 0).filter(|r| r.len() == n + 2) {
+            r[1] = ranges::ANY;
+            for axis in &spatial {
+                r[axis.index + 2] = ranges::monotonic(r[axis.index + 2], |d| axis.output(d));
+            }
+            ranges::set(ctx, 0, r)?;
         }
-        let (size, stride) = (i128::from(x[i + 2]), i128::from(strides[i]));
-        let dim = if matches!(auto_pad, AutoPad::SameUpper | AutoPad::SameLower) {
+    }
+    Ok(())
+}
+
+/// One spatial axis whose output size the formula gives (no output_shape).
+struct SpatialAxis {
+    index: usize,
+    stride: i64,
+    kernel: i64,
+    dilation: i64,
+    output_padding: i64,
+    pads: (i64, i64),
+    same: bool,
+}
+
+impl SpatialAxis {
+    /// `in * stride` for SAME_*, else `stride * (in - 1) + output_padding +
+    /// dilation * (k - 1) + 1 - pads`; an error when negative.
+    #[allow(
+        clippy::arithmetic_side_effects,
+        reason = "int64 values widened to i128 cannot overflow"
+    )]
+    fn output(&self, input: i64) -> Result<i64, OpError> {
+        if input == UNKNOWN_DIM || self.kernel == UNKNOWN_DIM {
+            return Ok(UNKNOWN_DIM);
+        }
+        let (size, stride) = (i128::from(input), i128::from(self.stride));
+        let dim = if self.same {
             size * stride
         } else {
-            let total_pads = if auto_pad == AutoPad::Valid {
-                0
-            } else {
-                i128::from(pads[i]) + i128::from(pads[i + n])
-            };
-            let effective = i128::from(dilations[i]) * (i128::from(kernel[i]) - 1) + 1;
-            stride * (size - 1) + i128::from(output_padding[i]) + effective - total_pads
+            let total_pads = i128::from(self.pads.0) + i128::from(self.pads.1);
+            let effective = i128::from(self.dilation) * (i128::from(self.kernel) - 1) + 1;
+            stride * (size - 1) + i128::from(self.output_padding) + effective - total_pads
         };
         if dim < 0 {
-            bail!("the output size along spatial axis {i} is {dim}: the pads exceed the upsampled input");
+            bail!(
+                "the output size along spatial axis {} is {dim}: the pads exceed the upsampled input",
+                self.index
+            );
         }
-        out.push(to_i64(dim)?);
+        to_i64(dim)
     }
-    ctx.set_output_shape(0, Shape::from_dims(out))
 }

@@ -23,6 +23,8 @@ mod pool;
 mod resize;
 mod slice;
 mod squeeze;
+#[cfg(test)]
+mod tests;
 mod trilu;
 mod values;
 mod window;

@@ -177,10 +177,9 @@ fn infer_pool(ctx: &mut OpContext<'_>) -> Result<(), OpError> {
             )
         }
         (Some(_), false) => {
-            let dims = x.dims();
-            let mut out = dims.to_vec();
-            for (o, (axis, &d)) in out.iter_mut().skip(2).zip(p.axes.iter().zip(&dims[2..])) {
-                *o = pool_output(d, axis, p.auto_pad, p.ceil_mode)?;
+            let mut out = x.dims().to_vec();
+            for (o, axis) in out.iter_mut().skip(2).zip(&p.axes) {
+                *o = pool_output(*o, axis, p.auto_pad, p.ceil_mode)?;
             }
             Shape::from_dims(out)
         }

@@ -16,6 +16,7 @@ use crate::bail;
 use crate::infer::OpContext;
 use crate::op::{op_fn, FollowType, OpError, OpSchema, ParamType, PortDef, ValueDepend};
 use crate::ops::common::normalize_axis;
+use crate::ops::ranges;
 use crate::types::{AttrType, AttrValue, DataType, Shape, UNKNOWN_DIM};
 
 const ROI_TYPES: &[DataType] = &[DataType::Float16, DataType::Float, DataType::Double];
@@ -188,20 +189,21 @@ fn infer_resize(ctx: &mut OpContext<'_>) -> Result<(), OpError> {
         x.dims().to_vec()
     };
     let value = ctx.input_value(input);
+    // Known scales, for the shape ranges of the resized axes.
+    let mut known_scales = None;
     if use_sizes {
         let sizes = value.and_then(|v| v.to_ints());
-        // Sizes known in part (a shape vector built from Shape and
-        // Concat): each known entry still sets its dim when stretching.
-        let partial = || {
-            ctx.input_shape_value(3)
-                .filter(|p| p.rank() == Some(axes.len()))
-                .filter(|_| ctx.attr_str("keep_aspect_ratio_policy").ok() == Some("stretch"))
-        };
-        match (sizes, partial()) {
+        // Exporters build sizes as Concat(Shape(x)[:2], computed dims): the
+        // folded shape value keeps the entries that are known.
+        let partial = ctx
+            .input_shape_value(3)
+            .filter(|v| v.rank() == Some(axes.len()))
+            .filter(|_| ctx.attr_str("keep_aspect_ratio_policy").ok() == Some("stretch"));
+        match (sizes, partial) {
             (Some(sizes), _) => sized(ctx, &mut out, &axes, &sizes)?,
             (None, Some(partial)) => {
-                for (&a, &s) in axes.iter().zip(partial.dims()) {
-                    out[a] = s;
+                for (&a, &d) in axes.iter().zip(partial.dims()) {
+                    out[a] = d;
                 }
             }
             (None, None) => axes.iter().for_each(|&a| out[a] = UNKNOWN_DIM),
@@ -214,11 +216,25 @@ fn infer_resize(ctx: &mut OpContext<'_>) -> Result<(), OpError> {
                 for (&a, &s) in axes.iter().zip(&scales) {
                     out[a] = scaled_dim(out[a], s)?;
                 }
+                known_scales = Some(scales);
             }
             None => axes.iter().for_each(|&a| out[a] = UNKNOWN_DIM),
         }
     }
-    ctx.set_output_shape(0, Shape::from_dims(out))
+    ctx.set_output_shape(0, Shape::from_dims(out))?;
+    if ranges::wanted(ctx, 0) {
+        if let Some(mut r) = ranges::of_input(ctx, 0).filter(|r| r.len() == rank) {
+            for (i, &a) in axes.iter().enumerate() {
+                r[a] = match known_scales.as_ref().and_then(|s| s.get(i)) {
+                    Some(&s) => ranges::monotonic(r[a], |d| scaled_dim(d, s)),
+                    // Sizes: a known output dim is pinned by `set`.
+                    None => ranges::ANY,
+                };
+            }
+            ranges::set(ctx, 0, r)?;
+        }
+    }
+    Ok(())
 }
 
 fn check_len<T>(values: &[T], axes: &[usize], name: &str) -> Result<(), OpError> {

@@ -44,7 +44,6 @@ const UNARY: &[(&str, &str)] = &[
 /// Unary ops with attributes: (ONNX op, IR op, attributes copied by name).
 const UNARY_WITH_ATTRS: &[(&str, &str, &[&str])] = &[
     ("Elu", "Elu", &["alpha"]),
-    ("LeakyRelu", "LeakyRelu", &["alpha"]),
     ("Selu", "Selu", &[]),
     ("HardSigmoid", "HardSigmoid", &["alpha", "beta"]),
     ("Celu", "Celu", &["alpha"]),
@@ -90,6 +89,12 @@ pub(super) fn plugins() -> Vec<ParserPlugin> {
             Ok(())
         }));
     }
+    // ONNX's default slope is 0.01; the IR op's (GE's) is 0.2.
+    all.push(plugin("LeakyRelu", "LeakyRelu", 1, |src, dst| {
+        let alpha = Node::of(src).float_or("alpha", 0.01)?;
+        dst.set_attr("alpha", AttrValue::Float(alpha));
+        Ok(())
+    }));
     all.push(plugin("Maximum", "Max", 1, |src, dst| {
         variadic(src, dst, "Maximum")
     }));

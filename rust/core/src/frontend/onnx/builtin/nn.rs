@@ -48,15 +48,7 @@ pub(super) fn plugins() -> Vec<ParserPlugin> {
         plugin("AvgPoolV2", "GlobalLpPool", 1, |src, dst| {
             parse_pool(src, dst, true)
         }),
-        copying(
-            "BatchNorm",
-            "BatchNormalization",
-            &[
-                ("epsilon", "epsilon"),
-                ("momentum", "momentum"),
-                ("training_mode", "training_mode"),
-            ],
-        ),
+        plugin("BatchNorm", "BatchNormalization", 1, parse_batch_norm),
         copying(
             "InstanceNormalization",
             "InstanceNormalization",
@@ -197,8 +189,9 @@ fn parse_pool(src: &FrameworkOp, dst: &mut OpDraft, global: bool) -> Result<(), 
         dst.set_attr("global_pooling", AttrValue::Bool(true));
         return Ok(());
     }
-    if node.output_count() > 1 && dst.op_type == "MaxPoolV3" {
-        dst.set_attr("with_indices", AttrValue::Bool(true));
+    if dst.op_type == "MaxPoolV3" {
+        // The optional Indices output exists when the node lists it.
+        dst.set_dynamic_output("indices", u32::from(node.output_count() > 1));
     }
     let Some(kernel) = node.ints("kernel_shape")? else {
         return Err(node.error("a pooling node needs attribute 'kernel_shape'"));
@@ -225,6 +218,19 @@ fn parse_pool(src: &FrameworkOp, dst: &mut OpDraft, global: bool) -> Result<(), 
         AttrValue::Str(node.string_or("auto_pad", "NOTSET")?),
     );
     node.copy(dst, "count_include_pad", "count_include_pad");
+    Ok(())
+}
+
+/// BatchNormalization: the running statistics are outputs only when the
+/// node lists them (training mode, opset 14+).
+fn parse_batch_norm(src: &FrameworkOp, dst: &mut OpDraft) -> Result<(), PluginError> {
+    let node = Node::of(src);
+    for name in ["epsilon", "momentum", "training_mode", "spatial"] {
+        node.copy(dst, name, name);
+    }
+    let stats = u32::from(node.output_count() >= 3);
+    dst.set_dynamic_output("running_mean", stats);
+    dst.set_dynamic_output("running_var", stats);
     Ok(())
 }
 

@@ -1,0 +1,96 @@
+//! Rust-level checks of the ONNX-form ops' error paths and a few shapes
+//! worked out by hand from the ONNX spec (the Python tests compare against
+//! onnx.reference over drawn cases).
+
+use crate::prelude::*;
+use crate::test_graphs::OpCase;
+
+const F32: DataType = DataType::Float;
+
+fn ints(v: &[i64]) -> AttrValue {
+    AttrValue::ListInt(v.to_vec())
+}
+
+#[test]
+fn pooling_sizes_and_errors() {
+    let mut c = OpCase::new();
+    let x = c.input(F32, &[1, 3, 5, 4]);
+    // H: ceil((5 + 1 - 2) / 2) + 1 = 3 (the window at 4 starts inside);
+    // W: ceil((4 + 1 - 2) / 2) + 1 = 3, but the window at 4 starts at
+    // 4 >= 4 + 0 (in the end padding): 2.
+    let attrs = [
+        ("ksize", ints(&[2, 2])),
+        ("strides", ints(&[2, 2])),
+        ("pads", ints(&[0, 0, 1, 1])),
+        ("ceil_mode", AttrValue::Int(1)),
+    ];
+    let y = c.op("MaxPoolV3", &[x], &attrs);
+    c.infer().unwrap();
+    assert_eq!(c.dims(y), [1, 3, 3, 2]);
+    // The builder gives the dynamic `indices` one instance: INT64, y's shape.
+    let node = c.g.node(y.node);
+    assert_eq!(node.outputs.len(), 2);
+    assert_eq!(node.outputs[1].dtype, DataType::Int64);
+    assert_eq!(node.outputs[1].shape().dims(), [1, 3, 3, 2]);
+
+    let mut c = OpCase::new();
+    let x = c.input(F32, &[1, 3, 5, 4]);
+    c.op(
+        "AvgPoolV2",
+        &[x],
+        &[
+            ("ksize", ints(&[i64::MAX, 2])),
+            ("dilations", ints(&[i64::MAX, 1])),
+        ],
+    );
+    assert!(c.error().contains("smaller than the effective window size"));
+}
+
+#[test]
+fn conv_transpose_negative_and_huge_outputs_are_errors() {
+    for (strides, pads, want) in [
+        (vec![1, 1], vec![3, 0, 3, 0], "pads exceed"),
+        (vec![i64::MAX, 1], vec![0, 0, 0, 0], "overflows int64"),
+    ] {
+        let mut c = OpCase::new();
+        let x = c.input(F32, &[1, 2, 4, 4]);
+        let w = c.input(F32, &[2, 3, 1, 1]);
+        c.op(
+            "ConvTranspose",
+            &[x, w],
+            &[("strides", ints(&strides)), ("pads", ints(&pads))],
+        );
+        let err = c.error();
+        assert!(err.contains(want), "{err}");
+    }
+}
+
+#[test]
+fn resize_gemm_one_hot_and_nms_rules() {
+    let mut c = OpCase::new();
+    let x = c.input(F32, &[1, 3, 4, 4]);
+    c.op("Resize", &[x], &[]);
+    assert!(c.error().contains("neither scales nor sizes"));
+
+    let mut c = OpCase::new();
+    let (a, b) = (c.input(F32, &[2, 3]), c.input(F32, &[4, 5]));
+    c.op(
+        "MatMulV2",
+        &[a, b],
+        &[("transpose_x1", AttrValue::Bool(true))],
+    );
+    assert!(c.error().contains("(K) differ: 2 != 4"));
+
+    let mut c = OpCase::new();
+    let i = c.input(DataType::Int64, &[2]);
+    let (depth, values) = (c.ints(&[-3], false), c.input(F32, &[2]));
+    c.op("OneHotV2", &[i, depth, values], &[]);
+    assert!(c.error().contains("depth must be >= 0"));
+
+    // No max_output_boxes_per_class: ONNX's default 0 selects no box.
+    let mut c = OpCase::new();
+    let (boxes, scores) = (c.input(F32, &[2, 5, 4]), c.input(F32, &[2, 3, 5]));
+    let y = c.op("NonMaxSuppressionV6", &[boxes, scores], &[]);
+    c.infer().unwrap();
+    assert_eq!(c.dims(y), [0, 3]);
+}
