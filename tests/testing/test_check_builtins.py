@@ -61,13 +61,19 @@ def reshape_targets(draw: st.DrawFn, shape: tuple[int, ...]) -> Array:
     return np.array(target, dtype=np.int64)
 
 
-def reshape_reference(x: Array, shape: Array, *, axis: int, num_axes: int) -> Array:
+def reshape_reference(x: Array, shape: Array, *, axis: int, num_axes: int, allowzero: int = 1) -> Array:
     """``np.reshape`` with TensorFlow's target rules (numpy reads any negative
-    dim as -1; TensorFlow rejects all but one -1)."""
+    dim as -1; TensorFlow rejects all but one -1); with ``allowzero`` 0,
+    ONNX's rule first: a 0 copies the input dim at its position."""
     assert (axis, num_axes) == (0, -1)
     if shape.ndim != 1 or (shape < -1).any() or (shape == -1).sum() > 1:
         raise ValueError(f"bad target {shape}")
-    return np.reshape(x, tuple(int(d) for d in shape))
+    dims = [int(d) for d in shape]
+    if allowzero == 0:
+        if any(d == 0 and i >= x.ndim for i, d in enumerate(dims)):
+            raise ValueError(f"target {dims} copies a dim the input of rank {x.ndim} lacks")
+        dims = [x.shape[i] if d == 0 else d for i, d in enumerate(dims)]
+    return np.reshape(x, tuple(dims))
 
 
 def test_reshape_matches_numpy_with_constant_target() -> None:
@@ -82,6 +88,15 @@ def test_reshape_matches_numpy_with_constant_target() -> None:
 def test_reshape_rejects_what_numpy_rejects_for_random_targets() -> None:
     # the default value strategy for a value-depend input: small ints, rank 0 or 1
     check_inference("Reshape", reshape_reference, attrs={"axis": 0, "num_axes": -1})
+
+
+def test_reshape_copies_zero_dims_when_allowzero_is_0() -> None:
+    check_inference(
+        "Reshape",
+        reshape_reference,
+        attrs={"axis": 0, "num_axes": -1, "allowzero": 0},
+        value_inputs={"shape": lambda arrays: reshape_targets(arrays["x"].shape)},
+    )
 
 
 # ---- Conv2D ----------------------------------------------------------------------

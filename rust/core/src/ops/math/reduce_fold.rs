@@ -14,6 +14,7 @@
 
 use crate::infer::OpContext;
 use crate::op::OpError;
+use crate::ops::array::host::{Elems, Number};
 use crate::ops::common::normalize_axis;
 use crate::types::{DataType, HostTensor};
 
@@ -70,6 +71,9 @@ pub(super) fn fold_int_reduction(
         return Ok(());
     };
     let dtype = x.dtype();
+    if matches!(dtype, DataType::Float | DataType::Double) {
+        return fold_float_reduction(ctx, reduction);
+    }
     if !matches!(dtype, DataType::Int32 | DataType::Int64) {
         return Ok(());
     }
@@ -93,6 +97,43 @@ pub(super) fn fold_int_reduction(
     }
 }
 
+/// [`fold_int_reduction`] for FLOAT and DOUBLE values (the scalar float
+/// arithmetic exporters emit around shapes: `max(h, w)` for padding).
+fn fold_float_reduction(ctx: &mut OpContext<'_>, reduction: IntReduction) -> Result<(), OpError> {
+    let Some(x) = Elems::input(ctx, 0) else {
+        return Ok(());
+    };
+    let values: Option<Vec<f64>> = (0..x.items.len())
+        .map(|k| match x.number_at(k)? {
+            Number::Float(f) => Some(f),
+            Number::Int(i) => Some(i as f64),
+        })
+        .collect();
+    let (Some(values), Some(axes)) = (values, super::reduce::effective_axes(ctx)?) else {
+        return Ok(());
+    };
+    let Some(out_dims) = ctx.output_desc(0).map(|d| d.shape().dims().to_vec()) else {
+        return Ok(());
+    };
+    let mut reduced = vec![false; x.dims.len()];
+    for axis in axes {
+        reduced[normalize_axis(axis, x.dims.len())?] = true;
+    }
+    let (identity, apply): (f64, fn(f64, f64) -> f64) = match reduction {
+        IntReduction::Sum => (0.0, |a, b| a + b),
+        IntReduction::Prod => (1.0, |a, b| a * b),
+        IntReduction::Max => (f64::NEG_INFINITY, f64::max),
+        IntReduction::Min => (f64::INFINITY, f64::min),
+    };
+    let Some(folded) = reduce_with(&values, &x.dims, &reduced, identity, |a, b| {
+        Some(apply(a, b))
+    }) else {
+        return Ok(());
+    };
+    let numbers: Vec<Option<Number>> = folded.into_iter().map(|f| Some(Number::Float(f))).collect();
+    Elems::from_numbers(x.dtype, &out_dims, &numbers).write(ctx, 0)
+}
+
 /// `values` (row-major, shape `dims`) reduced over the `reduced` axes, in
 /// row-major order of the kept axes; `None` on overflow.
 fn reduce(
@@ -101,9 +142,22 @@ fn reduce(
     reduced: &[bool],
     reduction: IntReduction,
 ) -> Option<Vec<i64>> {
+    reduce_with(values, dims, reduced, reduction.identity(), |a, b| {
+        reduction.apply(a, b)
+    })
+}
+
+/// [`reduce`] over any element type with `identity` and `apply`.
+fn reduce_with<T: Copy>(
+    values: &[T],
+    dims: &[i64],
+    reduced: &[bool],
+    identity: T,
+    apply: impl Fn(T, T) -> Option<T>,
+) -> Option<Vec<T>> {
     let kept: Vec<usize> = (0..dims.len()).filter(|&a| !reduced[a]).collect();
     let out_len: usize = kept.iter().map(|&a| dims[a].max(0) as usize).product();
-    let mut out = vec![reduction.identity(); out_len];
+    let mut out = vec![identity; out_len];
     for (flat, &v) in values.iter().enumerate() {
         // The output position: the kept axes' coordinates, row-major.
         let (mut rest, mut at, mut scale) = (flat, 0usize, 1usize);
@@ -116,7 +170,7 @@ fn reduce(
                 scale *= d;
             }
         }
-        out[at] = reduction.apply(out[at], v)?;
+        out[at] = apply(out[at], v)?;
     }
     Some(out)
 }
