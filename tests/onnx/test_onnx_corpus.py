@@ -139,3 +139,63 @@ def test_the_data_is_compact() -> None:
         assert p.stat().st_size <= 300 * 1024, f"{p.name} should be stored gzip-compressed"
     for p in DATA.glob("*.onnx.gz"):
         assert gzip.decompress(p.read_bytes())[:2]  # a real gzip stream
+
+
+# ---- the buckets themselves (a comparison that cannot fail proves nothing) ----
+
+
+def _value(shape: list[int], varies: list[bool], data_varies: list[bool] | None = None) -> dict[str, object]:
+    return {
+        "dtype": "FLOAT",
+        "shape": shape,
+        "varies": varies,
+        "data_varies": data_varies or [False] * len(shape),
+        "op_type": "Conv",
+        "producer": "conv",
+    }
+
+
+def _record(value: dict[str, object], inferred: dict[str, object] | None = None) -> dict[str, object]:
+    return {"tensors": {"y": value}, "onnx_inference": {"y": inferred}}
+
+
+@pytest.mark.parametrize(
+    ("shape", "fixed", "bucket"),
+    [
+        ((2, 64, 56, 56), False, "equal"),
+        ((-1, 64, 56, 56), False, "unknown_justified"),
+        ((-1, 64, 56, 56), True, "wrong"),  # the batch is fixed: it must be known
+        ((2, -1, 56, 56), False, "wrong"),  # the channels never vary
+        ((3, 64, 56, 56), False, "wrong"),
+        ((2, 64, 56), False, "wrong"),
+        ((-2,), False, "wrong"),  # the rank does not vary
+    ],
+)
+def test_a_value_lands_in_the_bucket_the_rules_say(shape: tuple[int, ...], fixed: bool, bucket: str) -> None:
+    record = _record(_value([2, 64, 56, 56], [True, False, False, False]))
+    result = compare(record, {"y": ("FLOAT", shape)}, fixed=fixed)
+    buckets = {k: getattr(result, k) for k in ("equal", "unknown_justified", "wrong", "missing")}
+    assert {k for k, v in buckets.items() if v} == {bucket}
+
+
+def test_a_data_dependent_dim_may_stay_unknown_at_fixed_shapes() -> None:
+    record = _record(_value([57, 4], [True, False], [True, False]))
+    assert compare(record, {"y": ("FLOAT", (-1, 4))}, fixed=True).unknown_justified == ["y"]
+
+
+def test_another_dtype_or_no_tensor_is_reported() -> None:
+    record = _record(_value([2, 3], [False, False]))
+    assert compare(record, {"y": ("FLOAT16", (2, 3))}, fixed=False).wrong
+    assert compare(record, {}, fixed=False).missing == ["y"]
+
+
+def test_precision_is_counted_both_ways_against_onnx_inference() -> None:
+    value = _value([2, 3], [True, False])
+    onnx_knows_batch = _record(value, {"dtype": "FLOAT", "shape": [2, None]})
+    assert compare(onnx_knows_batch, {"y": ("FLOAT", (-1, 3))}, fixed=False).onnx_more_precise == ["y"]
+    onnx_knows_nothing = _record(value, None)
+    result = compare(onnx_knows_nothing, {"y": ("FLOAT", (-1, 3))}, fixed=False)
+    assert result.opgraph_more_precise == ["y"] and not result.onnx_more_precise
+    symbolic = _record(value, {"dtype": "FLOAT", "shape": ["batch", 3]})
+    result = compare(symbolic, {"y": ("FLOAT", (-1, 3))}, fixed=False)
+    assert not result.opgraph_more_precise and not result.onnx_more_precise

@@ -610,6 +610,10 @@ def main() -> None:
     args = parser.parse_args()
     import torchvision
 
+    # nn.MultiheadAttention's inference fast path is one fused aten op that
+    # the TorchScript exporter cannot export (torchvision's ViT); the
+    # regular path exports as MatMul/Softmax.
+    torch.backends.mha.set_fastpath_enabled(False)
     versions = {"torch_version": torch.__version__, "torchvision_version": torchvision.__version__}
     data = Path(__file__).resolve().parent.parent / "data"
     data.mkdir(exist_ok=True)
