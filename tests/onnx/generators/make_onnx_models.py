@@ -18,6 +18,7 @@ import time
 import traceback
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from operator import attrgetter
 from pathlib import Path
 from typing import Any
 
@@ -76,12 +77,56 @@ def tv_seg(name: str) -> Callable[[], torch.nn.Module]:
     return build
 
 
-def tv_det(name: str, **kwargs: Any) -> Callable[[], torch.nn.Module]:
+def tv_det(
+    name: str,
+    threshold: str,
+    head: str,
+    activation: str,
+    shape_a: tuple[int, ...],
+    rank: int = 40,
+    reinit: bool = False,
+    **kwargs: Any,
+) -> Callable[[], torch.nn.Module]:
+    """A torchvision detector whose score threshold is calibrated on the
+    oracle's run A image: with random weights every class score is close to
+    uniform, so a default threshold keeps no box (or all, up to the cap) for
+    any image; between the ``rank``-th and the next best class score of run
+    A, the number of boxes depends on the image (printed for runs A and C)."""
+
     def build() -> torch.nn.Module:
         import torchvision
 
         model = getattr(torchvision.models.detection, name)(weights=None, weights_backbone=None, **kwargs)
-        return Detections(model)
+        # torchvision's detection inits (small normal weights) make the
+        # features of a randomly initialised network vanish (~1e-14 at
+        # SSDlite's first head level), so that no score depends on the image:
+        # a variance-preserving init keeps the image in the scores.
+        for module in model.modules() if reinit else ():
+            if isinstance(module, torch.nn.Conv2d | torch.nn.Linear):
+                torch.nn.init.kaiming_normal_(module.weight, mode="fan_in", nonlinearity="relu")
+                if module.bias is not None:
+                    torch.nn.init.zeros_(module.bias)
+        wrapped = Detections(model)
+        wrapped.eval()
+        owner_path, attr = threshold.rsplit(".", 1) if "." in threshold else ("", threshold)
+        owner = attrgetter(owner_path)(model) if owner_path else model
+        captured: list[torch.Tensor] = []
+        hook = attrgetter(head)(model).register_forward_hook(lambda _m, _i, out: captured.append(out))
+        image = torch.from_numpy(detection_input("image", shape_a, 1, np.random.default_rng(1), "A"))
+        with torch.no_grad():
+            wrapped(image)
+        hook.remove()
+        logits = captured[0].reshape(-1, captured[0].shape[-1])
+        scores = logits.softmax(-1)[:, 1:] if activation == "softmax" else logits.sigmoid()
+        top = scores.flatten().topk(rank + 1).values
+        setattr(owner, attr, float((top[rank - 1] + top[rank]) / 2))
+        counts = []
+        for seed, run in ((1, "A"), (2, "C")):
+            x = torch.from_numpy(detection_input("image", shape_a, 1, np.random.default_rng(seed), run))
+            with torch.no_grad():
+                counts.append(int(wrapped(x)[0].shape[0]))
+        print(f"{name}: {threshold} = {getattr(owner, attr):.6f}, boxes in runs A and C: {counts}")
+        return wrapped
 
     return build
 
@@ -120,27 +165,33 @@ class Detections(torch.nn.Module):
 
 
 class HFOutput(torch.nn.Module):
-    """A Hugging Face model returning its last hidden state as a tensor."""
+    """A Hugging Face model returning its last hidden state as a tensor; the
+    positional inputs are passed by name (GPT-2's second parameter is
+    ``past_key_values``, not the mask)."""
 
-    def __init__(self, model: torch.nn.Module) -> None:
+    def __init__(self, model: torch.nn.Module, names: list[str]) -> None:
         super().__init__()
         self.model = model
+        self.names = names
 
     def forward(self, *args: torch.Tensor) -> torch.Tensor:
-        return self.model(*args).last_hidden_state  # type: ignore[no-any-return]
+        out = self.model(**dict(zip(self.names, args, strict=True)))
+        return out.last_hidden_state  # type: ignore[no-any-return]
 
 
-def hf(config_name: str, model_name: str, **config: Any) -> Callable[[], torch.nn.Module]:
+def hf(config_name: str, model_name: str, names: list[str], **config: Any) -> Callable[[], torch.nn.Module]:
     def build() -> torch.nn.Module:
         import transformers
 
         cfg = getattr(transformers, config_name)(**config)
         model = getattr(transformers, model_name)(cfg)
-        return HFOutput(model)
+        return HFOutput(model, names)
 
     return build
 
 
+TEXT_INPUTS = ["input_ids", "attention_mask"]
+BERT_INPUTS = ["input_ids", "attention_mask", "token_type_ids"]
 SMALL_BERT = {
     "vocab_size": 1000,
     "hidden_size": 128,
@@ -318,7 +369,14 @@ SPECS: dict[str, Spec] = dict(
         (
             "ssdlite320_mobilenet_v3_large_ts11",
             Spec(
-                tv_det("ssdlite320_mobilenet_v3_large", score_thresh=0.5),
+                tv_det(
+                    "ssdlite320_mobilenet_v3_large",
+                    "score_thresh",
+                    "head.classification_head",
+                    "softmax",
+                    (3, 320, 320),
+                    reinit=True,
+                ),
                 "torchvision.models.detection.ssdlite320_mobilenet_v3_large",
                 lambda: (torch.rand(3, 320, 320),),
                 ["image"],
@@ -333,7 +391,14 @@ SPECS: dict[str, Spec] = dict(
         (
             "fasterrcnn_mobilenet_v3_large_320_fpn_ts11",
             Spec(
-                tv_det("fasterrcnn_mobilenet_v3_large_320_fpn", box_score_thresh=0.05),
+                tv_det(
+                    "fasterrcnn_mobilenet_v3_large_320_fpn",
+                    "roi_heads.score_thresh",
+                    "roi_heads.box_predictor.cls_score",
+                    "softmax",
+                    (3, 320, 320),
+                    reinit=True,
+                ),
                 "torchvision.models.detection.fasterrcnn_mobilenet_v3_large_320_fpn",
                 lambda: (torch.rand(3, 320, 320),),
                 ["image"],
@@ -348,7 +413,15 @@ SPECS: dict[str, Spec] = dict(
         (
             "retinanet_resnet50_fpn_ts11",
             Spec(
-                tv_det("retinanet_resnet50_fpn", score_thresh=0.3, min_size=256, max_size=320),
+                tv_det(
+                    "retinanet_resnet50_fpn",
+                    "score_thresh",
+                    "head.classification_head",
+                    "sigmoid",
+                    (3, 256, 256),
+                    min_size=256,
+                    max_size=320,
+                ),
                 "torchvision.models.detection.retinanet_resnet50_fpn",
                 lambda: (torch.rand(3, 256, 256),),
                 ["image"],
@@ -372,7 +445,7 @@ SPECS: dict[str, Spec] = dict(
         (
             "bert_ts14",
             Spec(
-                hf("BertConfig", "BertModel", **SMALL_BERT),
+                hf("BertConfig", "BertModel", BERT_INPUTS, **SMALL_BERT),
                 "transformers.BertModel(BertConfig(2 layers))",
                 tokens(with_types=True),
                 ["input_ids", "attention_mask", "token_type_ids"],
@@ -385,7 +458,7 @@ SPECS: dict[str, Spec] = dict(
         (
             "bert_dynamo",
             Spec(
-                hf("BertConfig", "BertModel", **SMALL_BERT),
+                hf("BertConfig", "BertModel", TEXT_INPUTS, **SMALL_BERT),
                 "transformers.BertModel(BertConfig(2 layers))",
                 tokens(),
                 ["input_ids", "attention_mask"],
@@ -401,6 +474,7 @@ SPECS: dict[str, Spec] = dict(
                 hf(
                     "GPT2Config",
                     "GPT2Model",
+                    TEXT_INPUTS,
                     vocab_size=1000,
                     n_embd=128,
                     n_layer=2,
@@ -409,12 +483,12 @@ SPECS: dict[str, Spec] = dict(
                     use_cache=False,
                 ),
                 "transformers.GPT2Model(GPT2Config(2 layers))",
-                tokens(with_mask=False),
-                ["input_ids"],
+                tokens(),
+                TEXT_INPUTS,
                 ["last_hidden_state"],
                 "torchscript",
                 14,
-                text_dyn(["input_ids"]),
+                text_dyn(TEXT_INPUTS),
             ),
         ),
         (
@@ -423,6 +497,7 @@ SPECS: dict[str, Spec] = dict(
                 hf(
                     "GPT2Config",
                     "GPT2Model",
+                    TEXT_INPUTS,
                     vocab_size=1000,
                     n_embd=128,
                     n_layer=2,
@@ -445,11 +520,15 @@ SPECS: dict[str, Spec] = dict(
                 hf(
                     "DistilBertConfig",
                     "DistilBertModel",
+                    TEXT_INPUTS,
                     vocab_size=1000,
                     dim=128,
                     n_layers=2,
                     n_heads=4,
                     hidden_dim=256,
+                    # SDPA exports from opset 14 on; the eager attention
+                    # (MatMul, Softmax) exports at 13.
+                    attn_implementation="eager",
                 ),
                 "transformers.DistilBertModel(DistilBertConfig(2 layers))",
                 tokens(),
@@ -466,6 +545,7 @@ SPECS: dict[str, Spec] = dict(
                 hf(
                     "T5Config",
                     "T5EncoderModel",
+                    TEXT_INPUTS,
                     vocab_size=1000,
                     d_model=128,
                     d_kv=32,
@@ -488,6 +568,7 @@ SPECS: dict[str, Spec] = dict(
                 hf(
                     "ViTConfig",
                     "ViTModel",
+                    ["pixel_values"],
                     hidden_size=192,
                     num_hidden_layers=2,
                     num_attention_heads=3,
@@ -510,6 +591,7 @@ SPECS: dict[str, Spec] = dict(
                 hf(
                     "ViTConfig",
                     "ViTModel",
+                    ["pixel_values"],
                     hidden_size=192,
                     num_hidden_layers=2,
                     num_attention_heads=3,
