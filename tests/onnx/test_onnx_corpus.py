@@ -96,7 +96,8 @@ def test_the_record_is_complete(name: str) -> None:
 @pytest.mark.parametrize("name", MODELS)
 def test_the_free_input_dims_are_symbols_and_run_a_sized_them(name: str) -> None:
     record = load_record(name)
-    for input_name, declared in record["inputs"].items():
+    for input_name, declared_value in record["inputs"].items():
+        declared = declared_value["shape"]
         real = record["run_a_inputs"][input_name]
         assert len(real) == len(declared)
         for want, got in zip(declared, real, strict=True):

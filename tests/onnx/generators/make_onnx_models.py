@@ -201,6 +201,47 @@ SMALL_BERT = {
 }
 
 
+class RecurrentTagger(torch.nn.Module):
+    """An embedding, a two-layer bidirectional LSTM and a GRU over a free
+    batch and sequence (ONNX LSTM and GRU ops)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.embed = torch.nn.Embedding(100, 32)
+        self.lstm = torch.nn.LSTM(32, 48, num_layers=2, batch_first=True, bidirectional=True)
+        self.gru = torch.nn.GRU(96, 40, batch_first=True)
+        self.head = torch.nn.Linear(40, 9)
+
+    def forward(self, ids: torch.Tensor) -> torch.Tensor:
+        x, _ = self.lstm(self.embed(ids))
+        y, _ = self.gru(x)
+        return self.head(y)  # type: ignore[no-any-return]
+
+
+class ScriptedLoop(torch.nn.Module):
+    """A recurrence written as a Python loop over the free sequence length
+    and a branch on the data, scripted, so that the TorchScript exporter
+    writes ONNX Loop and If nodes."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.cell = torch.nn.Linear(16, 16)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        h = torch.zeros(x.size(0), 16)
+        for i in range(x.size(1)):
+            h = torch.tanh(self.cell(x[:, i]) + h)
+        if bool(h.sum() > 0):  # noqa: SIM108 - a statement, so that scripting writes an If
+            out = torch.cat([h, h], dim=1)
+        else:
+            out = torch.cat([h, -h], dim=1)
+        return out
+
+
+def scripted(cls: type[torch.nn.Module]) -> Callable[[], torch.nn.Module]:
+    return lambda: torch.jit.script(cls())  # type: ignore[no-any-return]
+
+
 def tokens(with_mask: bool = True, with_types: bool = False) -> Callable[[], tuple[Any, ...]]:
     def make() -> tuple[Any, ...]:
         ids = torch.randint(0, 100, (2, 7))
@@ -295,6 +336,63 @@ SPECS: dict[str, Spec] = dict(
         classification("swin_t_dynamo", "swin_t", "dynamo", 18),
         classification("alexnet_ts11", "alexnet", "torchscript", 11),
         classification("vgg11_bn_dynamo", "vgg11_bn", "dynamo", 18, size=160),
+        # older and newer TorchScript opsets (Upsample at 9, Resize at 10+)
+        classification("resnet18_ts9", "resnet18", "torchscript", 9),
+        classification("squeezenet1_1_ts20", "squeezenet1_1", "torchscript", 20),
+        (
+            "lraspp_mobilenet_v3_large_ts9",
+            Spec(
+                tv_seg("lraspp_mobilenet_v3_large"),
+                "torchvision.models.segmentation.lraspp_mobilenet_v3_large",
+                image(160),
+                ["input"],
+                ["out"],
+                "torchscript",
+                9,
+                SEG_DYN,
+                SEG_DIMS,
+            ),
+        ),
+        # recurrent layers and control flow (free batch and sequence)
+        (
+            "lstm_gru_tagger_ts13",
+            Spec(
+                RecurrentTagger,
+                "torch.nn.LSTM + torch.nn.GRU",
+                lambda: (torch.randint(0, 100, (2, 7)),),
+                ["ids"],
+                ["tags"],
+                "torchscript",
+                13,
+                text_dyn(["ids"]),
+            ),
+        ),
+        (
+            "lstm_gru_tagger_dynamo",
+            Spec(
+                RecurrentTagger,
+                "torch.nn.LSTM + torch.nn.GRU",
+                lambda: (torch.randint(0, 100, (2, 7)),),
+                ["ids"],
+                ["tags"],
+                "dynamo",
+                18,
+                text_dyn(["ids"]),
+            ),
+        ),
+        (
+            "scripted_loop_if_ts13",
+            Spec(
+                scripted(ScriptedLoop),
+                "torch.jit.script(loop over the sequence + data-dependent branch)",
+                lambda: (torch.randn(2, 7, 16),),
+                ["x"],
+                ["y"],
+                "torchscript",
+                13,
+                {"x": {0: "batch", 1: "seq"}},
+            ),
+        ),
         # torchvision segmentation (free batch, height and width)
         (
             "deeplabv3_mobilenet_v3_large_ts13",
