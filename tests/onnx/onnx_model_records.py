@@ -62,19 +62,21 @@ def load_record(name: str) -> Record:
 
 
 def model_file(name: str, directory: Path) -> Path:
-    """The model ready to load from ``directory``: the stored ``.onnx``
-    (decompressed when stored gzip-compressed) next to its weights file,
+    """The model ready to load from ``directory``: a copy of the stored
+    ``.onnx`` (decompressed when stored gzip-compressed) next to its weights file,
     recreated as a sparse all-zero file of the recorded length. Nothing is
     written into ``tests/onnx/data``."""
     record = load_record(name)
-    stored = DATA / record["file"]
-    target = directory / stored.name.removesuffix(".gz")
+    stored: Path = DATA / str(record["file"])
+    target: Path = directory / stored.name.removesuffix(".gz")
     if not target.exists():
         if stored.suffix == ".gz":
             with gzip.open(stored, "rb") as src, open(target, "wb") as dst:
                 shutil.copyfileobj(src, dst)
         else:
-            target.symlink_to(stored)
+            # A copy, not a link: a loader that resolves links would look
+            # for the weights file in tests/onnx/data.
+            shutil.copyfile(stored, target)
     weights = directory / record["weights_file"]
     if record["weights_bytes"] and not weights.exists():
         with open(weights, "wb") as f:
