@@ -17,6 +17,12 @@ Each recorded value falls in exactly one bucket:
   (-1), and each unknown dim really varies (with the free input dims fixed
   by ``input_shapes``, only a dim that depends on the data may be unknown);
   an unknown rank is justified only where the rank varies;
+- unknown-unverified: as unknown-justified, but some unknown dim kept its
+  size in the runs, on a value computed from the output of a NonZero,
+  NonMaxSuppression, Unique, Compress, Loop or If node
+  (``after_data_dependent``): its size may depend on the data although the
+  oracle's images did not show it (e.g. SSDlite's per-class NonZero, empty
+  for most classes in every run); counted apart, not as wrong;
 - wrong: anything else: another dtype or rank, a known dim that is not run
   A's, an unknown dim that does not vary;
 - missing: the load's report maps the value to no tensor of the graph.
@@ -98,6 +104,10 @@ def fixed_input_shapes(record: Record) -> dict[str, list[int]]:
 class Comparison:
     equal: list[str] = field(default_factory=list)
     unknown_justified: list[str] = field(default_factory=list)
+    # Unknown where the size did not change in the oracle's runs, on a value
+    # computed from a NonZero, NonMaxSuppression, Unique, Compress, Loop or
+    # If output (so it may change with other data): neither proven nor wrong.
+    unknown_unverified: list[str] = field(default_factory=list)
     wrong: list[str] = field(default_factory=list)
     missing: list[str] = field(default_factory=list)
     # Values where opgraph knows a dim (or the rank) onnx's inference does
@@ -111,29 +121,44 @@ class Comparison:
         ]
 
 
-def classify(want: Record, dtype: str, shape: tuple[int, ...], fixed: bool) -> str | None:
-    """None when ``(dtype, shape)`` is equal to or justifiably less precise
-    than the recorded value ``want``, else why it is wrong; the caller tells
-    equal from justified."""
+def classify(want: Record, dtype: str, shape: tuple[int, ...], fixed: bool) -> tuple[str, str]:
+    """``("equal" | "unknown_justified" | "unknown_unverified" | "wrong",
+    why)`` for opgraph's ``(dtype, shape)`` against the recorded value
+    ``want``."""
     real = want["shape"]
     if dtype != opgraph_dtype_name(want["dtype"]):
-        return f"dtype {dtype}, onnxruntime {want['dtype']}"
+        return "wrong", f"dtype {dtype}, onnxruntime {want['dtype']}"
     # At free input sizes a dim may be unknown when it changed in run B or
     # in run C; with them fixed, only when it changed in run C.
     varies = [d or (v and not fixed) for v, d in zip(want["varies"], want["data_varies"], strict=True)]
+    # Below a data-dependent op a dim that kept its size in the oracle's runs
+    # may still depend on the data: unknown there is unverified, not wrong.
+    maybe = bool(want.get("after_data_dependent"))
     if shape == UNKNOWN_RANK:
         if want.get("rank_data_varies") or (want.get("rank_varies") and not fixed):
-            return None
-        return f"unknown rank, onnxruntime {real} (the rank does not vary)"
+            return "unknown_justified", ""
+        if maybe:
+            return "unknown_unverified", ""
+        return "wrong", f"unknown rank, onnxruntime {real} (the rank does not vary)"
     if len(shape) != len(real):
-        return f"shape {list(shape)}, onnxruntime {real}"
+        return "wrong", f"shape {list(shape)}, onnxruntime {real}"
+    kind = "equal"
     for axis, (ours, theirs, free) in enumerate(zip(shape, real, varies, strict=True)):
-        if ours == UNKNOWN_DIM and not free:
-            what = "depend on the data" if fixed else "vary"
-            return f"shape {list(shape)}, onnxruntime {real}: dim {axis} is unknown but does not {what}"
         if ours not in (UNKNOWN_DIM, theirs):
-            return f"shape {list(shape)}, onnxruntime {real}"
-    return None
+            return "wrong", f"shape {list(shape)}, onnxruntime {real}"
+        if ours != UNKNOWN_DIM:
+            continue
+        if free:
+            kind = "unknown_justified" if kind == "equal" else kind
+        elif maybe:
+            kind = "unknown_unverified"
+        else:
+            what = "depend on the data" if fixed else "vary"
+            return (
+                "wrong",
+                f"shape {list(shape)}, onnxruntime {real}: dim {axis} is unknown but does not {what}",
+            )
+    return kind, ""
 
 
 def known_dims(shape: Any) -> set[int] | None:
@@ -164,13 +189,11 @@ def compare(record: Record, got: dict[str, tuple[str, tuple[int, ...]]], fixed: 
             result.missing.append(name)
             continue
         dtype, shape = got[name]
-        why = classify(want, dtype, shape, fixed)
-        if why is not None:
+        kind, why = classify(want, dtype, shape, fixed)
+        if kind == "wrong":
             result.wrong.append(f"{name} ({want['op_type']} {want['producer']!r}): {why}")
-        elif list(shape) == want["shape"]:
-            result.equal.append(name)
         else:
-            result.unknown_justified.append(name)
+            getattr(result, kind).append(name)
         more, less = precision(shape, record["onnx_inference"].get(name))
         if more:
             result.opgraph_more_precise.append(name)

@@ -238,6 +238,36 @@ class ScriptedLoop(torch.nn.Module):
         return out
 
 
+class OpMix(torch.nn.Module):
+    """Ops the real models above use little or not at all, on a free batch
+    and length: Einsum, ConvTranspose with output padding, GroupNorm,
+    PixelShuffle (DepthToSpace), reflect padding, nearest upsampling, CumSum,
+    TopK with k from a shape, ArgMax, NonZero, masked fill, GatherElements."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.proj = torch.nn.Parameter(torch.randn(8, 16, 16) * 0.1)
+        self.up = torch.nn.ConvTranspose2d(16, 16, 3, stride=2, padding=1, output_padding=1)
+        self.norm = torch.nn.GroupNorm(4, 16)
+        self.shuffle = torch.nn.PixelShuffle(2)
+        self.ln = torch.nn.LayerNorm(16)
+
+    def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, ...]:
+        # x: [batch, seq, 16]
+        h = self.ln(torch.einsum("bsd,hde->bhse", x, self.proj).mean(1))  # [b, s, 16]
+        img = h.transpose(1, 2).unsqueeze(-1).expand(-1, -1, -1, 4)  # [b, 16, s, 4]
+        img = self.norm(self.up(torch.nn.functional.pad(img, (1, 1, 1, 1), mode="reflect")))
+        img = self.shuffle(torch.nn.functional.interpolate(img, scale_factor=2.0, mode="nearest"))
+        total = h.cumsum(1)
+        k = max(1, x.shape[1] // 2)
+        top, idx = h.topk(k, dim=1)
+        picked = torch.gather(h, 1, idx)
+        best = h.argmax(-1)
+        masked = h.masked_fill(h < 0, 0.0)
+        positive = torch.nonzero((masked.sum(-1) > 0.1) & (x[..., 0] > 0.5))
+        return img, total, top + picked, best, positive
+
+
 def scripted(cls: type[torch.nn.Module]) -> Callable[[], torch.nn.Module]:
     return lambda: torch.jit.script(cls())  # type: ignore[no-any-return]
 
@@ -424,6 +454,77 @@ SPECS: dict[str, Spec] = dict(
                 "torchscript",
                 13,
                 {"x": {0: "batch", 1: "seq"}},
+            ),
+        ),
+        (
+            "op_mix_ts17",
+            Spec(
+                OpMix,
+                "a module of less common ops (Einsum, ConvTranspose, TopK, NonZero, ...)",
+                lambda: (torch.randn(2, 7, 16),),
+                ["x"],
+                ["img", "total", "top", "best", "positive"],
+                "torchscript",
+                17,
+                {"x": {0: "batch", 1: "seq"}},
+            ),
+        ),
+        (
+            "op_mix_dynamo",
+            Spec(
+                OpMix,
+                "a module of less common ops (Einsum, ConvTranspose, TopK, NonZero, ...)",
+                lambda: (torch.randn(2, 7, 16),),
+                ["x"],
+                ["img", "total", "top", "best", "positive"],
+                "dynamo",
+                18,
+                {"x": {0: "batch", 1: "seq"}},
+            ),
+        ),
+        (
+            "distilbert_dynamo",
+            Spec(
+                hf(
+                    "DistilBertConfig",
+                    "DistilBertModel",
+                    TEXT_INPUTS,
+                    vocab_size=1000,
+                    dim=128,
+                    n_layers=2,
+                    n_heads=4,
+                    hidden_dim=256,
+                ),
+                "transformers.DistilBertModel(DistilBertConfig(2 layers))",
+                tokens(),
+                TEXT_INPUTS,
+                ["last_hidden_state"],
+                "dynamo",
+                18,
+                text_dyn(TEXT_INPUTS),
+            ),
+        ),
+        (
+            "t5_encoder_dynamo",
+            Spec(
+                hf(
+                    "T5Config",
+                    "T5EncoderModel",
+                    TEXT_INPUTS,
+                    vocab_size=1000,
+                    d_model=128,
+                    d_kv=32,
+                    d_ff=256,
+                    num_layers=2,
+                    num_heads=4,
+                ),
+                "transformers.T5EncoderModel(T5Config(2 layers))",
+                tokens(),
+                TEXT_INPUTS,
+                ["last_hidden_state"],
+                "dynamo",
+                18,
+                text_dyn(TEXT_INPUTS),
             ),
         ),
         # torchvision segmentation (free batch, height and width)

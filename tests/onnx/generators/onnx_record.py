@@ -134,6 +134,23 @@ def main_graph_values(model: onnx.ModelProto) -> dict[str, tuple[onnx.NodeProto,
     return found
 
 
+# Ops whose output shape can depend on the input data (not only on the
+# input shapes): a count of selected elements, or a body run a data-chosen
+# number of times or a data-chosen branch.
+DATA_DEPENDENT_OPS = {"NonZero", "NonMaxSuppression", "Unique", "Compress", "Loop", "If"}
+
+
+def after_data_dependent(model: onnx.ModelProto) -> set[str]:
+    """Main-graph values computed (directly or not) from the output of a
+    :data:`DATA_DEPENDENT_OPS` node: their dims may depend on the data even
+    where the oracle's runs happened to give the same size."""
+    tainted: set[str] = set()
+    for node in model.graph.node:  # ONNX nodes are topologically sorted
+        if node.op_type in DATA_DEPENDENT_OPS or any(i in tainted for i in node.input if i):
+            tainted.update(o for o in node.output if o)
+    return tainted
+
+
 def run_everything(model: onnx.ModelProto, feeds: dict[str, np.ndarray]) -> dict[str, Any]:
     """Runs the model with onnxruntime (CPU, no graph optimisation, so the
     values are the graph's own) with every main-graph node output exposed."""
@@ -176,6 +193,8 @@ def strict_inference(model: onnx.ModelProto) -> tuple[dict[str, Any], str | None
 def oracle_tensors(
     model: onnx.ModelProto, run_a: dict[str, Any], run_b: dict[str, Any], run_c: dict[str, Any]
 ) -> dict[str, Any]:
+    # Values a data-dependent op feeds, whose dims may vary with other data.
+    tainted = after_data_dependent(model)
     """Run A's shape and dtype of every tensor value; ``varies``: the dim
     differed in run B (other free-dim sizes, other data); ``data_varies``:
     it differed in run C (run A's sizes, other data), so it depends on the
@@ -192,6 +211,7 @@ def oracle_tensors(
             "producer": node.name,
             "op_type": node.op_type if not node.domain else f"{node.domain}::{node.op_type}",
             "output_index": index,
+            "after_data_dependent": name in tainted,
         }
         for key, other in (("varies", b), ("data_varies", c)):
             if len(a) == len(other):
