@@ -47,6 +47,10 @@ class Spec:
     dims: dict[str, tuple[int, int]] = field(default_factory=dict)
     note: str | None = None
     make: Any = None
+    # Over 2 GB: exported with external data, run and inferred from files.
+    large: bool = False
+    # Where the export is written (a big model needs a disk, not /tmp).
+    workdir: str | None = None
 
 
 def image(size: int, channels: int = 3) -> Callable[[], tuple[Any, ...]]:
@@ -879,10 +883,10 @@ def export(spec: Spec, model: torch.nn.Module, args: tuple[Any, ...], path: Path
         input_names=spec.input_names,
         output_names=spec.output_names,
         dynamic_shapes=dynamic_shapes_arg,
-        external_data=False,
+        external_data=spec.large,
     )
     assert program is not None
-    program.save(str(path), external_data=False)
+    program.save(str(path), external_data=spec.large)
 
 
 def symbol_sizes(spec: Spec, exported: onnx.ModelProto) -> dict[str, tuple[int, int]]:
@@ -903,18 +907,28 @@ def build_one(name: str, spec: Spec, versions: dict[str, str]) -> dict[str, Any]
     np.random.seed(0)
     model = spec.build().eval()
     args = spec.inputs()
-    with tempfile.TemporaryDirectory() as tmp:
-        path = Path(tmp) / f"{name}.onnx"
-        with torch.no_grad():
-            export(spec, model, args, path)
-        exported = onnx.load(str(path), load_external_data=True)
-    dims = symbol_sizes(spec, exported)
     kwargs: dict[str, Any] = {}
     if spec.make is not None:
         kwargs["make"] = spec.make
-    return write_entry(
-        exported, name, spec.exporter, spec.source, versions, dims=dims, note=spec.note, **kwargs
-    )
+    with tempfile.TemporaryDirectory(dir=spec.workdir) as tmp:
+        path = Path(tmp) / f"{name}.onnx"
+        with torch.no_grad():
+            export(spec, model, args, path)
+        del model
+        # Over 2 GB the weights stay in the exporter's external files.
+        exported = onnx.load(str(path), load_external_data=not spec.large)
+        dims = symbol_sizes(spec, exported)
+        return write_entry(
+            exported,
+            name,
+            spec.exporter,
+            spec.source,
+            versions,
+            dims=dims,
+            note=spec.note,
+            model_dir=Path(tmp) if spec.large else None,
+            **kwargs,
+        )
 
 
 def main() -> None:

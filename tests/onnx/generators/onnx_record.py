@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 import onnx
 import onnxruntime as ort
-from onnx import TensorProto, helper, numpy_helper
+from onnx import TensorProto, external_data_helper, helper, numpy_helper
 
 DATA = Path(__file__).resolve().parent.parent / "data"
 
@@ -151,9 +151,13 @@ def after_data_dependent(model: onnx.ModelProto) -> set[str]:
     return tainted
 
 
-def run_everything(model: onnx.ModelProto, feeds: dict[str, np.ndarray]) -> dict[str, Any]:
+def run_everything(
+    model: onnx.ModelProto, feeds: dict[str, np.ndarray], model_dir: Path | None = None
+) -> dict[str, Any]:
     """Runs the model with onnxruntime (CPU, no graph optimisation, so the
-    values are the graph's own) with every main-graph node output exposed."""
+    values are the graph's own) with every main-graph node output exposed.
+    A model over 2 GB keeps its weights in external files in ``model_dir``
+    (a protobuf message cannot be larger): it is run from a file there."""
     exposed = onnx.ModelProto()
     exposed.CopyFrom(model)
     present = {o.name for o in exposed.graph.output}
@@ -163,7 +167,12 @@ def run_everything(model: onnx.ModelProto, feeds: dict[str, np.ndarray]) -> dict
     options = ort.SessionOptions()
     options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
     options.log_severity_level = 3
-    session = ort.InferenceSession(exposed.SerializeToString(), options, providers=["CPUExecutionProvider"])
+    if model_dir is None:
+        source: str | bytes = exposed.SerializeToString()
+    else:
+        source = str(model_dir / "exposed.onnx")
+        onnx.save(exposed, source)
+    session = ort.InferenceSession(source, options, providers=["CPUExecutionProvider"])
     names = [o.name for o in session.get_outputs()]
     values = session.run(names, feeds)
     # Only the dtypes and shapes are kept (all values of a big model at once
@@ -174,11 +183,20 @@ def run_everything(model: onnx.ModelProto, feeds: dict[str, np.ndarray]) -> dict
     }
 
 
-def strict_inference(model: onnx.ModelProto) -> tuple[dict[str, Any], str | None]:
+def strict_inference(
+    model: onnx.ModelProto, model_dir: Path | None = None
+) -> tuple[dict[str, Any], str | None]:
     """onnx's own strict shape inference (with data propagation) for every
-    main-graph value, or the error it raised."""
+    main-graph value, or the error it raised; through files in
+    ``model_dir`` (``infer_shapes_path``) for a model over 2 GB."""
     try:
-        inferred = onnx.shape_inference.infer_shapes(model, strict_mode=True, data_prop=True)
+        if model_dir is None:
+            inferred = onnx.shape_inference.infer_shapes(model, strict_mode=True, data_prop=True)
+        else:
+            src, dst = model_dir / "to_infer.onnx", model_dir / "inferred.onnx"
+            onnx.save(model, str(src))
+            onnx.shape_inference.infer_shapes_path(str(src), str(dst), strict_mode=True, data_prop=True)
+            inferred = onnx.load(str(dst), load_external_data=False)
     except Exception as e:
         return {}, f"{type(e).__name__}: {e}"
     out: dict[str, Any] = {}
@@ -223,15 +241,22 @@ def oracle_tensors(
     return tensors
 
 
-def zero_weights(model: onnx.ModelProto, weights_file: str) -> int:
+def zero_weights(model: onnx.ModelProto, weights_file: str, source_dir: Path | None = None) -> int:
     """Moves every large float initializer to ``weights_file`` (all zeros,
     not written) and zeroes large float Constant values inline; returns the
-    weights file's length."""
+    weights file's length. Small or integer initializers the exporter stored
+    externally (in ``source_dir``) are brought inline."""
     end = 0
     for tensor in model.graph.initializer:
         itemsize = EXTERNAL_DTYPES.get(tensor.data_type)
         count = int(np.prod(tensor.dims, dtype=np.int64)) if tensor.dims else 1
         if itemsize is None or count <= EXTERNAL_MIN_ELEMENTS:
+            if tensor.data_location == TensorProto.EXTERNAL:
+                if source_dir is None:
+                    raise ValueError(f"initializer {tensor.name} is external but no directory was given")
+                external_data_helper.load_external_data_for_tensor(tensor, str(source_dir))
+                tensor.ClearField("external_data")
+                tensor.data_location = TensorProto.DEFAULT
             continue
         length = count * itemsize
         offset = -(-end // ALIGNMENT) * ALIGNMENT
@@ -262,21 +287,23 @@ def write_entry(
     make: InputFactory = default_input,
     seeds: tuple[int, int] = (1, 2),
     note: str | None = None,
+    model_dir: Path | None = None,
 ) -> dict[str, Any]:
-    """Records the oracle for ``model`` (with its real weights) and stores
+    """Records the oracle for ``model`` (with its real weights, or, with
+    ``model_dir``, with external weights files in that directory) and stores
     the compact model; returns the record."""
     dims = {**DEFAULT_DIMS, **(dims or {})}
-    onnx_inference, inference_error = strict_inference(model)
+    onnx_inference, inference_error = strict_inference(model, model_dir)
     feeds_a = concrete_inputs(model, dims, "A", seeds[0], make)
-    run_a = run_everything(model, feeds_a)
-    run_b = run_everything(model, concrete_inputs(model, dims, "B", seeds[1], make))
-    run_c = run_everything(model, concrete_inputs(model, dims, "C", seeds[1], make))
+    run_a = run_everything(model, feeds_a, model_dir)
+    run_b = run_everything(model, concrete_inputs(model, dims, "B", seeds[1], make), model_dir)
+    run_c = run_everything(model, concrete_inputs(model, dims, "C", seeds[1], make), model_dir)
     tensors = oracle_tensors(model, run_a, run_b, run_c)
 
     weights_file = f"{name}.weights"
     stored = onnx.ModelProto()
     stored.CopyFrom(model)
-    weights_bytes = zero_weights(stored, weights_file)
+    weights_bytes = zero_weights(stored, weights_file, model_dir)
     raw = stored.SerializeToString()
     if len(raw) > GZIP_ABOVE:
         file = f"{name}.onnx.gz"
