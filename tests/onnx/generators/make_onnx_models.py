@@ -531,6 +531,33 @@ SPECS: dict[str, Spec] = dict(
                 text_dyn(TEXT_INPUTS),
             ),
         ),
+        # over 2 GB of weights (XLM-RoBERTa-large's configuration: 560 M
+        # parameters, 2.24 GB as float32), so stored with external data
+        (
+            "xlm_roberta_large_dynamo",
+            Spec(
+                hf(
+                    "XLMRobertaConfig",
+                    "XLMRobertaModel",
+                    TEXT_INPUTS,
+                    vocab_size=250002,
+                    hidden_size=1024,
+                    num_hidden_layers=24,
+                    num_attention_heads=16,
+                    intermediate_size=4096,
+                    max_position_embeddings=514,
+                    type_vocab_size=1,
+                ),
+                "transformers.XLMRobertaModel(XLMRobertaConfig(xlm-roberta-large sizes))",
+                tokens(),
+                TEXT_INPUTS,
+                ["last_hidden_state"],
+                "dynamo",
+                18,
+                text_dyn(TEXT_INPUTS),
+                large=True,
+            ),
+        ),
         # torchvision segmentation (free batch, height and width)
         (
             "deeplabv3_mobilenet_v3_large_ts13",
