@@ -245,7 +245,8 @@ class ScriptedLoop(torch.nn.Module):
 class OpMix(torch.nn.Module):
     """Ops the real models above use little or not at all, on a free batch
     and length: Einsum, ConvTranspose with output padding, GroupNorm,
-    PixelShuffle (DepthToSpace), reflect padding, nearest upsampling, CumSum,
+    PixelShuffle (DepthToSpace), reflect padding, nearest, align-corners
+    bilinear and bicubic Resize, CumSum,
     TopK with k from a shape, ArgMax, NonZero, masked fill, GatherElements."""
 
     def __init__(self) -> None:
@@ -262,6 +263,10 @@ class OpMix(torch.nn.Module):
         img = h.transpose(1, 2).unsqueeze(-1).expand(-1, -1, -1, 4)  # [b, 16, s, 4]
         img = self.norm(self.up(torch.nn.functional.pad(img, (1, 1, 1, 1), mode="reflect")))
         img = self.shuffle(torch.nn.functional.interpolate(img, scale_factor=2.0, mode="nearest"))
+        # Resize's other coordinate modes: align_corners, and a cubic one
+        # to a fixed size.
+        img = torch.nn.functional.interpolate(img, scale_factor=1.5, mode="bilinear", align_corners=True)
+        img = torch.nn.functional.interpolate(img, size=(20, 12), mode="bicubic", align_corners=False)
         total = h.cumsum(1)
         k = max(1, x.shape[1] // 2)
         top, idx = h.topk(k, dim=1)
@@ -270,6 +275,26 @@ class OpMix(torch.nn.Module):
         masked = h.masked_fill(h < 0, 0.0)
         positive = torch.nonzero((masked.sum(-1) > 0.1) & (x[..., 0] > 0.5))
         return img, total, top + picked, best, positive
+
+
+class ScriptedSequences(torch.nn.Module):
+    """A list grown in a loop over the free sequence length, stacked, and a
+    split into a data-shaped number of chunks, scripted: ONNX sequence ops
+    (SequenceEmpty/SequenceInsert/ConcatFromSequence, SplitToSequence,
+    SequenceAt) around a Loop."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.cell = torch.nn.Linear(8, 8)
+
+    def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        outs: list[torch.Tensor] = []
+        for i in range(x.size(1)):
+            outs.append(torch.relu(self.cell(x[:, i])))
+        y = torch.stack(outs, 1)
+        parts = torch.split(y, 2, dim=1)
+        first = parts[0].sum(1)
+        return y, first
 
 
 def scripted(cls: type[torch.nn.Module]) -> Callable[[], torch.nn.Module]:
@@ -556,6 +581,19 @@ SPECS: dict[str, Spec] = dict(
                 18,
                 text_dyn(TEXT_INPUTS),
                 large=True,
+            ),
+        ),
+        (
+            "scripted_sequences_ts13",
+            Spec(
+                scripted(ScriptedSequences),
+                "torch.jit.script(a list built in a loop, stacked, split)",
+                lambda: (torch.randn(2, 7, 8),),
+                ["x"],
+                ["y", "first"],
+                "torchscript",
+                13,
+                {"x": {0: "batch", 1: "seq"}},
             ),
         ),
         # torchvision segmentation (free batch, height and width)
