@@ -297,6 +297,11 @@ class ScriptedSequences(torch.nn.Module):
         return y, first
 
 
+def half(build: Callable[[], torch.nn.Module]) -> Callable[[], torch.nn.Module]:
+    """The model in float16 (FLOAT16 weights and values)."""
+    return lambda: build().half()
+
+
 def scripted(cls: type[torch.nn.Module]) -> Callable[[], torch.nn.Module]:
     return lambda: torch.jit.script(cls())  # type: ignore[no-any-return]
 
@@ -594,6 +599,32 @@ SPECS: dict[str, Spec] = dict(
                 "torchscript",
                 13,
                 {"x": {0: "batch", 1: "seq"}},
+            ),
+        ),
+        (
+            "bert_fp16_ts14",
+            Spec(
+                half(hf("BertConfig", "BertModel", BERT_INPUTS, **SMALL_BERT)),
+                "transformers.BertModel(BertConfig(2 layers)).half()",
+                tokens(with_types=True),
+                BERT_INPUTS,
+                ["last_hidden_state"],
+                "torchscript",
+                14,
+                text_dyn(BERT_INPUTS),
+            ),
+        ),
+        (
+            "mobilenet_v2_fp16_dynamo",
+            Spec(
+                half(tv("mobilenet_v2")),
+                "torchvision.models.mobilenet_v2().half()",
+                lambda: (torch.randn(2, 3, 224, 224).half(),),
+                ["input"],
+                ["logits"],
+                "dynamo",
+                18,
+                BATCH,
             ),
         ),
         # torchvision segmentation (free batch, height and width)
