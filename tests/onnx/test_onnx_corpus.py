@@ -62,7 +62,9 @@ def test_every_value_has_onnxruntimes_dtype_and_shape(name: str, workdir: Path) 
     got = opgraph_values(model_file(name, workdir), None)
     result = compare(record, got, fixed=False)
     report(name, "free input dims", result)
-    assert result.equal, "nothing was compared"
+    # Every value of a model with a free batch may be unknown-justified, so
+    # equal alone may be empty; but something must have been compared.
+    assert result.equal or result.unknown_justified, "nothing was compared"
 
 
 @needs_frontend
