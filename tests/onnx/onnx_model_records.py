@@ -1,0 +1,223 @@
+"""The ONNX conformance corpus's records (written by
+``generators/make_onnx_models.py`` and ``generators/make_tf2onnx_models.py``
+from onnxruntime runs) and their comparison with what opgraph infers for
+the same files.
+
+Every model was run by onnxruntime three times with every main-graph value
+exposed: run A (one size for each free input dim), run B (other sizes,
+other data) and run C (A's sizes, B's data). A record keeps run A's dtype
+and shape of each value, and per dim whether it differed in B (``varies``)
+and in C (``data_varies``: it depends on the data, e.g. after
+NonMaxSuppression).
+
+Each recorded value falls in exactly one bucket:
+
+- equal: same dtype and shape as run A;
+- unknown-justified: same dtype and rank, every dim is run A's or unknown
+  (-1), and each unknown dim really varies (with the free input dims fixed
+  by ``input_shapes``, only a dim that depends on the data may be unknown);
+  an unknown rank is justified only where the rank varies;
+- unknown-unverified: as unknown-justified, but some unknown dim kept its
+  size in the runs, on a value computed from the output of a NonZero,
+  NonMaxSuppression, Unique, Compress, Loop or If node
+  (``after_data_dependent``): its size may depend on the data although the
+  oracle's images did not show it (e.g. SSDlite's per-class NonZero, empty
+  for most classes in every run); counted apart, not as wrong;
+- wrong: anything else: another dtype or rank, a known dim that is not run
+  A's, an unknown dim that does not vary;
+- missing: the load's report maps the value to no tensor of the graph.
+
+Separately, against ``onnx.shape_inference.infer_shapes(strict_mode=True,
+data_prop=True)`` (recorded by the generator): the values where opgraph
+knows a dim onnx leaves unknown, and the other way round.
+"""
+
+from __future__ import annotations
+
+import functools
+import gzip
+import json
+import shutil
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+DATA = Path(__file__).resolve().parent / "data"
+
+UNKNOWN_DIM = -1
+UNKNOWN_RANK = (-2,)
+
+# ONNX's TensorProto.DataType names whose opgraph.DataType name differs.
+ONNX_TO_OPGRAPH_DTYPE = {"BFLOAT16": "BF16"}
+
+Record = dict[str, Any]
+
+
+def model_names() -> list[str]:
+    """Every corpus model (``<name>.json.gz``)."""
+    return sorted(p.name.removesuffix(".json.gz") for p in DATA.glob("*.json.gz"))
+
+
+@functools.cache
+def load_record(name: str) -> Record:
+    path = DATA / f"{name}.json.gz"
+    if not path.exists():
+        raise FileNotFoundError(f"no ONNX record for model {name!r} in {DATA}")
+    record: Record = json.loads(gzip.decompress(path.read_bytes()))
+    return record
+
+
+def model_file(name: str, directory: Path) -> Path:
+    """The model ready to load from ``directory``: a copy of the stored
+    ``.onnx`` (decompressed when stored gzip-compressed) next to its weights file,
+    recreated as a sparse all-zero file of the recorded length. Nothing is
+    written into ``tests/onnx/data``."""
+    record = load_record(name)
+    stored: Path = DATA / str(record["file"])
+    target: Path = directory / stored.name.removesuffix(".gz")
+    if not target.exists():
+        if stored.suffix == ".gz":
+            with gzip.open(stored, "rb") as src, open(target, "wb") as dst:
+                shutil.copyfileobj(src, dst)
+        else:
+            # A copy, not a link: a loader that resolves links would look
+            # for the weights file in tests/onnx/data.
+            shutil.copyfile(stored, target)
+    weights = directory / record["weights_file"]
+    if record["weights_bytes"] and not weights.exists():
+        with open(weights, "wb") as f:
+            f.truncate(record["weights_bytes"])
+    return target
+
+
+def opgraph_dtype_name(onnx_name: str) -> str:
+    return ONNX_TO_OPGRAPH_DTYPE.get(onnx_name, onnx_name)
+
+
+def fixed_input_shapes(record: Record) -> dict[str, list[int]]:
+    """Every input at run A's concrete shape (ATC's ``--input_shape``)."""
+    shapes: dict[str, list[int]] = record["run_a_inputs"]
+    return shapes
+
+
+@dataclass
+class Comparison:
+    equal: list[str] = field(default_factory=list)
+    unknown_justified: list[str] = field(default_factory=list)
+    # Unknown where the size did not change in the oracle's runs, on a value
+    # computed from a NonZero, NonMaxSuppression, Unique, Compress, Loop or
+    # If output (so it may change with other data): neither proven nor wrong.
+    unknown_unverified: list[str] = field(default_factory=list)
+    wrong: list[str] = field(default_factory=list)
+    missing: list[str] = field(default_factory=list)
+    # Values where opgraph knows a dim (or the rank) onnx's inference does
+    # not, and the other way round.
+    opgraph_more_precise: list[str] = field(default_factory=list)
+    onnx_more_precise: list[str] = field(default_factory=list)
+
+    def problems(self) -> list[str]:
+        return self.wrong + [
+            f"{k}: onnxruntime has it, opgraph's report maps it to no tensor" for k in self.missing
+        ]
+
+
+def classify(want: Record, dtype: str, shape: tuple[int, ...], fixed: bool) -> tuple[str, str]:
+    """``("equal" | "unknown_justified" | "unknown_unverified" | "wrong",
+    why)`` for opgraph's ``(dtype, shape)`` against the recorded value
+    ``want``."""
+    real = want["shape"]
+    if dtype != opgraph_dtype_name(want["dtype"]):
+        return "wrong", f"dtype {dtype}, onnxruntime {want['dtype']}"
+    # At free input sizes a dim may be unknown when it changed in run B or
+    # in run C; with them fixed, only when it changed in run C.
+    varies = [d or (v and not fixed) for v, d in zip(want["varies"], want["data_varies"], strict=True)]
+    # Below a data-dependent op a dim that kept its size in the oracle's runs
+    # may still depend on the data: unknown there is unverified, not wrong.
+    maybe = bool(want.get("after_data_dependent"))
+    if shape == UNKNOWN_RANK:
+        if want.get("rank_data_varies") or (want.get("rank_varies") and not fixed):
+            return "unknown_justified", ""
+        if maybe:
+            return "unknown_unverified", ""
+        return "wrong", f"unknown rank, onnxruntime {real} (the rank does not vary)"
+    if len(shape) != len(real):
+        return "wrong", f"shape {list(shape)}, onnxruntime {real}"
+    kind = "equal"
+    for axis, (ours, theirs, free) in enumerate(zip(shape, real, varies, strict=True)):
+        if ours not in (UNKNOWN_DIM, theirs):
+            return "wrong", f"shape {list(shape)}, onnxruntime {real}"
+        if ours != UNKNOWN_DIM:
+            continue
+        if free:
+            kind = "unknown_justified" if kind == "equal" else kind
+        elif maybe:
+            kind = "unknown_unverified"
+        else:
+            what = "depend on the data" if fixed else "vary"
+            return (
+                "wrong",
+                f"shape {list(shape)}, onnxruntime {real}: dim {axis} is unknown but does not {what}",
+            )
+    return kind, ""
+
+
+def known_dims(shape: Any) -> set[int] | None:
+    """Axes with a known size; None when the rank is unknown."""
+    if shape is None or tuple(shape) == UNKNOWN_RANK:
+        return None
+    return {i for i, d in enumerate(shape) if isinstance(d, int) and d >= 0}
+
+
+def precision(ours: tuple[int, ...], theirs: Record | None) -> tuple[bool, bool]:
+    """(opgraph knows something onnx does not, onnx knows something opgraph
+    does not) for one value; ranks that disagree count as neither."""
+    mine = known_dims(ours)
+    other = known_dims(theirs["shape"]) if theirs is not None else None
+    if mine is None or other is None:
+        return mine is not None and other is None, other is not None and mine is None
+    if theirs is not None and len(theirs["shape"]) != len(ours):
+        return False, False
+    return bool(mine - other), bool(other - mine)
+
+
+def compare(record: Record, got: dict[str, tuple[str, tuple[int, ...]]], fixed: bool) -> Comparison:
+    """Buckets every recorded value against ``got`` (value name -> opgraph's
+    dtype name and shape, absent when the report maps it to nothing)."""
+    result = Comparison()
+    for name, want in record["tensors"].items():
+        if name not in got:
+            result.missing.append(name)
+            continue
+        dtype, shape = got[name]
+        kind, why = classify(want, dtype, shape, fixed)
+        if kind == "wrong":
+            result.wrong.append(f"{name} ({want['op_type']} {want['producer']!r}): {why}")
+        else:
+            getattr(result, kind).append(name)
+        more, less = precision(shape, record["onnx_inference"].get(name))
+        if more:
+            result.opgraph_more_precise.append(name)
+        if less:
+            result.onnx_more_precise.append(name)
+    return result
+
+
+def opgraph_values(
+    path: Path, input_shapes: dict[str, list[int]] | None
+) -> dict[str, tuple[str, tuple[int, ...]]]:
+    """Loads ``path`` with opgraph (inferring shapes) and returns, for every
+    ONNX value the load's report maps to a graph tensor, that tensor's
+    dtype name and shape."""
+    from opgraph.onnx import load_onnx_reported  # the frontend under test; imported lazily
+
+    graph, report = load_onnx_reported(str(path), input_shapes=input_shapes)
+    outputs = {node.name: node.outputs for node in graph.nodes()}
+    found: dict[str, tuple[str, tuple[int, ...]]] = {}
+    for value, key in report.tensors.items():
+        node, index = key.rsplit(":", 1)
+        descs = outputs.get(node)
+        if descs is None or int(index) >= len(descs):
+            continue  # the report names a tensor the graph does not have: missing
+        desc = descs[int(index)]
+        found[value] = (desc.dtype.name, tuple(desc.shape))
+    return found
