@@ -210,3 +210,9 @@ def test_inputs_sharing_a_symbol_share_the_size_input_shapes_gives(tmp_path: Pat
     assert desc(graph, "y").shape == (2, 7)
     with pytest.raises(ParseError, match=r"symbol 'seq' size 7 .* and size 9"):
         load_onnx(path, input_shapes={"ids": [2, 7], "mask": [2, 9]})
+
+
+def test_attributes_the_node_leaves_out_take_onnx_defaults(tmp_path: Path) -> None:
+    # ONNX's LeakyRelu slope defaults to 0.01 (GE's LeakyRelu op: 0.2).
+    path = save(tmp_path / "m.onnx", [helper.make_node("LeakyRelu", ["x"], ["y"])], [X], ["y"])
+    assert load_onnx(path).node("y").attrs["alpha"] == pytest.approx(0.01)

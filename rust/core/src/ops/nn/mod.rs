@@ -31,6 +31,7 @@ mod pooling_v2;
 mod range_rules;
 mod resize;
 mod roi_align;
+mod common_rnn;
 #[cfg(test)]
 mod tf_extra_tests;
 mod window;
@@ -59,6 +60,7 @@ pub(crate) fn schemas() -> Vec<OpSchema> {
     all.extend(pooling_v2::schemas());
     all.extend(crop_and_resize::schemas());
     all.extend(roi_align::schemas());
+    all.extend(common_rnn::schemas());
     all.extend(nms::schemas());
     all.extend(combined_nms::schemas());
     all.extend(loss::schemas());

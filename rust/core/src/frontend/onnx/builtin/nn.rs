@@ -61,6 +61,9 @@ pub(super) fn plugins() -> Vec<ParserPlugin> {
         ),
         plugin("LayerNorm", "LayerNormalization", 1, parse_layer_norm),
         plugin("LRN", "LRN", 1, parse_lrn),
+        plugin("CommonLSTM", "LSTM", 1, parse_rnn),
+        plugin("CommonGRU", "GRU", 1, parse_rnn),
+        plugin("CommonRNN", "RNN", 1, parse_rnn),
         plugin("MatMulV2", "Gemm", 1, parse_gemm),
         plugin("BatchMatMulV2", "MatMul", 1, |_, _| Ok(())),
         plugin("SoftmaxV2", "Softmax", 1, |src, dst| {
@@ -241,6 +244,23 @@ fn parse_layer_norm(src: &FrameworkOp, dst: &mut OpDraft) -> Result<(), PluginEr
     dst.set_attr("begin_norm_axis", AttrValue::Int(axis));
     dst.set_attr("begin_params_axis", AttrValue::Int(axis));
     dst.set_attr("epsilon", AttrValue::Float(node.float_or("epsilon", 1e-5)?));
+    Ok(())
+}
+
+/// LSTM / GRU / RNN: the attributes keep their ONNX names.
+fn parse_rnn(src: &FrameworkOp, dst: &mut OpDraft) -> Result<(), PluginError> {
+    let node = Node::of(src);
+    for name in [
+        "hidden_size",
+        "direction",
+        "layout",
+        "clip",
+        "activations",
+        "input_forget",
+        "linear_before_reset",
+    ] {
+        node.copy(dst, name, name);
+    }
     Ok(())
 }
 
