@@ -35,6 +35,7 @@ COLUMNS = (
     "equal",
     "unknown-justified",
     "unknown-unverified",
+    "unknown at free dims only",
     "wrong",
     "missing",
     "wrong at fixed shapes",
@@ -57,6 +58,7 @@ def row(name: str, directory: Path) -> tuple[list[str], Comparison, Comparison]:
         str(len(free.equal)),
         str(len(free.unknown_justified)),
         str(len(free.unknown_unverified)),
+        str(len(free.unknown_free_only)),
         str(len(free.wrong)),
         str(len(free.missing)),
         str(len(fixed.wrong) + len(fixed.missing)),
@@ -78,7 +80,7 @@ def main() -> None:
                 record = load_record(name)
                 failed = Comparison(missing=list(record["tensors"]))
                 cells = [name, record["exporter"], str(record["opset"]), str(record["nodes"])]
-                cells += [str(len(record["tensors"])), "0", "0", "0", "0", str(len(record["tensors"]))]
+                cells += [str(len(record["tensors"])), "0", "0", "0", "0", "0", str(len(record["tensors"]))]
                 cells += ["-", "0", "0"]
                 rows.append((cells, failed, failed))
     print("| " + " | ".join(COLUMNS) + " |")
@@ -89,6 +91,7 @@ def main() -> None:
     equal = sum(len(f.equal) for _, f, _ in rows)
     justified = sum(len(f.unknown_justified) for _, f, _ in rows)
     unverified = sum(len(f.unknown_unverified) for _, f, _ in rows)
+    free_only = sum(len(f.unknown_free_only) for _, f, _ in rows)
     bad = [(len(f.wrong) + len(f.missing), c[0]) for c, f, _ in rows]
     fixed_bad = sum(len(x.wrong) + len(x.missing) for _, _, x in rows)
     more = sum(len(f.opgraph_more_precise) for _, f, _ in rows)
@@ -96,6 +99,7 @@ def main() -> None:
     print(
         f"\n{len(rows)} models, {values} values: {equal} equal, {justified} unknown where they really vary, "
         f"{unverified} unknown below a data-dependent op where the runs kept the size, "
+        f"{free_only} unknown at free input dims only (exact once input_shapes fixes them), "
         f"{sum(b for b, _ in bad)} wrong or missing at free input dims, {fixed_bad} at fixed input shapes; "
         f"opgraph more precise than onnx.shape_inference on {more} values, less on {less}"
     )
