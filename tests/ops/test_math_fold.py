@@ -62,13 +62,34 @@ def test_folded_values_match_numpy(op_type: str, pair: tuple[Any, Any]) -> None:
     np.testing.assert_array_equal(out.value, expected)
 
 
-@pytest.mark.parametrize("op_type", ["RealDiv", "Pow", "Less"])
-def test_other_ops_do_not_fold(op_type: str) -> None:
-    assert fold(op_type, np.array([4, 6], np.int32), np.array(2, np.int32)).value is None
+# Whole known values of any numeric dtype fold too (the float and comparison
+# arithmetic ONNX exporters emit around shapes); integer division truncates
+# toward zero, as C, TensorFlow's Div/RealDiv and ONNX's Div do.
+WHOLE_VALUE_FOLDING = {
+    "RealDiv": lambda a, b: np.trunc(a / b).astype(a.dtype) if a.dtype.kind == "i" else a / b,
+    "Div": lambda a, b: np.trunc(a / b).astype(a.dtype) if a.dtype.kind == "i" else a / b,
+    "Pow": np.power,
+    "Less": np.less,
+    "GreaterEqual": np.greater_equal,
+    "Mul": np.multiply,
+    "Maximum": np.maximum,
+}
 
 
-def test_float_values_do_not_fold() -> None:
-    assert fold("Mul", np.array([1.5], np.float32), np.array([2.0], np.float32)).value is None
+@pytest.mark.parametrize("op_type", sorted(WHOLE_VALUE_FOLDING))
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [
+        (np.array([4, -7], np.int32), np.array(2, np.int32)),
+        (np.array([[1.5], [-2.25]], np.float32), np.array([2.0, 3.0], np.float32)),
+    ],
+)
+def test_whole_values_fold_like_numpy(op_type: str, a: np.ndarray, b: np.ndarray) -> None:
+    expected = np.asarray(WHOLE_VALUE_FOLDING[op_type](a, b))
+    out = fold(op_type, a, b)
+    assert out.value is not None
+    assert out.value.shape == expected.shape
+    np.testing.assert_allclose(out.value, expected, rtol=1e-6)
 
 
 def test_folded_shape_arithmetic_feeds_reshape() -> None:
