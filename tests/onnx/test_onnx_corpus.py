@@ -32,9 +32,7 @@ MODELS = model_names()
 #: Models whose op types opgraph has no plugin for yet (issue 14 leaves them
 #: open): loading must fail with one ParseError listing exactly these.
 UNSUPPORTED = {
-    "scripted_loop_if_ts13": {"ai.onnx::13::Loop"},
     "scripted_sequences_ts13": {
-        "ai.onnx::13::Loop",
         "ai.onnx::13::SequenceEmpty",
         "ai.onnx::13::SequenceInsert",
         "ai.onnx::13::SequenceAt",

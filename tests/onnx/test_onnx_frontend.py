@@ -216,3 +216,44 @@ def test_attributes_the_node_leaves_out_take_onnx_defaults(tmp_path: Path) -> No
     # ONNX's LeakyRelu slope defaults to 0.01 (GE's LeakyRelu op: 0.2).
     path = save(tmp_path / "m.onnx", [helper.make_node("LeakyRelu", ["x"], ["y"])], [X], ["y"])
     assert load_onnx(path).node("y").attrs["alpha"] == pytest.approx(0.01)
+
+
+def test_loop_carries_variables_and_stacks_scan_outputs_like_the_reference(tmp_path: Path) -> None:
+    from onnx.reference import ReferenceEvaluator
+
+    # body(i, cond, acc) -> (cond, acc + x, acc * 2): x is read from the outer graph.
+    body = helper.make_graph(
+        [
+            helper.make_node("Identity", ["cond_in"], ["cond_out"]),
+            helper.make_node("Add", ["acc_in", "x"], ["acc_out"]),
+            helper.make_node("Mul", ["acc_in", "two"], ["scan"]),
+        ],
+        "body",
+        [
+            helper.make_tensor_value_info("i", TensorProto.INT64, []),
+            helper.make_tensor_value_info("cond_in", TensorProto.BOOL, []),
+            helper.make_tensor_value_info("acc_in", TensorProto.FLOAT, None),
+        ],
+        [
+            helper.make_tensor_value_info("cond_out", TensorProto.BOOL, []),
+            helper.make_tensor_value_info("acc_out", TensorProto.FLOAT, None),
+            helper.make_tensor_value_info("scan", TensorProto.FLOAT, None),
+        ],
+    )
+    trips = numpy_helper.from_array(np.array(5, np.int64), "trips")
+    two = numpy_helper.from_array(np.array(2.0, np.float32), "two")
+    acc0 = numpy_helper.from_array(np.zeros((2, 4), np.float32), "acc0")
+    keep_going = numpy_helper.from_array(np.array(True), "keep_going")
+    loop = helper.make_node("Loop", ["trips", "keep_going", "acc0"], ["acc", "scans"], body=body)
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 4])
+    path = save(tmp_path / "m.onnx", [loop], [x], ["acc", "scans"], [trips, keep_going, two, acc0])
+    acc, scans = ReferenceEvaluator(str(path)).run(None, {"x": np.ones((2, 4), np.float32)})
+    graph = load_onnx(path)
+    assert graph.node("acc").op_type == "Loop"
+    assert desc(graph, "acc", 0).shape == acc.shape
+    # Each iteration's scan value has acc's shape; they stack on a new axis
+    # (onnxruntime gives (5, 2, 4) here; onnx's reference evaluator
+    # concatenates them instead, (10, 4)). The body's condition is not a
+    # constant, so the iteration count stays unknown.
+    assert scans.shape[0] == 5 * acc.shape[0]
+    assert desc(graph, "acc", 1).shape == (-1, *acc.shape)

@@ -213,12 +213,19 @@ impl Engine<'_> {
     /// call site with that signature infers a copy, the others share it.
     fn infer_bodies(&mut self, graph: &mut Graph, id: NodeId) -> Result<(), Box<NodeError>> {
         let mut bodies = std::mem::take(&mut graph.node_mut(id).subgraphs);
-        let caller_inputs: Vec<Option<TensorDesc>> = graph
+        let mut caller_inputs: Vec<Option<TensorDesc>> = graph
             .node(id)
             .inputs
             .iter()
             .map(|e| e.map(|e| graph.tensor(e).clone()))
             .collect();
+        if let Some(adapt) = self
+            .registry
+            .get(&graph.node(id).op_type)
+            .and_then(|s| s.body_inputs)
+        {
+            adapt(&mut caller_inputs);
+        }
         let mut outcome = Ok(());
         for body in &mut bodies {
             let key = Arc::as_ptr(&body.graph);

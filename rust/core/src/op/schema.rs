@@ -157,6 +157,10 @@ pub struct OpSchema {
     /// Source ops (Data, Const) keep the output descriptors they were built
     /// with instead of having them reset before inference.
     pub source: bool,
+    /// What the node's bodies see of its inputs, when that is not the
+    /// inputs themselves (Loop's body gets an iteration number where the
+    /// node has its trip count).
+    pub body_inputs: Option<fn(&mut [Option<crate::types::TensorDesc>])>,
     /// Per output: the input index each aspect follows, resolved transitively
     /// at registration.
     pub(crate) follow_sources: Vec<FollowSources>,
@@ -175,8 +179,15 @@ impl OpSchema {
             fold: None,
             origin: OpOrigin::Builtin,
             source: false,
+            body_inputs: None,
             follow_sources: Vec::new(),
         }
+    }
+
+    /// Sets [`OpSchema::body_inputs`].
+    pub fn body_inputs(mut self, f: fn(&mut [Option<crate::types::TensorDesc>])) -> OpSchema {
+        self.body_inputs = Some(f);
+        self
     }
 
     pub fn input(mut self, port: PortDef) -> OpSchema {

@@ -59,7 +59,11 @@ fn schema(op_type: &str, lstm: bool) -> OpSchema {
         )
         .attr("layout", AttrType::Int, Some(AttrValue::Int(0)))
         .attr("clip", AttrType::Float, Some(AttrValue::Float(0.0)))
-        .attr("activations", AttrType::ListStr, Some(AttrValue::ListStr(Vec::new())))
+        .attr(
+            "activations",
+            AttrType::ListStr,
+            Some(AttrValue::ListStr(Vec::new())),
+        )
         .attr("input_forget", AttrType::Int, Some(AttrValue::Int(0)))
         .infer_shape(op_fn(if lstm { infer_lstm } else { infer_gru_or_rnn }))
 }
@@ -92,8 +96,16 @@ fn infer_rnn(ctx: &mut OpContext<'_>, gates: i64, outputs: usize) -> Result<(), 
     };
     let w = with_rank(ctx.input_shape(1)?, 3, "w")?;
     let r = with_rank(ctx.input_shape(2)?, 3, "r")?;
-    merge_dim(w[0], directions, "w's first dim is the number of directions")?;
-    merge_dim(r[0], directions, "r's first dim is the number of directions")?;
+    merge_dim(
+        w[0],
+        directions,
+        "w's first dim is the number of directions",
+    )?;
+    merge_dim(
+        r[0],
+        directions,
+        "r's first dim is the number of directions",
+    )?;
     merge_dim(w[2], input, "w's last dim is x's input size")?;
     let attr_hidden = ctx.attr_int("hidden_size")?;
     let mut hidden = r[2];

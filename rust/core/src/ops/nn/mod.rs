@@ -13,6 +13,7 @@ mod caffe_extra_tests;
 mod caffe_layers;
 mod caffe_pooling;
 mod combined_nms;
+mod common_rnn;
 mod concat_d;
 mod conv2d;
 mod conv3d;
@@ -31,7 +32,6 @@ mod pooling_v2;
 mod range_rules;
 mod resize;
 mod roi_align;
-mod common_rnn;
 #[cfg(test)]
 mod tf_extra_tests;
 mod window;

@@ -4,7 +4,7 @@
 use super::{float_tensor, int64_vector, plugin, renamed, Node};
 use crate::frontend::onnx::graph::{CONST, PLACEHOLDER};
 use crate::frontend::{Framework, FrameworkOp, OpDraft, ParserPlugin, PluginError};
-use crate::types::{AttrValue, DataType, Shape};
+use crate::types::{AttrValue, DataType, HostTensor, Shape};
 
 pub(super) fn plugins() -> Vec<ParserPlugin> {
     vec![
@@ -24,6 +24,7 @@ pub(super) fn plugins() -> Vec<ParserPlugin> {
         renamed("Identity", "Identity"),
         plugin("Identity", "Dropout", 1, parse_dropout),
         plugin("If", "If", 1, parse_if),
+        plugin("Loop", "Loop", 1, parse_loop),
     ]
 }
 
@@ -99,6 +100,34 @@ fn parse_if(src: &FrameworkOp, dst: &mut OpDraft) -> Result<(), PluginError> {
     }
     let captured = src.inputs.len().saturating_sub(1);
     dst.set_dynamic_input("input", captured as u32);
+    dst.set_dynamic_output("output", node.output_count() as u32);
+    Ok(())
+}
+
+/// Loop: `[M, cond, v_initial..., outer values...]`; an absent trip count
+/// is INT64's largest value and an absent condition true (ONNX's meaning),
+/// given as constants so the body's arguments line up with the inputs.
+fn parse_loop(src: &FrameworkOp, dst: &mut OpDraft) -> Result<(), PluginError> {
+    let node = Node::of(src);
+    match src.attrs.get("body") {
+        Some(AttrValue::NamedAttrs(f)) => dst.set_attr("body", AttrValue::NamedAttrs(f.clone())),
+        _ => return Err(node.error("Loop has no graph attribute 'body'")),
+    }
+    let own = node.input_count();
+    let captured = src.inputs.len().saturating_sub(own);
+    if !node.has_input(0) {
+        let max = HostTensor::from_ints(DataType::Int64, Shape::scalar(), &[i64::MAX])
+            .expect("INT64 holds any i64");
+        dst.insert_const_input(0, "max_trip_count", max);
+    }
+    if !node.has_input(1) {
+        let yes = HostTensor::new(DataType::Bool, Shape::scalar(), vec![1u8].into())
+            .expect("one BOOL byte");
+        dst.insert_const_input(1, "cond", yes);
+    }
+    let vars = own.saturating_sub(2);
+    dst.set_attr("num_loop_vars", AttrValue::Int(vars as i64));
+    dst.set_dynamic_input("input", (own.max(2) + captured) as u32);
     dst.set_dynamic_output("output", node.output_count() as u32);
     Ok(())
 }
