@@ -462,11 +462,27 @@ struct EngineView<'r> {
 /// True when every output has a static shape of at most `limit` elements.
 fn outputs_within(ctx: &OpContext<'_>, limit: usize) -> bool {
     (0..ctx.output_count()).all(|i| {
-        ctx.output_desc(i)
-            .and_then(|d| d.shape().num_elements().ok().flatten())
-            .is_some_and(|n| n as u64 <= limit as u64)
+        ctx.output_desc(i).is_some_and(|d| {
+            // Floats reach shapes only as scalars and short vectors (scales,
+            // padding arithmetic); larger float values are weights, not
+            // worth copying element by element.
+            let limit = match d.dtype {
+                DataType::Float | DataType::Float16 | DataType::Bf16 | DataType::Double => {
+                    limit.min(FLOAT_FOLD_LIMIT)
+                }
+                _ => limit,
+            };
+            d.shape()
+                .num_elements()
+                .ok()
+                .flatten()
+                .is_some_and(|n| n as u64 <= limit as u64)
+        })
     })
 }
+
+/// The most elements a folded floating-point output may have.
+pub const FLOAT_FOLD_LIMIT: usize = 256;
 
 fn call(f: &Option<OpFn>, ctx: &mut OpContext<'_>, stage: Stage) -> StageResult {
     match f {

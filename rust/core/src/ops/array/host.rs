@@ -19,8 +19,11 @@ use crate::types::{DataType, HostTensor, Shape, UNKNOWN_DIM};
 use bytes::Bytes;
 
 /// Bounds the element count of an input folding will expand (its value
-/// already sits in memory; this only caps the per-element copy).
-const MAX_INPUT_ELEMS: usize = 1 << 20;
+/// already sits in memory; this caps the per-element copy). Values that
+/// matter to shapes are small; a slice of a weight matrix (an ONNX LSTM's
+/// gates, cut with Slice) is not worth a 32-byte-per-element copy of the
+/// whole weight, which made folding the larger part of loading such models.
+const MAX_INPUT_ELEMS: usize = 1 << 16;
 
 /// A folded tensor of static shape, element by element (`None` = unknown).
 #[derive(Clone, Debug, PartialEq)]
