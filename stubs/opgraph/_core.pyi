@@ -56,6 +56,7 @@ __all__ = [
     "format_table",
     "infer",
     "load_caffe",
+    "load_onnx",
     "load_tensorflow",
     "memory_strategies",
     "op_schema",
