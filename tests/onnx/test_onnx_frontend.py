@@ -257,3 +257,22 @@ def test_loop_carries_variables_and_stacks_scan_outputs_like_the_reference(tmp_p
     # constant, so the iteration count stays unknown.
     assert scans.shape[0] == 5 * acc.shape[0]
     assert desc(graph, "acc", 1).shape == (-1, *acc.shape)
+
+
+def test_deeply_nested_subgraphs_read_outer_values_through_every_level(tmp_path: Path) -> None:
+    # If within If within ... 25 deep (the then branches; protobuf's own
+    # decoders stop near 33 levels): every level reads x from the top graph.
+    out = helper.make_tensor_value_info("r0", TensorProto.FLOAT, None)
+    body = helper.make_graph([helper.make_node("Relu", ["x"], ["r0"])], "b0", [], [out])
+    for depth in range(1, 26):
+        name = f"r{depth}"
+        leaf_out = helper.make_tensor_value_info(f"n{depth}", TensorProto.FLOAT, None)
+        leaf = helper.make_graph([helper.make_node("Neg", ["x"], [f"n{depth}"])], f"e{depth}", [], [leaf_out])
+        node = helper.make_node("If", ["c"], [name], then_branch=body, else_branch=leaf)
+        body = helper.make_graph(
+            [node], f"b{depth}", [], [helper.make_tensor_value_info(name, TensorProto.FLOAT, None)]
+        )
+    cond = helper.make_tensor_value_info("c", TensorProto.BOOL, [])
+    path = save(tmp_path / "m.onnx", list(body.node), [X, cond], ["r25"])
+    graph = load_onnx(path, input_shapes={"x": [2, 4]})
+    assert desc(graph, "r25").shape == (2, 4)

@@ -240,6 +240,8 @@ impl<'m> Decoder<'m> {
         }
         let mut attrs = Attrs::default();
         let mut outer: Vec<String> = Vec::new();
+        // The bodies this node's attributes hold: (function, formal inputs).
+        let mut bodies: Vec<(String, usize)> = Vec::new();
         for attr in &node.attribute {
             let bad = |why: String| {
                 FrontendError::Decode(format!("node '{name}' attribute '{}' {why}", attr.name))
@@ -254,6 +256,7 @@ impl<'m> Decoder<'m> {
                 Kind::Graph => {
                     let body = attr.g.as_ref().ok_or_else(|| bad("has no graph".into()))?;
                     let f = self.subgraph(body, &name, &attr.name, &mut outer)?;
+                    bodies.push((f.clone(), body.input.len()));
                     AttrValue::NamedAttrs(Box::new(NamedAttrs {
                         name: f,
                         attrs: Attrs::default(),
@@ -263,13 +266,21 @@ impl<'m> Decoder<'m> {
                     let mut names = Vec::with_capacity(attr.graphs.len());
                     for (i, body) in attr.graphs.iter().enumerate() {
                         let label = format!("{}{i}", attr.name);
-                        names.push(self.subgraph(body, &name, &label, &mut outer)?);
+                        let f = self.subgraph(body, &name, &label, &mut outer)?;
+                        bodies.push((f.clone(), body.input.len()));
+                        names.push(f);
                     }
                     AttrValue::ListStr(names)
                 }
                 _ => attr_value(attr, &mut self.external).map_err(bad)?,
             };
             attrs.set(attr.name.as_str(), value);
+        }
+        // Every body takes all the node's outer values, in the node's order
+        // (a body's own capture order may differ: If's branches read
+        // different ones).
+        for (f, formal) in &bodies {
+            self.align_captures(f, *formal, &outer);
         }
         // The outer values the subgraphs read, after the node's own inputs.
         if !outer.is_empty() {
@@ -323,6 +334,38 @@ impl<'m> Decoder<'m> {
             captures.push(value.to_owned());
         }
         Ok(FrameworkInput::new(format!("{CAPTURE_MARK}{value}"), 0))
+    }
+
+    /// Renumbers function `name`'s capture arguments (those past its
+    /// `formal` inputs) by their position in `outer`, the caller's list.
+    fn align_captures(&mut self, name: &str, formal: usize, outer: &[String]) {
+        let Some(f) = self.functions.iter_mut().rev().find(|f| f.name == name) else {
+            return;
+        };
+        let captured: Vec<String> = f.inputs.get(formal..).unwrap_or_default().to_vec();
+        for op in &mut f.ops {
+            if op.op_type != ARG_OP_TYPE {
+                continue;
+            }
+            let Some(AttrValue::Int(index)) = op.attrs.get("index") else {
+                continue;
+            };
+            let Some(k) = usize::try_from(*index)
+                .ok()
+                .and_then(|i| i.checked_sub(formal))
+            else {
+                continue;
+            };
+            let Some(at) = captured
+                .get(k)
+                .and_then(|c| outer.iter().position(|o| o == c))
+            else {
+                continue;
+            };
+            op.attrs.set("index", AttrValue::Int((formal + at) as i64));
+        }
+        f.inputs.truncate(formal);
+        f.inputs.extend(outer.iter().cloned());
     }
 
     /// Decodes subgraph `body` of `node`'s attribute `attr` as a function;

@@ -170,3 +170,82 @@ fn subgraph_outer_values_become_extra_inputs_and_arguments() {
         "x"
     );
 }
+
+#[test]
+fn subgraphs_nested_past_the_decoders_bound_are_a_decode_error() {
+    // If within If, 200 levels: the message nesting is past prost's
+    // recursion limit, so decoding stops with an error, not a stack overflow.
+    let leaf = |out: &str| pb::GraphProto {
+        node: vec![node("Relu", &["x"], &[out])],
+        output: vec![value_info(out, 1, &[])],
+        ..Default::default()
+    };
+    let mut body = leaf("r0");
+    for depth in 1..=200 {
+        let out = format!("r{depth}");
+        let mut if_node = node("If", &["c"], &[&out]);
+        if_node.attribute = vec![
+            pb::AttributeProto {
+                name: "then_branch".into(),
+                r#type: 5,
+                g: Some(body),
+                ..Default::default()
+            },
+            pb::AttributeProto {
+                name: "else_branch".into(),
+                r#type: 5,
+                g: Some(leaf(&format!("e{depth}"))),
+                ..Default::default()
+            },
+        ];
+        body = pb::GraphProto {
+            node: vec![if_node],
+            output: vec![value_info(&out, 1, &[])],
+            ..Default::default()
+        };
+    }
+    body.input = vec![value_info("x", 1, &[Ok(2)]), value_info("c", 9, &[])];
+    let err = decode_model(model(body, 16), None, "m")
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("not an ONNX model"), "{err}");
+}
+
+#[test]
+fn branches_reading_different_outer_values_take_them_in_the_nodes_order() {
+    let branch = |input: &str, out: &str| pb::GraphProto {
+        node: vec![node("Relu", &[input], &[out])],
+        output: vec![value_info(out, 1, &[])],
+        ..Default::default()
+    };
+    let graph_attr = |name: &str, g: pb::GraphProto| pb::AttributeProto {
+        name: name.into(),
+        r#type: 5,
+        g: Some(g),
+        ..Default::default()
+    };
+    let mut if_node = node("If", &["c"], &["z"]);
+    if_node.attribute = vec![
+        graph_attr("then_branch", branch("x", "a")),
+        graph_attr("else_branch", branch("y", "b")),
+    ];
+    let graph = pb::GraphProto {
+        node: vec![if_node],
+        input: vec![
+            value_info("x", 1, &[Ok(2)]),
+            value_info("y", 1, &[Ok(2)]),
+            value_info("c", 9, &[]),
+        ],
+        output: vec![value_info("z", 1, &[])],
+        ..Default::default()
+    };
+    let decoded = decode_model(model(graph, 16), None, "m").unwrap();
+    let op = decoded.graph.ops.iter().find(|o| o.name == "z").unwrap();
+    let inputs: Vec<&str> = op.inputs.iter().map(|i| i.node.as_str()).collect();
+    assert_eq!(inputs, ["c", "x", "y"]);
+    // The else branch reads y, the node's second outer value: argument 1.
+    let other = decoded.graph.function("z/else_branch").unwrap();
+    let arg = other.ops.iter().find(|o| o.op_type == "_Arg").unwrap();
+    assert_eq!(arg.attrs.get("index"), Some(&AttrValue::Int(1)));
+    assert_eq!(other.inputs, ["x", "y"]);
+}
