@@ -469,9 +469,12 @@ def strides_for(arrays: Arrays) -> st.SearchStrategy[Array]:
     return st.lists(stride, min_size=rank, max_size=rank).map(ints)
 
 
-def transpose(x: Array, perm: Array) -> Array:
+def transpose(x: Array, perm: Array | None = None) -> Array:
     """TensorFlow's shape function takes entries in [-rank, rank) (the CPU
-    kernel wants them non-negative); they must permute the dims."""
+    kernel wants them non-negative); they must permute the dims. Without
+    perm (ONNX's Transpose may omit it) numpy reverses the dims."""
+    if perm is None:
+        return np.transpose(x)
     if perm.ndim != 1 or len(perm) != x.ndim:
         raise ValueError("perm must have one entry per dim")
     dims = [axis_in(x.ndim, int(p)) for p in perm]
@@ -611,10 +614,15 @@ def gather(x: Array, indices: Array, *, validate_indices: bool, batch_dims: int)
     return gather_v2(x, indices, ints(0), batch_dims=batch_dims)
 
 
-def gather_nd(x: Array, indices: Array) -> Array:
-    if indices.ndim == 0 or indices.shape[-1] > x.ndim:
+def gather_nd(x: Array, indices: Array, *, batch_dims: int = 0) -> Array:
+    """TensorFlow's GatherNd; with ONNX's batch_dims b the first b dims of x
+    and indices are shared and each index addresses x's dims after them."""
+    b = batch_dims
+    if b < 0 or indices.ndim <= b or x.ndim < b or x.shape[:b] != indices.shape[:b]:
+        raise ValueError("batch_dims must be shared leading dims of x and indices")
+    if indices.ndim == 0 or indices.shape[-1] > x.ndim - b:
         raise ValueError("indices must be a vector or more, indexing at most rank dims")
-    return np.empty(indices.shape[:-1] + x.shape[indices.shape[-1] :], x.dtype)
+    return np.empty(indices.shape[:-1] + x.shape[b + indices.shape[-1] :], x.dtype)
 
 
 @st.composite
@@ -675,7 +683,7 @@ GATHERS: list[tuple[str, Callable[..., Any], dict[str, Any]]] = [
             "attrs": {"batch_dims": 0},
         },
     ),
-    ("GatherNd", gather_nd, {"shapes": gather_nd_shapes()}),
+    ("GatherNd", gather_nd, {"shapes": gather_nd_shapes(), "attrs": {"batch_dims": st.integers(-1, 2)}}),
     (
         "OneHot",
         one_hot,

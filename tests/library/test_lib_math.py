@@ -317,10 +317,11 @@ def scalar_axis(rank: int) -> st.SearchStrategy[Array]:
     )
 
 
-def arg_reduce(input: Array, dimension: Array, *, output_type: DataType) -> Array:
+def arg_reduce(input: Array, dimension: Array, *, output_type: DataType, keep_dims: bool = False) -> Array:
     """TensorFlow's ArgMax / ArgMin: a scalar dimension in [-rank, rank) over
     a non-empty axis (the kernel rejects an empty one, as numpy does); the
-    dimension is removed."""
+    dimension is removed, or kept as 1 with ONNX's keepdims (numpy's
+    ``argmax(..., keepdims=True)``)."""
     if dimension.ndim != 0:
         raise ValueError("dimension must be a scalar")
     if output_type not in (DataType.INT32, DataType.INT64):
@@ -331,8 +332,8 @@ def arg_reduce(input: Array, dimension: Array, *, output_type: DataType) -> Arra
         raise ValueError("dimension out of range")
     if input.shape[axis] == 0:
         raise ValueError("arg extremum of an empty axis")
-    shape = input.shape[: axis % rank] + input.shape[axis % rank + 1 :]
-    return np.empty(shape, output_type.to_numpy())
+    kept = np.argmax(np.empty(input.shape), axis=axis, keepdims=keep_dims).shape
+    return np.empty(kept, output_type.to_numpy())
 
 
 @pytest.mark.parametrize("op_type", ["ArgMax", "ArgMin"])
@@ -342,7 +343,10 @@ def test_arg_reduction_drops_the_axis(op_type: str) -> None:
         arg_reduce,
         shapes=st.fixed_dictionaries({"input": shapes()}),
         value_inputs={"dimension": lambda arrays: scalar_axis(arrays["input"].ndim)},
-        attrs={"output_type": st.sampled_from([DataType.INT32, DataType.INT64, DataType.FLOAT])},
+        attrs={
+            "output_type": st.sampled_from([DataType.INT32, DataType.INT64, DataType.FLOAT]),
+            "keep_dims": st.booleans(),
+        },
         max_examples=EXAMPLES,
     )
 

@@ -41,6 +41,8 @@ pub(super) fn schemas() -> Vec<OpSchema> {
         .input(PortDef::new("x", ParamType::Required))
         .input(indices())
         .output(y())
+        // ONNX GatherND (opset 12): the leading dims shared by x and indices.
+        .attr("batch_dims", AttrType::Int, Some(AttrValue::Int(0)))
         .infer_shape(op_fn(infer_gather_nd))
         .fold(op_fn(fold_gather_nd));
     let one_hot = OpSchema::new("OneHot")
@@ -206,13 +208,26 @@ fn infer_gather_nd(ctx: &mut OpContext<'_>) -> Result<(), OpError> {
     if q == 0 {
         bail!("indices must have rank >= 1");
     }
+    let batch = ctx.attr_int("batch_dims")?;
+    let b = usize::try_from(batch).unwrap_or(usize::MAX);
+    if b >= q || b > p {
+        bail!(
+            "batch_dims {batch} must be >= 0 and below the ranks of params ({p}) and indices ({q})"
+        );
+    }
     let depth = indices.dims()[q - 1];
     if depth == UNKNOWN_DIM {
         return ctx.set_output_shape(0, Shape::unknown_rank());
     }
-    if depth as usize > p {
-        bail!("indices address {depth} dims, but params has rank {p}");
+    if depth as usize > p - b {
+        bail!("indices address {depth} dims after {b} batch dims, but params has rank {p}");
     }
+    for (i, (&x, &y)) in params.dims()[..b].iter().zip(indices.dims()).enumerate() {
+        if x != UNKNOWN_DIM && y != UNKNOWN_DIM && x != y {
+            bail!("batch dim {i} is {x} in params but {y} in indices");
+        }
+    }
+    let depth = depth + b as i64;
     let dims: Dims = indices.dims()[..q - 1]
         .iter()
         .chain(&params.dims()[depth as usize..])
@@ -230,6 +245,9 @@ fn infer_gather_nd(ctx: &mut OpContext<'_>) -> Result<(), OpError> {
     reason = "folded tensors are bounded by the fold limit, so coordinates and flat indices stay small"
 )]
 fn fold_gather_nd(ctx: &mut OpContext<'_>) -> Result<(), OpError> {
+    if ctx.attr_int("batch_dims")? != 0 {
+        return Ok(());
+    }
     let (Some(params), Some(indices)) = (Elems::input(ctx, 0), Elems::input(ctx, 1)) else {
         return Ok(());
     };

@@ -21,8 +21,17 @@ pub(super) fn schemas() -> Vec<OpSchema> {
             )
             .output(PortDef::new("y", ParamType::Required).follow("x", FollowType::Dtype))
     };
+    // ONNX's Transpose may omit perm: the dims are then reversed.
+    let transpose = OpSchema::new("Transpose")
+        .input(PortDef::new("x", ParamType::Required))
+        .input(
+            PortDef::new("perm", ParamType::Optional)
+                .dtype_list(INDEX)
+                .value_depend(ValueDepend::Required),
+        )
+        .output(PortDef::new("y", ParamType::Required).follow("x", FollowType::Dtype));
     vec![
-        with("Transpose", "perm")
+        transpose
             .infer_shape(op_fn(infer_transpose))
             .fold(op_fn(fold_transpose)),
         with("ReverseV2", "axis")
@@ -68,15 +77,32 @@ fn check_perm(perm: &[i64], rank: usize) -> Result<Vec<usize>, OpError> {
     Ok(out)
 }
 
+/// Whether the node gives no perm (ONNX: reverse the dims).
+fn reverses(ctx: &OpContext<'_>) -> bool {
+    ctx.input_desc(1).is_none()
+}
+
+/// The perm: input 1's value, or the reversed dims when the node has none.
+fn perm_value(ctx: &OpContext<'_>, rank: usize) -> Option<Vec<i64>> {
+    if reverses(ctx) {
+        return Some((0..rank as i64).rev().collect());
+    }
+    int_value(ctx, 1)
+}
+
 fn infer_transpose(ctx: &mut OpContext<'_>) -> Result<(), OpError> {
     let input = ctx.input_shape(0)?;
-    let len = vector_len(ctx, 1, "perm")?;
+    let len = if reverses(ctx) {
+        None
+    } else {
+        vector_len(ctx, 1, "perm")?
+    };
     let rank = match (input.rank(), len) {
         (Some(r), Some(n)) if r != n => bail!("perm has {n} entries but the input has rank {r}"),
         (Some(r), _) | (None, Some(r)) => r,
         (None, None) => return ctx.set_output_shape(0, Shape::unknown_rank()),
     };
-    let Some(perm) = int_value(ctx, 1) else {
+    let Some(perm) = perm_value(ctx, rank) else {
         return ctx.set_output_shape(0, Shape::unknown_dims(rank));
     };
     let perm = check_perm(&perm, rank)?;
@@ -98,7 +124,10 @@ fn infer_transpose(ctx: &mut OpContext<'_>) -> Result<(), OpError> {
     reason = "folded tensors are bounded by the fold limit, so coordinates and flat indices stay small"
 )]
 fn fold_transpose(ctx: &mut OpContext<'_>) -> Result<(), OpError> {
-    let (Some(input), Some(perm)) = (Elems::input(ctx, 0), int_value(ctx, 1)) else {
+    let Some(input) = Elems::input(ctx, 0) else {
+        return Ok(());
+    };
+    let Some(perm) = perm_value(ctx, input.dims.len()) else {
         return Ok(());
     };
     let perm = check_perm(&perm, input.dims.len())?;

@@ -39,6 +39,8 @@ fn schema(op_type: &str) -> OpSchema {
             AttrType::DataType,
             Some(AttrValue::DataType(DataType::Int64)),
         )
+        // ONNX's keepdims: the axis stays, as a dim of 1.
+        .attr("keep_dims", AttrType::Bool, Some(AttrValue::Bool(false)))
         .verify(op_fn(verify_arg))
         .infer_dtype(op_fn(|ctx| {
             let dtype = ctx.attr_dtype("output_type")?;
@@ -68,24 +70,33 @@ fn infer_arg(ctx: &mut OpContext<'_>) -> Result<(), OpError> {
     let Some(rank) = input.rank() else {
         return ctx.set_output_shape(0, Shape::unknown_rank());
     };
+    let keep = ctx.attr_bool("keep_dims")?;
     let axis = ctx.input_value(1).and_then(|v| v.to_ints());
     let Some(&[axis]) = axis.as_deref() else {
-        // The axis is unknown: one dim goes, which one is unknown.
+        // The axis is unknown: one dim goes (or becomes 1), which one is unknown.
         if rank == 0 {
             bail!("the input must have rank >= 1 (it has no axis to reduce)");
         }
-        return ctx.set_output_shape(0, Shape::unknown_dims(rank - 1));
+        return ctx.set_output_shape(0, Shape::unknown_dims(rank - usize::from(!keep)));
     };
     let axis = normalize_axis(axis, rank)?;
     let mut dims = input.dims().to_vec();
     if dims[axis] == 0 {
         bail!("cannot take an arg extremum over axis {axis}, which is empty in shape {input}");
     }
-    dims.remove(axis);
+    if keep {
+        dims[axis] = 1;
+    } else {
+        dims.remove(axis);
+    }
     ctx.set_output_shape(0, Shape::from_dims(dims))?;
     range_rules::propagate(ctx, 0, |ctx| {
         let mut r = ranges::of_input(ctx, 0)?;
-        r.remove(axis);
+        if keep {
+            r[axis] = (1, 1);
+        } else {
+            r.remove(axis);
+        }
         Some(r)
     })
 }
