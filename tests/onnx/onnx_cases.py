@@ -22,8 +22,12 @@ NP_TO_OPGRAPH = {
     np.dtype(np.float64): "DOUBLE",
     np.dtype(np.int64): "INT64",
     np.dtype(np.int32): "INT32",
+    np.dtype(np.int16): "INT16",
     np.dtype(np.int8): "INT8",
     np.dtype(np.uint8): "UINT8",
+    np.dtype(np.uint16): "UINT16",
+    np.dtype(np.uint32): "UINT32",
+    np.dtype(np.uint64): "UINT64",
     np.dtype(np.bool_): "BOOL",
 }
 

@@ -43,8 +43,24 @@ pub(super) fn schemas() -> Vec<OpSchema> {
             let dtype = dst_type(ctx)?;
             ctx.set_output_dtype(0, dtype)
         }))
-        .fold(op_fn(fold_cast));
-    vec![cast]
+        .fold(op_fn(|ctx| {
+            let to = dst_type(ctx)?;
+            fold_cast(ctx, to)
+        }));
+    // ONNX CastLike (opsets 15–23): the target dtype is `target_type`'s.
+    let cast_like = OpSchema::new("CastLike")
+        .input(PortDef::new("x", ParamType::Required).dtype_list(CASTABLE))
+        .input(PortDef::new("target_type", ParamType::Required).dtype_list(CASTABLE))
+        .output(PortDef::new("y", ParamType::Required).follow("target_type", FollowType::Dtype))
+        .infer_shape(op_fn(|ctx| {
+            let shape = ctx.input_shape(0)?.clone();
+            ctx.set_output_shape(0, shape)
+        }))
+        .fold(op_fn(|ctx| {
+            let to = ctx.input_dtype(1)?;
+            fold_cast(ctx, to)
+        }));
+    vec![cast, cast_like]
 }
 
 fn dst_type(ctx: &OpContext<'_>) -> Result<DataType, OpError> {
@@ -72,8 +88,7 @@ fn dst_type(ctx: &OpContext<'_>) -> Result<DataType, OpError> {
     Ok(dtype)
 }
 
-fn fold_cast(ctx: &mut OpContext<'_>) -> Result<(), OpError> {
-    let to = dst_type(ctx)?;
+fn fold_cast(ctx: &mut OpContext<'_>, to: DataType) -> Result<(), OpError> {
     let Some(mut elems) = Elems::input(ctx, 0) else {
         return Ok(());
     };

@@ -73,6 +73,12 @@ const BINARY: &[Binary] = &[
     row("Greater", REAL, Bool, None),
     row("GreaterEqual", REAL, Bool, None),
     row("LogicalAnd", BOOL, Bool, None),
+    // ONNX BitwiseAnd / Or / Xor (opset 18) and BitShift (11) map here.
+    row("BitwiseAnd", INTEGER, Same, None),
+    row("BitwiseOr", INTEGER, Same, None),
+    row("BitwiseXor", INTEGER, Same, None),
+    row("LeftShift", INTEGER, Same, None),
+    row("RightShift", INTEGER, Same, None),
     row("LogicalOr", BOOL, Bool, None),
 ];
 

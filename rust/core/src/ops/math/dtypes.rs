@@ -75,5 +75,8 @@ pub(super) const SQUARE: &[DataType] = &[
 /// Integer index types (axes, k, dimension).
 pub(super) const INDEX: &[DataType] = &[Int32, Int64];
 
+/// TensorFlow's bitwise ops (BitwiseAnd, LeftShift, Invert, ...): the integers.
+pub(super) const INTEGER: &[DataType] = &[Int8, Int16, Int32, Int64, Uint8, Uint16, Uint32, Uint64];
+
 /// Booleans only.
 pub(super) const BOOL: &[DataType] = &[Bool];

@@ -80,6 +80,8 @@ const UNARY: &[Unary] = &[
     row("Ceil", FLOATS, &[]),
     row("Round", SIGNED_REAL, &[]),
     row("LogicalNot", BOOL, &[]),
+    // Bitwise not (ONNX BitwiseNot, opset 18).
+    row("Invert", INTEGER, &[]),
 ];
 
 pub(super) fn schemas() -> Vec<OpSchema> {

@@ -3,16 +3,25 @@
 //! (optional axes and steps), Unsqueeze (axes in the output rank), Expand
 //! (broadcasts both ways), N-d pooling with ONNX padding rules, Resize /
 //! Upsample, Gemm, the ONNX normalisations, ConvTranspose,
-//! NonMaxSuppression and ONNX's extra activations. Each file names the ONNX
+//! NonMaxSuppression and ONNX's extra activations; and the rest of the
+//! standard set: variadic broadcasting ops, 1-D / integer / quantised /
+//! deformable convolution, quantisation, Attention and its KV cache, the
+//! generators and signal ops, sampling, unpooling and data-dependent
+//! selections. Each file names the ONNX
 //! op(s) and opsets it serves and how it differs from the TensorFlow op of a
 //! similar name. Index inputs take INT32 and INT64 (ONNX exporters use INT64).
 
 mod activations;
+mod attention;
+mod conv;
 mod conv_transpose;
+mod crop_pad;
 mod dims;
 mod elements;
 mod expand;
 mod gemm;
+mod linalg;
+mod matmul_shape;
 mod modulo;
 mod nms;
 mod nonzero;
@@ -20,13 +29,21 @@ mod norm;
 mod one_hot;
 mod pad;
 mod pool;
+mod quant;
+mod random;
 mod resize;
+mod same_shape;
+mod sampling;
+mod selection;
+mod signal;
 mod slice;
 mod squeeze;
 #[cfg(test)]
 mod tests;
 mod trilu;
+mod unpool;
 mod values;
+mod variadic;
 mod window;
 
 use super::array::host::Elems;
@@ -56,6 +73,18 @@ pub(super) fn schemas() -> Vec<OpSchema> {
     all.extend(activations::schemas());
     all.extend(one_hot::schemas());
     all.extend(resize::schemas());
+    all.extend(attention::schemas());
+    all.extend(conv::schemas());
+    all.extend(crop_pad::schemas());
+    all.extend(linalg::schemas());
+    all.extend(quant::schemas());
+    all.extend(random::schemas());
+    all.extend(same_shape::schemas());
+    all.extend(sampling::schemas());
+    all.extend(selection::schemas());
+    all.extend(signal::schemas());
+    all.extend(unpool::schemas());
+    all.extend(variadic::schemas());
     all
 }
 

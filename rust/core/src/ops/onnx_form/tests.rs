@@ -94,3 +94,70 @@ fn resize_gemm_one_hot_and_nms_rules() {
     c.infer().unwrap();
     assert_eq!(c.dims(y), [0, 3]);
 }
+
+#[test]
+fn integer_and_one_d_convolutions_check_channels_and_overflow() {
+    // 6 channels, w [4, 2, 3] with group 2 takes 4: an error naming both.
+    let mut c = OpCase::new();
+    let (x, w) = (c.input(F32, &[1, 6, 9]), c.input(F32, &[4, 2, 3]));
+    c.op("Conv1D", &[x, w], &[("group", AttrValue::Int(2))]);
+    assert!(c.error().contains("x has 6 channels"));
+
+    let mut c = OpCase::new();
+    let (x, w) = (c.input(F32, &[1, 2, 9]), c.input(F32, &[4, 2, 3]));
+    c.op(
+        "Conv1D",
+        &[x, w],
+        &[("strides", ints(&[1])), ("dilations", ints(&[i64::MAX]))],
+    );
+    assert!(c.error().contains("effective window size"));
+
+    // ConvInteger: INT32 out, the window rule of Conv.
+    let mut c = OpCase::new();
+    let x = c.input(DataType::Uint8, &[1, 3, 7, 7]);
+    let w = c.input(DataType::Uint8, &[5, 3, 3, 3]);
+    let y = c.op("ConvInteger", &[x, w], &[("strides", ints(&[2, 2]))]);
+    c.infer().unwrap();
+    assert_eq!(c.dims(y), [1, 5, 3, 3]);
+    assert_eq!(c.g.node(y.node).outputs[0].dtype, DataType::Int32);
+}
+
+#[test]
+fn batched_gathers_name_what_does_not_fit() {
+    let mut c = OpCase::new();
+    let (x, i) = (c.input(F32, &[2, 3, 4]), c.input(DataType::Int64, &[3, 1]));
+    c.op("GatherNd", &[x, i], &[("batch_dims", AttrValue::Int(1))]);
+    assert!(c
+        .error()
+        .contains("batch dim 0 is 2 in params but 3 in indices"));
+
+    let mut c = OpCase::new();
+    let (x, i) = (c.input(F32, &[2, 3]), c.input(DataType::Int64, &[2, 1]));
+    c.op("GatherNd", &[x, i], &[("batch_dims", AttrValue::Int(-1))]);
+    assert!(c.error().contains("batch_dims -1 must be >= 0"));
+}
+
+#[test]
+fn unpooling_and_generators_reject_impossible_sizes() {
+    let mut c = OpCase::new();
+    let x = c.input(F32, &[1, 1, 2, 2]);
+    let i = c.input(DataType::Int64, &[1, 1, 2, 2]);
+    c.op(
+        "MaxUnpool",
+        &[x, i],
+        &[
+            ("kernel_shape", ints(&[1, 1])),
+            ("pads", ints(&[5, 0, 5, 0])),
+        ],
+    );
+    assert!(c.error().contains("unpools to -8"));
+
+    let mut c = OpCase::new();
+    c.op("RandomNormal", &[], &[("shape", ints(&[2, -3]))]);
+    assert!(c.error().contains("every dim must be >= 0"));
+
+    let mut c = OpCase::new();
+    let x = c.input(F32, &[2, 3, 4]);
+    c.op("Det", &[x], &[]);
+    assert!(c.error().contains("must be square"));
+}

@@ -96,13 +96,32 @@ pub(super) fn plugins() -> Vec<ParserPlugin> {
         Ok(())
     }));
     all.push(plugin("Maximum", "Max", 1, |src, dst| {
-        variadic(src, dst, "Maximum")
+        variadic(src, dst, Some("Maximum"), "MaxN")
     }));
     all.push(plugin("Minimum", "Min", 1, |src, dst| {
-        variadic(src, dst, "Minimum")
+        variadic(src, dst, Some("Minimum"), "MinN")
     }));
     all.push(plugin("Add", "Sum", 1, |src, dst| {
-        variadic(src, dst, "Add")
+        variadic(src, dst, Some("Add"), "SumN")
+    }));
+    all.push(plugin("MeanN", "Mean", 1, |src, dst| {
+        variadic(src, dst, None, "MeanN")
+    }));
+    for (op, ir) in [
+        ("BitwiseAnd", "BitwiseAnd"),
+        ("BitwiseOr", "BitwiseOr"),
+        ("BitwiseXor", "BitwiseXor"),
+        ("BitwiseNot", "Invert"),
+    ] {
+        all.push(renamed(ir, op));
+    }
+    all.push(plugin("LeftShift", "BitShift", 1, parse_bit_shift));
+    all.push(renamed("CastLike", "CastLike"));
+    // ONNX's Swish (opset 24) is GE's with `alpha` as the scale.
+    all.push(plugin("Swish", "Swish", 1, |src, dst| {
+        let alpha = Node::of(src).float_or("alpha", 1.0)?;
+        dst.set_attr("scale", AttrValue::Float(alpha));
+        Ok(())
     }));
     all.push(plugin("Cast", "Cast", 1, parse_cast));
     all.push(renamed("SelectV2", "Where"));
@@ -111,19 +130,42 @@ pub(super) fn plugins() -> Vec<ParserPlugin> {
     all
 }
 
-/// Max / Min / Sum of one input is that input; of two, the binary op. Longer
-/// lists need a chain of binary ops, which one IR op cannot be.
-fn variadic(src: &FrameworkOp, dst: &mut OpDraft, binary: &str) -> Result<(), PluginError> {
+/// Max / Min / Sum / Mean of one input is that input; of two, the binary op
+/// when there is one; of more, the N-ary op broadcasting them all.
+fn variadic(
+    src: &FrameworkOp,
+    dst: &mut OpDraft,
+    binary: Option<&str>,
+    n_ary: &str,
+) -> Result<(), PluginError> {
     let node = Node::of(src);
-    match src.inputs.len() {
-        1 => dst.op_type = "Identity".into(),
-        2 => dst.op_type = binary.into(),
-        n => {
+    let n = node.input_count();
+    if (0..n).any(|i| !node.has_input(i)) || n == 0 {
+        return Err(node.error("a variadic op needs every input given (none absent)"));
+    }
+    dst.op_type = match (n, binary) {
+        (1, _) => "Identity".into(),
+        (2, Some(binary)) => binary.into(),
+        _ => {
+            dst.set_dynamic_input("x", n as u32);
+            n_ary.into()
+        }
+    };
+    Ok(())
+}
+
+/// BitShift: `direction` LEFT or RIGHT picks the IR op.
+fn parse_bit_shift(src: &FrameworkOp, dst: &mut OpDraft) -> Result<(), PluginError> {
+    let node = Node::of(src);
+    dst.op_type = match node.string_or("direction", "")?.as_str() {
+        "LEFT" => "LeftShift".into(),
+        "RIGHT" => "RightShift".into(),
+        other => {
             return Err(node.error(format_args!(
-                "it has {n} inputs; opgraph maps this variadic op with one or two"
+                "attribute 'direction' is '{other}'; expected LEFT or RIGHT"
             )))
         }
-    }
+    };
     Ok(())
 }
 

@@ -6,7 +6,9 @@
 //! inputs ([`OpDraft::insert_const_input`]), so one IR op serves both forms.
 
 mod elementwise;
+mod generators;
 mod nn;
+mod quantized;
 mod reduce;
 mod shape;
 mod structure;
@@ -24,6 +26,8 @@ pub(super) fn plugins() -> Vec<ParserPlugin> {
     all.extend(nn::plugins());
     all.extend(shape::plugins());
     all.extend(reduce::plugins());
+    all.extend(quantized::plugins());
+    all.extend(generators::plugins());
     all
 }
 

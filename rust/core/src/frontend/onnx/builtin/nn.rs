@@ -48,6 +48,86 @@ pub(super) fn plugins() -> Vec<ParserPlugin> {
         plugin("AvgPoolV2", "GlobalLpPool", 1, |src, dst| {
             parse_pool(src, dst, true)
         }),
+        // LpPool has AveragePool's window and output size.
+        plugin("AvgPoolV2", "LpPool", 1, |src, dst| {
+            parse_pool(src, dst, false)
+        }),
+        copying(
+            "MaxUnpool",
+            "MaxUnpool",
+            &[
+                ("kernel_shape", "kernel_shape"),
+                ("strides", "strides"),
+                ("pads", "pads"),
+            ],
+        ),
+        copying(
+            "GridSample",
+            "GridSample",
+            &[
+                ("align_corners", "align_corners"),
+                ("mode", "mode"),
+                ("padding_mode", "padding_mode"),
+            ],
+        ),
+        copying(
+            "AffineGrid",
+            "AffineGrid",
+            &[("align_corners", "align_corners")],
+        ),
+        plugin("Hardmax", "Hardmax", 1, |src, dst| parse_axis(src, dst, 1)),
+        plugin("Hardmax", "Hardmax", 13, |src, dst| {
+            parse_axis(src, dst, -1)
+        }),
+        copying(
+            "LpNormalization",
+            "LpNormalization",
+            &[("axis", "axis"), ("p", "p")],
+        ),
+        copying(
+            "MeanVarianceNormalization",
+            "MeanVarianceNormalization",
+            &[("axes", "axes")],
+        ),
+        copying(
+            "RMSNormalization",
+            "RMSNormalization",
+            &[
+                ("axis", "axis"),
+                ("epsilon", "epsilon"),
+                ("stash_type", "stash_type"),
+            ],
+        ),
+        copying(
+            "RotaryEmbedding",
+            "RotaryEmbedding",
+            &[
+                ("interleaved", "interleaved"),
+                ("rotary_embedding_dim", "rotary_embedding_dim"),
+                ("num_heads", "num_heads"),
+            ],
+        ),
+        copying("Det", "Det", &[]),
+        plugin("DeformConv", "DeformConv", 1, |src, dst| {
+            copy_conv_attrs(src, dst)?;
+            Node::of(src).copy(dst, "offset_group", "offset_group");
+            Ok(())
+        }),
+        copying(
+            "Col2Im",
+            "Col2Im",
+            &[
+                ("strides", "strides"),
+                ("pads", "pads"),
+                ("dilations", "dilations"),
+            ],
+        ),
+        plugin("Attention", "Attention", 1, parse_attention),
+        copying(
+            "TensorScatter",
+            "TensorScatter",
+            &[("axis", "axis"), ("mode", "mode")],
+        ),
         plugin("BatchNorm", "BatchNormalization", 1, parse_batch_norm),
         copying(
             "InstanceNormalization",
@@ -153,11 +233,16 @@ fn parse_conv(src: &FrameworkOp, dst: &mut OpDraft) -> Result<(), PluginError> {
     let node = Node::of(src);
     let rank = spatial_rank(&node)?;
     let (op_type, format) = match rank {
+        // `[N, C, L]`: ONNX's attributes as they are (Conv1D).
+        1 => {
+            dst.op_type = "Conv1D".into();
+            return copy_conv_attrs(src, dst);
+        }
         2 => ("Conv2D", Format::Nchw),
         3 => ("Conv3D", Format::Ncdhw),
         other => {
             return Err(node.error(format_args!(
-                "Conv over {other} spatial dims; opgraph maps 2-D and 3-D convolutions"
+                "Conv over {other} spatial dims; opgraph maps 1-D, 2-D and 3-D convolutions"
             )))
         }
     };
@@ -182,6 +267,49 @@ fn parse_conv(src: &FrameworkOp, dst: &mut OpDraft) -> Result<(), PluginError> {
     dst.set_input_format(0, format);
     dst.set_input_format(1, format);
     dst.set_output_format(0, format);
+    Ok(())
+}
+
+/// ONNX's convolution attributes, copied by name (Conv1D, ConvInteger,
+/// QLinearConv take them as they are).
+pub(super) fn copy_conv_attrs(src: &FrameworkOp, dst: &mut OpDraft) -> Result<(), PluginError> {
+    let node = Node::of(src);
+    for name in [
+        "kernel_shape",
+        "strides",
+        "dilations",
+        "pads",
+        "auto_pad",
+        "group",
+    ] {
+        node.copy(dst, name, name);
+    }
+    Ok(())
+}
+
+/// Attention: the attributes by name; the optional outputs the node uses.
+fn parse_attention(src: &FrameworkOp, dst: &mut OpDraft) -> Result<(), PluginError> {
+    let node = Node::of(src);
+    for name in [
+        "q_num_heads",
+        "kv_num_heads",
+        "is_causal",
+        "scale",
+        "softcap",
+        "qk_matmul_output_mode",
+        "softmax_precision",
+    ] {
+        node.copy(dst, name, name);
+    }
+    let extra = node.output_count().saturating_sub(1);
+    dst.set_dynamic_output("present", extra as u32);
+    Ok(())
+}
+
+/// `axis` with the opset's default.
+fn parse_axis(src: &FrameworkOp, dst: &mut OpDraft, default: i64) -> Result<(), PluginError> {
+    let axis = Node::of(src).int_or("axis", default)?;
+    dst.set_attr("axis", AttrValue::Int(axis));
     Ok(())
 }
 

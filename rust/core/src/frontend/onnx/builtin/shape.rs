@@ -41,13 +41,8 @@ pub(super) fn plugins() -> Vec<ParserPlugin> {
             dst.set_attr("axis", AttrValue::Int(Node::of(src).int_or("axis", 0)?));
             Ok(())
         }),
-        plugin("GatherNd", "GatherND", 1, |src, _| {
-            let batch_dims = Node::of(src).int_or("batch_dims", 0)?;
-            if batch_dims != 0 {
-                return Err(Node::of(src).error(format_args!(
-                    "GatherND with batch_dims {batch_dims}; opgraph maps batch_dims 0"
-                )));
-            }
+        plugin("GatherNd", "GatherND", 1, |src, dst| {
+            Node::of(src).copy(dst, "batch_dims", "batch_dims");
             Ok(())
         }),
         plugin("Shape", "Shape", 1, |src, dst| {
@@ -103,9 +98,50 @@ pub(super) fn plugins() -> Vec<ParserPlugin> {
             dst.set_attr("reverse", AttrValue::Bool(node.int_or("reverse", 0)? != 0));
             Ok(())
         }),
+        plugin("Cumprod", "CumProd", 1, |src, dst| {
+            let node = Node::of(src);
+            dst.set_attr(
+                "exclusive",
+                AttrValue::Bool(node.int_or("exclusive", 0)? != 0),
+            );
+            dst.set_attr("reverse", AttrValue::Bool(node.int_or("reverse", 0)? != 0));
+            Ok(())
+        }),
+        plugin("OneHotV2", "OneHot", 1, |src, dst| {
+            Node::of(src).copy(dst, "axis", "axis");
+            Ok(())
+        }),
+        // ONNX names the axes by role; TensorFlow by dim.
+        plugin("ReverseSequence", "ReverseSequence", 1, |src, dst| {
+            let node = Node::of(src);
+            dst.set_attr("seq_dim", AttrValue::Int(node.int_or("time_axis", 0)?));
+            dst.set_attr("batch_dim", AttrValue::Int(node.int_or("batch_axis", 1)?));
+            Ok(())
+        }),
+        plugin("Compress", "Compress", 1, parse_selection_axis),
+        plugin("OnnxUnique", "Unique", 1, |src, dst| {
+            let node = Node::of(src);
+            parse_selection_axis(src, dst)?;
+            node.copy(dst, "sorted", "sorted");
+            let extra = node.output_count().saturating_sub(1);
+            dst.set_dynamic_output("indices", extra as u32);
+            Ok(())
+        }),
+        plugin("CenterCropPad", "CenterCropPad", 1, |src, dst| {
+            Node::of(src).copy(dst, "axes", "axes");
+            Ok(())
+        }),
         plugin("ArgMax", "ArgMax", 1, parse_arg),
         plugin("ArgMin", "ArgMin", 1, parse_arg),
     ]
+}
+
+/// Compress / Unique: without `axis` they select over the flattened input.
+fn parse_selection_axis(src: &FrameworkOp, dst: &mut OpDraft) -> Result<(), PluginError> {
+    let axis = Node::of(src).int("axis")?;
+    dst.set_attr("flatten", AttrValue::Bool(axis.is_none()));
+    dst.set_attr("axis", AttrValue::Int(axis.unwrap_or(0)));
+    Ok(())
 }
 
 trait Since {
@@ -124,16 +160,12 @@ impl Since for ParserPlugin {
     }
 }
 
-/// Transpose with `perm`; without it ONNX reverses the dims, which needs
-/// the rank the node does not state.
+/// Transpose with `perm` as a constant input; without it ONNX reverses the
+/// dims, which the IR op does when it has no perm input.
 fn parse_transpose(src: &FrameworkOp, dst: &mut OpDraft) -> Result<(), PluginError> {
-    let node = Node::of(src);
-    let Some(perm) = node.ints("perm")? else {
-        return Err(
-            node.error("Transpose without 'perm' (reverse the dims) is not supported; give perm")
-        );
-    };
-    dst.insert_const_input(1, "perm", int64_vector(&perm));
+    if let Some(perm) = Node::of(src).ints("perm")? {
+        dst.insert_const_input(1, "perm", int64_vector(&perm));
+    }
     Ok(())
 }
 
@@ -305,10 +337,10 @@ fn parse_topk(src: &FrameworkOp, dst: &mut OpDraft, k_attr: bool) -> Result<(), 
 /// the reduced dim by default, which the IR op does not.
 fn parse_arg(src: &FrameworkOp, dst: &mut OpDraft) -> Result<(), PluginError> {
     let node = Node::of(src);
-    if node.int_or("keepdims", 1)? != 0 {
-        return Err(node
-            .error("ArgMax/ArgMin with keepdims 1 is not supported yet; opgraph maps keepdims 0"));
-    }
+    dst.set_attr(
+        "keep_dims",
+        AttrValue::Bool(node.int_or("keepdims", 1)? != 0),
+    );
     dst.insert_const_input(1, "axis", int64_scalar(node.int_or("axis", 0)?));
     dst.set_attr("output_type", AttrValue::DataType(DataType::Int64));
     Ok(())
