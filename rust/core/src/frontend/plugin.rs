@@ -162,9 +162,10 @@ pub struct PluginRegistrationError {
 #[derive(Clone, Debug, Default)]
 pub struct PluginRegistry {
     plugins: FxHashMap<Framework, FxHashMap<String, Arc<ParserPlugin>>>,
-    /// ONNX origin types `domain::version::op_type` by `domain::op_type`:
-    /// the registered versions, ascending, for opset resolution.
-    onnx_versions: FxHashMap<String, Vec<(i64, String)>>,
+    /// ONNX origin types `domain::version::op_type` by domain, then op
+    /// type (two levels: looked up by `&str` without building a key): the
+    /// registered versions, ascending, for opset resolution.
+    onnx_versions: FxHashMap<String, FxHashMap<String, Vec<(i64, String)>>>,
 }
 
 impl PluginRegistry {
@@ -241,7 +242,9 @@ impl PluginRegistry {
                 if let Some((domain, version, op_type)) = split_origin(origin) {
                     let versions = self
                         .onnx_versions
-                        .entry(format!("{domain}::{op_type}"))
+                        .entry(domain.to_owned())
+                        .or_default()
+                        .entry(op_type.to_owned())
                         .or_default();
                     if let Err(at) = versions.binary_search_by_key(&version, |(v, _)| *v) {
                         versions.insert(at, (version, origin.clone()));
@@ -264,7 +267,7 @@ impl PluginRegistry {
             return None;
         }
         let (domain, opset, op_type) = split_origin(origin_op_type)?;
-        let versions = self.onnx_versions.get(&format!("{domain}::{op_type}"))?;
+        let versions = self.onnx_versions.get(domain)?.get(op_type)?;
         let (_, origin) = versions.iter().rev().find(|(v, _)| *v <= opset)?;
         by_origin.get(origin)
     }

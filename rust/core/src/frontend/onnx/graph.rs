@@ -424,20 +424,25 @@ const CAPTURE_MARK: &str = "\u{0}capture:";
 #[derive(Default)]
 struct Names {
     taken: FxHashSet<String>,
+    /// The next suffix to try for a name claimed more than once, so that n
+    /// nodes sharing one name cost O(n), not O(n^2), in a hostile model.
+    next_suffix: FxHashMap<String, u64>,
 }
 
 impl Names {
     fn claim(&mut self, preferred: &str) -> String {
-        if self.taken.insert(preferred.to_owned()) {
+        if !self.taken.contains(preferred) {
+            self.taken.insert(preferred.to_owned());
             return preferred.to_owned();
         }
-        let mut k = 2;
+        let k = self.next_suffix.entry(preferred.to_owned()).or_insert(2);
         loop {
             let name = format!("{preferred}_{k}");
-            if self.taken.insert(name.clone()) {
+            *k += 1;
+            if !self.taken.contains(&name) {
+                self.taken.insert(name.clone());
                 return name;
             }
-            k += 1;
         }
     }
 }

@@ -249,3 +249,37 @@ fn branches_reading_different_outer_values_take_them_in_the_nodes_order() {
     assert_eq!(arg.attrs.get("index"), Some(&AttrValue::Int(1)));
     assert_eq!(other.inputs, ["x", "y"]);
 }
+
+#[test]
+fn many_nodes_sharing_one_name_get_distinct_names_in_linear_time() {
+    // 50,000 Relu nodes all named "n" (a hostile or careless exporter), one
+    // of them already "n_2": each later claim must not rescan the suffixes.
+    let count = 50_000;
+    let mut nodes = Vec::with_capacity(count);
+    let mut previous = "x".to_owned();
+    for i in 0..count {
+        let out = format!("v{i}");
+        let mut n = node("Relu", &[&previous], &[&out]);
+        n.name = if i == 1 { "n_2".into() } else { "n".into() };
+        nodes.push(n);
+        previous = out;
+    }
+    let graph = pb::GraphProto {
+        name: "g".into(),
+        node: nodes,
+        input: vec![value_info("x", 1, &[Ok(2)])],
+        output: vec![value_info(&previous, 1, &[Ok(2)])],
+        ..Default::default()
+    };
+    let decoded = decode_model(model(graph, 17), None, "m").unwrap();
+    let names: Vec<&str> = decoded
+        .graph
+        .ops
+        .iter()
+        .map(|op| op.name.as_str())
+        .collect();
+    let distinct: std::collections::HashSet<&str> = names.iter().copied().collect();
+    assert_eq!(distinct.len(), names.len());
+    assert!(names.contains(&"n") && names.contains(&"n_2") && names.contains(&"n_3"));
+    assert!(names.contains(&format!("n_{count}").as_str()));
+}
