@@ -1,4 +1,5 @@
-//! The whole pipeline on a TensorFlow `.pb` without Python, for profilers
+//! The whole pipeline on a TensorFlow `.pb` or an ONNX `.onnx` without
+//! Python, for profilers
 //! (`perf`, `valgrind --tool=dhat`): load, infer, prepare, plan_memory and
 //! estimate_cost, each timed. It allocates as the extension does (mimalloc,
 //! counted); give it the extension's settings to match its profile:
@@ -16,8 +17,10 @@ use opgraph_core::device::formats::{prepare, PrepareOptions};
 use opgraph_core::device::memory::{plan_memory, PlanOptions};
 use opgraph_core::device::soc::Soc;
 use opgraph_core::device::spec::DeviceSpec;
+use opgraph_core::frontend::convert::ConvertOptions;
 use opgraph_core::frontend::tensorflow::{load, LoadOptions};
-use opgraph_core::frontend::PluginRegistry;
+use opgraph_core::frontend::{onnx, PluginRegistry};
+use opgraph_core::graph::Graph;
 use opgraph_core::infer::{infer_graph, InferOptions};
 use opgraph_core::op::OpRegistry;
 use std::error::Error;
@@ -40,10 +43,18 @@ fn main() -> Result<(), Box<dyn Error>> {
         eprintln!("{stage:>13} {:>9.3} s", start.elapsed().as_secs_f64());
     };
 
+    let is_onnx = path.extension().is_some_and(|e| e == "onnx");
+    let load_once = || -> Result<Graph, Box<dyn Error>> {
+        Ok(if is_onnx {
+            onnx::load(&path, &ConvertOptions::default(), &plugins, &ops)?
+        } else {
+            load(&path, &LoadOptions::default(), &plugins, &ops)?
+        })
+    };
     let start = Instant::now();
-    let mut graph = load(&path, &LoadOptions::default(), &plugins, &ops)?;
+    let mut graph = load_once()?;
     for _ in 1..repeats {
-        graph = load(&path, &LoadOptions::default(), &plugins, &ops)?;
+        graph = load_once()?;
     }
     timed("load", start);
     if load_only {
