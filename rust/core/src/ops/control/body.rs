@@ -52,5 +52,8 @@ pub(super) fn set_output(
     if let Some(value) = &desc.value {
         ctx.set_output_value(i, value.clone())?;
     }
+    if let Some(list) = desc.list {
+        ctx.set_output_list(i, list)?;
+    }
     Ok(())
 }

@@ -8,6 +8,7 @@
 mod elementwise;
 mod nn;
 mod reduce;
+mod sequence;
 mod shape;
 mod structure;
 #[cfg(test)]
@@ -24,6 +25,7 @@ pub(super) fn plugins() -> Vec<ParserPlugin> {
     all.extend(nn::plugins());
     all.extend(shape::plugins());
     all.extend(reduce::plugins());
+    all.extend(sequence::plugins());
     all
 }
 
