@@ -45,12 +45,14 @@ mod attrs;
 mod builtin;
 pub mod dtype;
 mod external;
+mod functions;
 pub mod graph;
 pub mod opset;
 pub mod pb;
 pub mod symbols;
 mod tensor;
 
+pub use functions::{MAX_FUNCTION_DEPTH, MAX_INLINED_NODES};
 pub use graph::{CAPTURE_COUNT_ATTR, DIM_PARAMS_ATTR, MAX_SUBGRAPH_DEPTH, OUTPUT_COUNT_ATTR};
 pub use opset::DEFAULT_DOMAIN;
 
@@ -126,7 +128,8 @@ pub fn decode_model(
     }
     let opsets = opset::opsets(&model.opset_import)?;
     let mut decoder =
-        graph::Decoder::new(&opsets, ExternalFiles::new(base_dir.map(Path::to_path_buf)));
+        graph::Decoder::new(&opsets, ExternalFiles::new(base_dir.map(Path::to_path_buf)))
+            .with_functions(&model.functions)?;
     let decoded = decoder.decode_graph(graph, None)?;
     let key = |input: &FrameworkInput| format!("{}:{}", input.node, input.index);
     let mut values: Vec<(String, String)> = decoded
