@@ -8,6 +8,7 @@
 mod elementwise;
 mod nn;
 mod reduce;
+mod scan;
 mod sequence;
 mod shape;
 mod structure;
@@ -26,6 +27,7 @@ pub(super) fn plugins() -> Vec<ParserPlugin> {
     all.extend(shape::plugins());
     all.extend(reduce::plugins());
     all.extend(sequence::plugins());
+    all.extend(scan::plugins());
     all
 }
 
