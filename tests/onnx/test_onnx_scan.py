@@ -31,7 +31,10 @@ def info(name: str, shape: list[int | str] | None = None) -> onnx.ValueInfoProto
 def cumulative_body() -> onnx.GraphProto:
     """(state, x_t) -> (state + x_t, state + x_t)."""
     return helper.make_graph(
-        [helper.make_node("Add", ["s_in", "x_t"], ["s_out"]), helper.make_node("Identity", ["s_out"], ["y_t"])],
+        [
+            helper.make_node("Add", ["s_in", "x_t"], ["s_out"]),
+            helper.make_node("Identity", ["s_out"], ["y_t"]),
+        ],
         "body",
         [info("s_in"), info("x_t")],
         [info("s_out"), info("y_t")],
@@ -74,9 +77,7 @@ def of(results: list[np.ndarray]) -> list[tuple[str, tuple[int, ...]]]:
 
 
 def test_states_and_scan_outputs_along_axis_0(tmp_path: Path) -> None:
-    scan = helper.make_node(
-        "Scan", ["s0", "x"], ["s", "ys"], body=cumulative_body(), num_scan_inputs=1
-    )
+    scan = helper.make_node("Scan", ["s0", "x"], ["s", "ys"], body=cumulative_body(), num_scan_inputs=1)
     path = tmp_path / "m.onnx"
     model = save(path, [scan], [info("s0", [2]), info("x", [5, 2])], ["s", "ys"])
     feeds = {"s0": np.zeros(2, np.float32), "x": rng.standard_normal((5, 2)).astype(np.float32)}
@@ -109,10 +110,17 @@ def test_scanned_and_stacked_axes(tmp_path: Path, in_axis: int, out_axis: int) -
     perm_out.insert(b, 0)
     oracle_nodes = [
         helper.make_node("Transpose", ["x"], ["x_front"], perm=perm_in),
-        helper.make_node("Scan", ["s0", "x_front"], ["s", "ys_front"], body=cumulative_body(), num_scan_inputs=1),
+        helper.make_node(
+            "Scan", ["s0", "x_front"], ["s", "ys_front"], body=cumulative_body(), num_scan_inputs=1
+        ),
         helper.make_node("Transpose", ["ys_front"], ["ys"], perm=perm_out),
     ]
-    oracle = save(tmp_path / "oracle.onnx", oracle_nodes, [info("s0", slice_shape), info("x", list(x.shape))], ["s", "ys"])
+    oracle = save(
+        tmp_path / "oracle.onnx",
+        oracle_nodes,
+        [info("s0", slice_shape), info("x", list(x.shape))],
+        ["s", "ys"],
+    )
     feeds = {"s0": np.zeros(slice_shape, np.float32), "x": x}
     assert shapes(path, ["s", "ys"]) == of(ReferenceEvaluator(oracle).run(None, feeds))
 
@@ -129,7 +137,10 @@ def test_two_scan_inputs_no_state_and_an_outer_value(tmp_path: Path) -> None:
     path = tmp_path / "m.onnx"
     w = rng.standard_normal((1, 3)).astype(np.float32)
     model = save(path, [scan], [info("a", [4, 2, 3]), info("b", [4, 1, 3])], ["ys"], initializers={"w": w})
-    feeds = {"a": rng.standard_normal((4, 2, 3)).astype(np.float32), "b": rng.standard_normal((4, 1, 3)).astype(np.float32)}
+    feeds = {
+        "a": rng.standard_normal((4, 2, 3)).astype(np.float32),
+        "b": rng.standard_normal((4, 1, 3)).astype(np.float32),
+    }
     assert shapes(path, ["ys"]) == of(ReferenceEvaluator(model).run(None, feeds)) == [("FLOAT", (4, 2, 3))]
 
 
@@ -147,7 +158,10 @@ def test_the_iteration_count_is_unknown_until_the_scanned_axis_is(tmp_path: Path
 def test_a_state_that_grows_widens_to_unknown_dims(tmp_path: Path) -> None:
     # s_out = Concat(s_in, x_t): the state's length changes every iteration.
     body = helper.make_graph(
-        [helper.make_node("Concat", ["s_in", "x_t"], ["s_out"], axis=0), helper.make_node("Identity", ["x_t"], ["y_t"])],
+        [
+            helper.make_node("Concat", ["s_in", "x_t"], ["s_out"], axis=0),
+            helper.make_node("Identity", ["x_t"], ["y_t"]),
+        ],
         "body",
         [info("s_in"), info("x_t")],
         [info("s_out"), info("y_t")],
@@ -165,9 +179,7 @@ def test_a_state_that_grows_widens_to_unknown_dims(tmp_path: Path) -> None:
 
 def test_opset_8_scans_each_batch_row(tmp_path: Path) -> None:
     batch, steps = 3, 5
-    scan8 = helper.make_node(
-        "Scan", ["", "s0", "x"], ["s", "ys"], body=cumulative_body(), num_scan_inputs=1
-    )
+    scan8 = helper.make_node("Scan", ["", "s0", "x"], ["s", "ys"], body=cumulative_body(), num_scan_inputs=1)
     path = tmp_path / "m8.onnx"
     save(path, [scan8], [info("s0", [batch, 2]), info("x", [batch, steps, 2])], ["s", "ys"], opset=8)
     s0 = rng.standard_normal((batch, 2)).astype(np.float32)
@@ -182,7 +194,13 @@ def test_opset_8_scans_each_batch_row(tmp_path: Path) -> None:
 
 def test_a_scan_input_without_the_scanned_axis_names_the_node(tmp_path: Path) -> None:
     scan = helper.make_node(
-        "Scan", ["s0", "x"], ["s", "ys"], body=cumulative_body(), num_scan_inputs=1, scan_input_axes=[3], name="scan"
+        "Scan",
+        ["s0", "x"],
+        ["s", "ys"],
+        body=cumulative_body(),
+        num_scan_inputs=1,
+        scan_input_axes=[3],
+        name="scan",
     )
     path = tmp_path / "m.onnx"
     save(path, [scan], [info("s0", [2]), info("x", [5, 2])], ["s", "ys"])

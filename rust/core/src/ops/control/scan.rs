@@ -228,7 +228,10 @@ fn iterations(ctx: &OpContext<'_>, config: &Config) -> Result<i64, OpError> {
 
 /// The batch size of opset 8's form (dim 0 of the states and scan inputs).
 fn batch(ctx: &OpContext<'_>, config: &Config) -> i64 {
-    (config.first()..config.first().saturating_add(config.states + config.scans))
+    (config.first()
+        ..config
+            .first()
+            .saturating_add(config.states.saturating_add(config.scans)))
         .filter_map(|i| ctx.input_desc(i))
         .filter_map(|d| d.shape().dims().first().copied())
         .find(|&d| d >= 0)
