@@ -37,9 +37,10 @@ pub(crate) fn merge_descs(a: &TensorDesc, b: &TensorDesc) -> Result<TensorDesc, 
         merged.value = a.value.clone();
     }
     // List handles: the element dtype when both agree; the count only when
-    // it is the same on both sides. A list known to be empty holds no
-    // element to disagree with: the other side's element shape stands
-    // (an ONNX sequence started empty and filled in a Loop).
+    // it is the same on both sides; the element shapes joined. A list known
+    // to be empty holds no element to disagree with: the other side's
+    // element shape stands (an ONNX sequence started empty and filled in a
+    // Loop).
     if let (Some(x), Some(y)) = (a.list, b.list) {
         if x.element_dtype == y.element_dtype {
             merged.list = Some(ListInfo {
@@ -49,7 +50,10 @@ pub(crate) fn merge_descs(a: &TensorDesc, b: &TensorDesc) -> Result<TensorDesc, 
             merged.shape_value = match (x.length, y.length) {
                 (Some(0), _) => b.shape_value.clone(),
                 (_, Some(0)) => a.shape_value.clone(),
-                _ => None,
+                _ => match (a.shape_value.as_deref(), b.shape_value.as_deref()) {
+                    (Some(p), Some(q)) => Some(Box::new(merge_shapes(p, q))),
+                    _ => None,
+                },
             };
         }
     }

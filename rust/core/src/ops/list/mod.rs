@@ -9,9 +9,12 @@
 //! element shape in the handle's `shape_value` (which for integer tensors
 //! holds what is known of a shape vector): a list whose element shape has
 //! a known rank carries it there; an unknown-rank element shape carries
-//! none. Identity and body inputs pass it on with the rest of the
-//! descriptor; joins (While loop variables across iterations, If outputs,
-//! Merge) drop it, as they drop partial values.
+//! none; the handle's `list` holds the element dtype and, when known, the
+//! element count (ONNX's sequences are these handles too). Identity, body
+//! inputs and body outputs pass them on with the rest of the descriptor;
+//! joins (While / Loop variables across iterations, If outputs, Merge)
+//! keep the element dtype and join the element shapes (unknown dims where
+//! they differ; a list known to be empty takes the other side's).
 
 mod access;
 mod create;

@@ -363,3 +363,6 @@ fn infer_concat(ctx: &mut OpContext<'_>) -> Result<(), OpError> {
     }
     ctx.set_output_shape(0, Shape::from_dims(dims))
 }
+
+#[cfg(test)]
+mod tests;
