@@ -214,3 +214,16 @@ def test_num_scan_inputs_past_the_inputs_is_a_parse_error(tmp_path: Path) -> Non
     save(path, [scan], [info("x", [5, 2])], ["ys"])
     with pytest.raises(opgraph.ParseError, match=r"scan.*num_scan_inputs is 2"):
         load_onnx(path)
+
+
+def test_a_node_may_leave_trailing_scan_outputs_out(tmp_path: Path) -> None:
+    scan = helper.make_node(
+        "Scan", ["s0", "x"], ["s"], body=cumulative_body(), num_scan_inputs=1, scan_output_axes=[0]
+    )
+    path = tmp_path / "m.onnx"
+    save(path, [scan], [info("s0", [2]), info("x", [5, 2])], ["s"])
+    # The oracle names every output of the body.
+    full = helper.make_node("Scan", ["s0", "x"], ["s", "ys"], body=cumulative_body(), num_scan_inputs=1)
+    oracle = save(tmp_path / "oracle.onnx", [full], [info("s0", [2]), info("x", [5, 2])], ["s", "ys"])
+    feeds = {"s0": np.zeros(2, np.float32), "x": rng.standard_normal((5, 2)).astype(np.float32)}
+    assert shapes(path, ["s"]) == of(ReferenceEvaluator(oracle).run(None, feeds))[:1]

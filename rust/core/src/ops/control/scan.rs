@@ -177,7 +177,7 @@ fn config(ctx: &OpContext<'_>) -> Result<Config, OpError> {
         );
     }
     let outputs = ctx.output_count().saturating_sub(config.states);
-    if !config.output_axes.is_empty() && config.output_axes.len() != outputs {
+    if !config.output_axes.is_empty() && config.output_axes.len() < outputs {
         bail!(
             "scan_output_axes has {} entries for {outputs} scan outputs",
             config.output_axes.len()
@@ -189,7 +189,8 @@ fn config(ctx: &OpContext<'_>) -> Result<Config, OpError> {
 fn verify_scan(ctx: &mut OpContext<'_>) -> Result<(), OpError> {
     let config = config(ctx)?;
     let body = body_outputs(ctx, "body")?;
-    if body.len() != ctx.output_count() {
+    // The node may leave trailing scan outputs out; not the states.
+    if body.len() < ctx.output_count().max(config.states) {
         bail!(
             "its body has {} outputs but the node has {} ({} states, then the scan outputs)",
             body.len(),

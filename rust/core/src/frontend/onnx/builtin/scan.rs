@@ -45,15 +45,21 @@ fn parse_scan(src: &FrameworkOp, dst: &mut OpDraft, batched: bool) -> Result<(),
     };
     let m = usize::try_from(m).unwrap_or(0);
     let outputs = node.output_count();
-    for (name, expected) in [
-        ("scan_input_axes", m),
-        ("scan_input_directions", m),
-        ("directions", m),
-        ("scan_output_axes", outputs.saturating_sub(states)),
-        ("scan_output_directions", outputs.saturating_sub(states)),
+    // Output-side lists may be longer: the node can leave trailing scan
+    // outputs of the body out.
+    for (name, expected, exact) in [
+        ("scan_input_axes", m, true),
+        ("scan_input_directions", m, true),
+        ("directions", m, true),
+        ("scan_output_axes", outputs.saturating_sub(states), false),
+        (
+            "scan_output_directions",
+            outputs.saturating_sub(states),
+            false,
+        ),
     ] {
         if let Some(values) = node.ints(name)? {
-            if values.len() != expected {
+            if values.len() < expected || (exact && values.len() != expected) {
                 return Err(node.error(format_args!(
                     "attribute '{name}' has {} entries; it needs {expected}",
                     values.len()
