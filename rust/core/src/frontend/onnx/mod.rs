@@ -25,11 +25,17 @@
 //!   values it reads from enclosing graphs, are its `_Arg` ops; the node
 //!   takes those outer values as extra inputs after its own (their count in
 //!   `_captured_inputs`).
+//! - A node calling a model-local function (`ModelProto.functions`) is
+//!   replaced by the function's nodes before anything else sees it (see
+//!   `functions`): plugins never see the call, only the inlined nodes,
+//!   named `<call>/<function>#<k>/<node>`, whose origin types use the
+//!   function's `opset_import`.
 //! - The model's graph outputs are the IR graph's outputs, unless the user
 //!   names others.
 //!
 //! # Modules
 //! [`opset`] (versions and origin types), `graph` (GraphProto → ops),
+//! `functions` (model-local functions expanded at their calls),
 //! `attrs`, `tensor` and `external` (values), `builtin` (the plugins).
 
 use super::convert::{convert, ConvertOptions};
