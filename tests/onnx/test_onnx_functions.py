@@ -244,3 +244,67 @@ def test_a_function_reading_an_undefined_value_names_it(tmp_path: Path) -> None:
     make(path, [call("broken", ["x"], ["y"])], {"x": np.zeros((2,), np.float32)}, ["y"], [broken])
     with pytest.raises(ParseError, match=r"local\.fns::broken.*'nowhere'"):
         load_onnx_reported(path)
+
+
+def test_a_functions_subgraphs_read_its_values_and_a_loop_body_calls_it(tmp_path: Path) -> None:
+    # gate(x, flag) = If(flag, then: Relu(x) ++ x, else: x); the branches read
+    # the function's input x. The main graph calls it directly and from a
+    # Loop body.
+    then_branch = helper.make_graph(
+        [helper.make_node("Relu", ["x"], ["r"]), helper.make_node("Concat", ["r", "x"], ["out_t"], axis=0)],
+        "then",
+        [],
+        [helper.make_tensor_value_info("out_t", TensorProto.FLOAT, None)],
+    )
+    else_branch = helper.make_graph(
+        [helper.make_node("Identity", ["x"], ["out_e"])],
+        "else",
+        [],
+        [helper.make_tensor_value_info("out_e", TensorProto.FLOAT, None)],
+    )
+    gate = function(
+        "gate",
+        ["x", "flag"],
+        ["y"],
+        [helper.make_node("If", ["flag"], ["y"], then_branch=then_branch, else_branch=else_branch)],
+    )
+    body = helper.make_graph(
+        [
+            call("gate", ["acc_in", "yes"], ["acc_out"]),
+            helper.make_node("Identity", ["cond_in"], ["cond_out"]),
+        ],
+        "body",
+        [
+            helper.make_tensor_value_info("i", TensorProto.INT64, []),
+            helper.make_tensor_value_info("cond_in", TensorProto.BOOL, []),
+            helper.make_tensor_value_info("acc_in", TensorProto.FLOAT, None),
+        ],
+        [
+            helper.make_tensor_value_info("cond_out", TensorProto.BOOL, []),
+            helper.make_tensor_value_info("acc_out", TensorProto.FLOAT, None),
+        ],
+    )
+    nodes = [
+        call("gate", ["x", "yes"], ["direct"]),
+        helper.make_node("Loop", ["trips", "yes", "x"], ["looped"], body=body),
+    ]
+    inputs = {"x": rng.standard_normal((2, 3)).astype(np.float32)}
+    constants = {"yes": np.array(True), "trips": np.array(2, np.int64)}
+    path = tmp_path / "m.onnx"
+    model = make(path, nodes, inputs, ["direct", "looped"], [gate], initializers=constants)
+    results = ReferenceEvaluator(model).run(None, inputs)
+    graph, report = load_onnx_reported(path)
+
+    def got(name: str) -> tuple[str, tuple[int, ...]]:
+        producer, index = report.tensors[name].rsplit(":", 1)
+        desc = graph.desc(graph.tensor(producer, int(index)))
+        return desc.dtype.name, tuple(desc.shape)
+
+    direct, looped = (np.asarray(r) for r in results)
+    # If joins its branches (then: 4 rows, else: 2), as GE's merge rule does,
+    # whatever the condition: the rows are unknown, the columns known.
+    assert direct.shape == (4, 3)
+    assert got("direct") == ("FLOAT", (-1, 3))
+    # The Loop's variable grows every iteration: its first dim widens to unknown.
+    assert looped.shape == (8, 3)
+    assert got("looped") == ("FLOAT", (-1, 3))
