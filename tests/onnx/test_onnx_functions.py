@@ -308,3 +308,57 @@ def test_a_functions_subgraphs_read_its_values_and_a_loop_body_calls_it(tmp_path
     # The Loop's variable grows every iteration: its first dim widens to unknown.
     assert looped.shape == (8, 3)
     assert got("looped") == ("FLOAT", (-1, 3))
+
+
+def branch(nodes: list[onnx.NodeProto], output: str) -> onnx.GraphProto:
+    return helper.make_graph(
+        nodes, "branch", [], [helper.make_tensor_value_info(output, TensorProto.FLOAT, None)]
+    )
+
+
+def test_recursion_through_a_subgraph_names_the_cycle(tmp_path: Path) -> None:
+    # f(x) = If(c, then: f(x), else: x): the call sits in a branch.
+    cond = helper.make_node(
+        "Constant", [], ["c"], value=helper.make_tensor("c", TensorProto.BOOL, [], [False])
+    )
+    choose = helper.make_node(
+        "If",
+        ["c"],
+        ["y"],
+        then_branch=branch([call("f", ["x"], ["o"])], "o"),
+        else_branch=branch([helper.make_node("Identity", ["x"], ["o2"])], "o2"),
+    )
+    path = tmp_path / "r.onnx"
+    make(
+        path,
+        [call("f", ["x"], ["y"])],
+        {"x": np.zeros((2,), np.float32)},
+        ["y"],
+        [function("f", ["x"], ["y"], [cond, choose])],
+    )
+    with pytest.raises(ParseError, match=r"local\.fns::f -> local\.fns::f"):
+        load_onnx_reported(path)
+
+
+def test_exponential_nesting_through_subgraphs_stops_at_the_budget(tmp_path: Path) -> None:
+    # g_k(x, c) = If(c, then: g_{k+1}(g_{k+1}(x, c), c), else: x).
+    depth = 25
+    functions = []
+    for k in range(depth):
+        twice = [call(f"g{k + 1}", ["x", "c"], ["a"]), call(f"g{k + 1}", ["a", "c"], ["o"])]
+        choose = helper.make_node(
+            "If",
+            ["c"],
+            ["y"],
+            then_branch=branch(twice, "o"),
+            else_branch=branch([helper.make_node("Identity", ["x"], ["o2"])], "o2"),
+        )
+        functions.append(function(f"g{k}", ["x", "c"], ["y"], [choose]))
+    functions.append(function(f"g{depth}", ["x", "c"], ["y"], [helper.make_node("Relu", ["x"], ["y"])]))
+    path = tmp_path / "bomb.onnx"
+    inputs = {"x": np.zeros((2,), np.float32), "c": np.array(True)}
+    make(path, [call("g0", ["x", "c"], ["y"])], inputs, ["y"], functions)
+    started = time.monotonic()
+    with pytest.raises(ParseError, match=r"function 'local\.fns::g\d+'.*\(MAX_INLINED_NODES\)"):
+        load_onnx_reported(path)
+    assert time.monotonic() - started < 10
