@@ -29,18 +29,10 @@ from onnx_model_records import (
 
 MODELS = model_names()
 
-#: Models whose op types opgraph has no plugin for yet (issue 14 leaves them
-#: open): loading must fail with one ParseError listing exactly these.
-UNSUPPORTED = {
-    "scripted_sequences_ts13": {
-        "ai.onnx::13::SequenceEmpty",
-        "ai.onnx::13::SequenceInsert",
-        "ai.onnx::13::SequenceAt",
-        "ai.onnx::13::SplitToSequence",
-        "ai.onnx::13::ConcatFromSequence",
-    },
-}
-SUPPORTED = [name for name in MODELS if name not in UNSUPPORTED]
+#: Every corpus model loads (issue 14 gave scripted_sequences_ts13's sequence
+#: ops their plugins); test_onnx_frontend checks that missing plugins are
+#: listed at once.
+SUPPORTED = MODELS
 
 
 def _has_frontend() -> bool:
@@ -66,17 +58,6 @@ def report(name: str, mode: str, result: Comparison) -> None:
     shown = "\n  ".join(problems[:25])
     more = f"\n  … and {len(problems) - 25} more" if len(problems) > 25 else ""
     assert not problems, f"{name} ({mode}): {len(problems)} values differ from onnxruntime:\n  {shown}{more}"
-
-
-@needs_frontend
-@pytest.mark.parametrize("name", sorted(UNSUPPORTED))
-def test_a_model_with_unsupported_ops_names_every_one_of_them(name: str, workdir: Path) -> None:
-    from opgraph import ParseError
-
-    with pytest.raises(ParseError) as raised:
-        opgraph_values(model_file(name, workdir), None)
-    listed = {op.op_type for op in raised.value.unsupported}
-    assert listed == UNSUPPORTED[name]
 
 
 @needs_frontend

@@ -6,7 +6,9 @@
 use super::InferOptions;
 use crate::graph::{Graph, Node};
 use crate::op::{OpError, OpRegistry, OpSchema, ValueDepend};
-use crate::types::{AttrValue, DataType, Format, HostTensor, Shape, TensorDesc, UNKNOWN_DIM};
+use crate::types::{
+    AttrValue, DataType, Format, HostTensor, ListInfo, Shape, TensorDesc, UNKNOWN_DIM,
+};
 use smallvec::SmallVec;
 use std::ops::Range;
 
@@ -111,6 +113,12 @@ impl<'a> OpContext<'a> {
 
     pub fn op_type(&self) -> &str {
         &self.node.op_type
+    }
+
+    /// The attributes set on the node (without the prototype's defaults).
+    pub fn node_attrs(&self) -> &'a crate::types::Attrs {
+        let node: &'a Node = self.node;
+        &node.attrs
     }
 
     pub fn schema(&self) -> &OpSchema {
@@ -402,6 +410,12 @@ impl<'a> OpContext<'a> {
             .map(|&d| if d < 0 { UNKNOWN_DIM } else { d })
             .collect();
         self.output_mut(i, 0)?.shape_value = Some(Box::new(Shape::from_dims(dims)));
+        Ok(())
+    }
+
+    /// Marks an output as a list handle holding `list` (element dtype, count).
+    pub fn set_output_list(&mut self, i: usize, list: ListInfo) -> Result<(), OpError> {
+        self.output_mut(i, 0)?.list = Some(list);
         Ok(())
     }
 

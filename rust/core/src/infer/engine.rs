@@ -224,7 +224,7 @@ impl Engine<'_> {
             .get(&graph.node(id).op_type)
             .and_then(|s| s.body_inputs)
         {
-            adapt(&mut caller_inputs);
+            adapt(&graph.node(id).attrs, &mut caller_inputs);
         }
         let mut outcome = Ok(());
         for body in &mut bodies {

@@ -159,12 +159,17 @@ pub struct OpSchema {
     pub source: bool,
     /// What the node's bodies see of its inputs, when that is not the
     /// inputs themselves (Loop's body gets an iteration number where the
-    /// node has its trip count).
-    pub body_inputs: Option<fn(&mut [Option<crate::types::TensorDesc>])>,
+    /// node has its trip count; Scan's sees one slice of each scanned
+    /// input). It gets the node's attributes.
+    pub body_inputs: Option<BodyInputsFn>,
     /// Per output: the input index each aspect follows, resolved transitively
     /// at registration.
     pub(crate) follow_sources: Vec<FollowSources>,
 }
+
+/// See [`OpSchema::body_inputs`]: the node's attributes and the caller's
+/// input descriptors, to adapt in place.
+pub type BodyInputsFn = fn(&crate::types::Attrs, &mut [Option<crate::types::TensorDesc>]);
 
 impl OpSchema {
     pub fn new(op_type: impl Into<String>) -> OpSchema {
@@ -185,7 +190,7 @@ impl OpSchema {
     }
 
     /// Sets [`OpSchema::body_inputs`].
-    pub fn body_inputs(mut self, f: fn(&mut [Option<crate::types::TensorDesc>])) -> OpSchema {
+    pub fn body_inputs(mut self, f: BodyInputsFn) -> OpSchema {
         self.body_inputs = Some(f);
         self
     }

@@ -6,7 +6,8 @@
 //! reductions, softmax), `nn` (convolution, pooling, normalisation, matrix
 //! multiply, Caffe-style layers), `control` (If / While / calls, TF v1
 //! control flow, NoOp), `list` (TensorFlow's TensorList ops), `tensor_array`
-//! (TensorFlow's TensorArray ops, control flow v1's arrays).
+//! (TensorFlow's TensorArray ops, control flow v1's arrays), `sequence`
+//! (ONNX's sequence ops beyond the TensorList ones).
 
 mod array;
 pub(crate) mod common;
@@ -17,6 +18,7 @@ mod math;
 pub(crate) mod nn;
 mod onnx_form;
 pub(crate) mod ranges;
+mod sequence;
 mod tensor_array;
 pub mod tf_dtypes;
 
@@ -36,5 +38,6 @@ pub fn builtin_schemas() -> Vec<OpSchema> {
     all.extend(list::schemas());
     all.extend(tensor_array::schemas());
     all.extend(onnx_form::schemas());
+    all.extend(sequence::schemas());
     all
 }

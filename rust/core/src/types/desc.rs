@@ -19,6 +19,18 @@ pub struct TensorDesc {
     /// element by element (`-1` unknown) when the whole `value` is not:
     /// `Shape(x)` of an `x: [?, 224, 224, 3]` folds to `[-1, 224, 224, 3]`.
     pub shape_value: Option<Box<Shape>>,
+    /// For a list handle (a TensorFlow TensorList, an ONNX sequence): what
+    /// the list holds and, when known, how many elements. The element
+    /// shape travels in `shape_value`.
+    pub list: Option<ListInfo>,
+}
+
+/// What a list handle's descriptor knows about the list beyond its element
+/// shape: the element dtype and, when known, the element count.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ListInfo {
+    pub element_dtype: DataType,
+    pub length: Option<i64>,
 }
 
 impl Default for TensorDesc {
@@ -40,6 +52,7 @@ impl TensorDesc {
             shape_range: None,
             value: None,
             shape_value: None,
+            list: None,
         }
     }
 
@@ -63,6 +76,7 @@ impl TensorDesc {
         self.shape_range = None;
         self.value = None;
         self.shape_value = None;
+        self.list = None;
     }
 
     /// The shape inference works on.

@@ -10,7 +10,7 @@ mod shape;
 mod tensor;
 
 pub use attr::{AttrKey, AttrType, AttrValue, Attrs, NamedAttrs};
-pub use desc::TensorDesc;
+pub use desc::{ListInfo, TensorDesc};
 pub use dtype::DataType;
 pub use format::Format;
 pub(crate) use name::same_name;

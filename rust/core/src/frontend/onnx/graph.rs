@@ -11,6 +11,7 @@
 use super::attrs::{attr_value, kind_of};
 use super::dtype::{ge_dtype, onnx_dtype_name};
 use super::external::ExternalFiles;
+use super::functions::{Expanded, Inliner, Scope};
 use super::opset::{origin_op_type, Opsets};
 use super::pb;
 use super::pb::attribute_proto::AttributeType as Kind;
@@ -19,6 +20,7 @@ use crate::frontend::tensorflow::ARG_OP_TYPE;
 use crate::frontend::{FrameworkFunction, FrameworkInput, FrameworkOp, FrontendError};
 use crate::types::{AttrValue, Attrs, DataType, NamedAttrs};
 use rustc_hash::{FxHashMap, FxHashSet};
+use std::rc::Rc;
 
 /// The origin op types of a graph's sources.
 pub const PLACEHOLDER: &str = "Placeholder";
@@ -53,6 +55,10 @@ pub(super) struct Decoder<'m> {
     function_names: FxHashSet<String>,
     /// How deeply subgraphs nest at this point.
     depth: usize,
+    /// The model's functions, expanded at their call sites.
+    inliner: Inliner<'m>,
+    /// The function body the subgraph being decoded sits in, if any.
+    scope: Option<Rc<Scope>>,
 }
 
 /// How deeply subgraphs (If within Loop within If ...) may nest: a bound on
@@ -75,7 +81,18 @@ impl<'m> Decoder<'m> {
             functions: Vec::new(),
             function_names: FxHashSet::default(),
             depth: 0,
+            inliner: Inliner::default(),
+            scope: None,
         }
+    }
+
+    /// Expands calls of `functions` (the model's) where nodes make them.
+    pub fn with_functions(
+        mut self,
+        functions: &'m [pb::FunctionProto],
+    ) -> Result<Self, FrontendError> {
+        self.inliner = Inliner::new(functions)?;
+        Ok(self)
     }
 
     /// The ops of `graph`; `function` names a subgraph (then unknown value
@@ -137,10 +154,14 @@ impl<'m> Decoder<'m> {
         let first_node = ops.len() + formal.len();
         ops.extend(formal);
 
+        // Calls of model functions become the functions' nodes.
+        let scope = self.scope.clone();
+        let nodes: Vec<Expanded<'_>> = self.inliner.expand(&graph.node, scope.as_ref())?;
+
         // Names and outputs first: a value may be read before the node
         // that writes it (the converter orders ops; ONNX files need not).
-        let mut node_names = Vec::with_capacity(graph.node.len());
-        for node in &graph.node {
+        let mut node_names = Vec::with_capacity(nodes.len());
+        for Expanded { node, .. } in &nodes {
             let preferred = if node.name.is_empty() {
                 node.output
                     .iter()
@@ -159,8 +180,9 @@ impl<'m> Decoder<'m> {
         }
 
         let mut captures: Vec<String> = Vec::new();
-        for (node, name) in graph.node.iter().zip(node_names) {
-            let op = self.decode_node(node, name, function, &values, &mut captures)?;
+        for (Expanded { node, scope }, name) in nodes.iter().zip(node_names) {
+            let op =
+                self.decode_node(node, scope.as_ref(), name, function, &values, &mut captures)?;
             ops.push(op);
         }
         // Outer values read by this graph become `_Arg` ops after the formal inputs.
@@ -217,15 +239,19 @@ impl<'m> Decoder<'m> {
         })
     }
 
+    #[allow(clippy::too_many_arguments, reason = "the decoding state of one node")]
     fn decode_node(
         &mut self,
         node: &pb::NodeProto,
+        scope: Option<&Rc<Scope>>,
         name: String,
         function: Option<&str>,
         values: &FxHashMap<String, FrameworkInput>,
         captures: &mut Vec<String>,
     ) -> Result<FrameworkOp, FrontendError> {
-        let op_type = origin_op_type(self.opsets, &node.domain, &node.op_type).map_err(|why| {
+        // A node inlined from a function uses the function's opsets.
+        let opsets = scope.map_or(self.opsets, |s| &s.opsets);
+        let op_type = origin_op_type(opsets, &node.domain, &node.op_type).map_err(|why| {
             FrontendError::Decode(format!("node '{name}' ({}) {why}", node.op_type))
         })?;
         // Trailing absent inputs are the same as missing ones.
@@ -242,6 +268,9 @@ impl<'m> Decoder<'m> {
         let mut outer: Vec<String> = Vec::new();
         // The bodies this node's attributes hold: (function, formal inputs).
         let mut bodies: Vec<(String, usize)> = Vec::new();
+        // Subgraphs of a node inlined from a function are in its scope (an
+        // error leaves it set: decoding stops then).
+        let enclosing = std::mem::replace(&mut self.scope, scope.cloned());
         for attr in &node.attribute {
             let bad = |why: String| {
                 FrontendError::Decode(format!("node '{name}' attribute '{}' {why}", attr.name))
@@ -276,6 +305,7 @@ impl<'m> Decoder<'m> {
             };
             attrs.set(attr.name.as_str(), value);
         }
+        self.scope = enclosing;
         // Every body takes all the node's outer values, in the node's order
         // (a body's own capture order may differ: If's branches read
         // different ones).

@@ -25,11 +25,17 @@
 //!   values it reads from enclosing graphs, are its `_Arg` ops; the node
 //!   takes those outer values as extra inputs after its own (their count in
 //!   `_captured_inputs`).
+//! - A node calling a model-local function (`ModelProto.functions`) is
+//!   replaced by the function's nodes before anything else sees it (see
+//!   `functions`): plugins never see the call, only the inlined nodes,
+//!   named `<call>/<function>#<k>/<node>`, whose origin types use the
+//!   function's `opset_import`.
 //! - The model's graph outputs are the IR graph's outputs, unless the user
 //!   names others.
 //!
 //! # Modules
 //! [`opset`] (versions and origin types), `graph` (GraphProto → ops),
+//! `functions` (model-local functions expanded at their calls),
 //! `attrs`, `tensor` and `external` (values), `builtin` (the plugins).
 
 use super::convert::{convert, ConvertOptions};
@@ -45,12 +51,14 @@ mod attrs;
 mod builtin;
 pub mod dtype;
 mod external;
+mod functions;
 pub mod graph;
 pub mod opset;
 pub mod pb;
 pub mod symbols;
 mod tensor;
 
+pub use functions::{MAX_FUNCTION_DEPTH, MAX_INLINED_NODES};
 pub use graph::{CAPTURE_COUNT_ATTR, DIM_PARAMS_ATTR, MAX_SUBGRAPH_DEPTH, OUTPUT_COUNT_ATTR};
 pub use opset::DEFAULT_DOMAIN;
 
@@ -126,7 +134,8 @@ pub fn decode_model(
     }
     let opsets = opset::opsets(&model.opset_import)?;
     let mut decoder =
-        graph::Decoder::new(&opsets, ExternalFiles::new(base_dir.map(Path::to_path_buf)));
+        graph::Decoder::new(&opsets, ExternalFiles::new(base_dir.map(Path::to_path_buf)))
+            .with_functions(&model.functions)?;
     let decoded = decoder.decode_graph(graph, None)?;
     let key = |input: &FrameworkInput| format!("{}:{}", input.node, input.index);
     let mut values: Vec<(String, String)> = decoded

@@ -283,3 +283,150 @@ fn many_nodes_sharing_one_name_get_distinct_names_in_linear_time() {
     assert!(names.contains(&"n") && names.contains(&"n_2") && names.contains(&"n_3"));
     assert!(names.contains(&format!("n_{count}").as_str()));
 }
+
+// ---- model-local functions ---------------------------------------------
+
+fn function(
+    name: &str,
+    inputs: &[&str],
+    outputs: &[&str],
+    nodes: Vec<pb::NodeProto>,
+) -> pb::FunctionProto {
+    pb::FunctionProto {
+        name: name.into(),
+        domain: "local".into(),
+        input: inputs.iter().map(|s| (*s).into()).collect(),
+        output: outputs.iter().map(|s| (*s).into()).collect(),
+        node: nodes,
+        opset_import: vec![pb::OperatorSetIdProto {
+            domain: String::new(),
+            version: 17,
+        }],
+        ..Default::default()
+    }
+}
+
+fn call(f: &str, inputs: &[&str], outputs: &[&str]) -> pb::NodeProto {
+    pb::NodeProto {
+        domain: "local".into(),
+        ..node(f, inputs, outputs)
+    }
+}
+
+fn model_with_functions(
+    nodes: Vec<pb::NodeProto>,
+    functions: Vec<pb::FunctionProto>,
+) -> bytes::Bytes {
+    pb::ModelProto {
+        ir_version: 8,
+        opset_import: vec![
+            pb::OperatorSetIdProto {
+                domain: String::new(),
+                version: 13,
+            },
+            pb::OperatorSetIdProto {
+                domain: "local".into(),
+                version: 1,
+            },
+        ],
+        graph: Some(pb::GraphProto {
+            name: "g".into(),
+            node: nodes,
+            input: vec![value_info("x", 1, &[Ok(2), Ok(3)])],
+            output: vec![value_info("y", 1, &[])],
+            ..Default::default()
+        }),
+        functions,
+        ..Default::default()
+    }
+    .encode_to_vec()
+    .into()
+}
+
+#[test]
+fn a_function_call_is_expanded_with_the_functions_opsets() {
+    let f = function(
+        "twice_relu",
+        &["a"],
+        &["b"],
+        vec![node("Relu", &["a"], &["t"]), node("Relu", &["t"], &["b"])],
+    );
+    let data = model_with_functions(vec![call("twice_relu", &["x"], &["y"])], vec![f]);
+    let decoded = decode_model(data, None, "m").unwrap();
+    let relus: Vec<&crate::frontend::FrameworkOp> = decoded
+        .graph
+        .ops
+        .iter()
+        .filter(|op| op.op_type.ends_with("::Relu"))
+        .collect();
+    assert_eq!(relus.len(), 2);
+    // The function imports opset 17; the model 13.
+    assert!(relus.iter().all(|op| op.op_type == "ai.onnx::17::Relu"));
+    let y = decoded.values.iter().find(|(v, _)| v == "y").unwrap();
+    assert!(y.1.starts_with(&relus[1].name), "{y:?}");
+}
+
+#[test]
+fn exponential_nesting_stops_at_the_expansion_budget() {
+    // f_k calls f_{k+1} twice; f_25 is one Relu: 2^25 nodes if expanded.
+    let depth = 25;
+    let mut functions = Vec::new();
+    for k in 0..depth {
+        let next = format!("f{}", k + 1);
+        functions.push(function(
+            &format!("f{k}"),
+            &["a"],
+            &["b"],
+            vec![call(&next, &["a"], &["t"]), call(&next, &["t"], &["b"])],
+        ));
+    }
+    functions.push(function(
+        &format!("f{depth}"),
+        &["a"],
+        &["b"],
+        vec![node("Relu", &["a"], &["b"])],
+    ));
+    let data = model_with_functions(vec![call("f0", &["x"], &["y"])], functions);
+    let started = std::time::Instant::now();
+    let err = decode_model(data, None, "m").unwrap_err().to_string();
+    assert!(started.elapsed().as_secs() < 10);
+    assert!(
+        err.contains("MAX_INLINED_NODES") && err.contains(&MAX_INLINED_NODES.to_string()),
+        "{err}"
+    );
+    assert!(err.contains("local::f"), "{err}");
+}
+
+#[test]
+fn deep_chains_stop_at_the_depth_limit_and_recursion_is_named() {
+    let depth = MAX_FUNCTION_DEPTH + 5;
+    let mut functions = Vec::new();
+    for k in 0..depth {
+        functions.push(function(
+            &format!("g{k}"),
+            &["a"],
+            &["b"],
+            vec![call(&format!("g{}", k + 1), &["a"], &["b"])],
+        ));
+    }
+    functions.push(function(
+        &format!("g{depth}"),
+        &["a"],
+        &["b"],
+        vec![node("Relu", &["a"], &["b"])],
+    ));
+    let data = model_with_functions(vec![call("g0", &["x"], &["y"])], functions);
+    let err = decode_model(data, None, "m").unwrap_err().to_string();
+    assert!(
+        err.contains("MAX_FUNCTION_DEPTH") && err.contains(&MAX_FUNCTION_DEPTH.to_string()),
+        "{err}"
+    );
+
+    let functions = vec![
+        function("p", &["a"], &["b"], vec![call("q", &["a"], &["b"])]),
+        function("q", &["a"], &["b"], vec![call("p", &["a"], &["b"])]),
+    ];
+    let data = model_with_functions(vec![call("p", &["x"], &["y"])], functions);
+    let err = decode_model(data, None, "m").unwrap_err().to_string();
+    assert!(err.contains("local::p -> local::q -> local::p"), "{err}");
+}

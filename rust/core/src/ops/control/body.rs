@@ -37,7 +37,8 @@ pub(super) fn check_output_count(
     Ok(())
 }
 
-/// Output `i` becomes `desc` (dtype, shape, format, range and value).
+/// Output `i` becomes `desc` (dtype, shape, format, range and value; a
+/// list handle's contents too).
 pub(super) fn set_output(
     ctx: &mut OpContext<'_>,
     i: usize,
@@ -51,6 +52,13 @@ pub(super) fn set_output(
     }
     if let Some(value) = &desc.value {
         ctx.set_output_value(i, value.clone())?;
+    }
+    // A list handle keeps what it holds: element dtype, count and shape.
+    if let Some(list) = desc.list {
+        ctx.set_output_list(i, list)?;
+        if let Some(element) = &desc.shape_value {
+            ctx.set_output_shape_value(i, (**element).clone())?;
+        }
     }
     Ok(())
 }

@@ -15,7 +15,7 @@ use super::while_loop::loop_fixpoint;
 use crate::bail;
 use crate::infer::OpContext;
 use crate::op::{op_fn, OpError, OpSchema, ParamType, PortDef};
-use crate::types::{AttrType, DataType, Format, Shape, TensorDesc, UNKNOWN_DIM};
+use crate::types::{AttrType, Attrs, DataType, Format, Shape, TensorDesc, UNKNOWN_DIM};
 
 pub(super) fn schemas() -> Vec<OpSchema> {
     vec![OpSchema::new("Loop")
@@ -30,7 +30,7 @@ pub(super) fn schemas() -> Vec<OpSchema> {
 
 /// The body's first argument is the iteration number, an INT64 scalar whose
 /// value changes every iteration, where the node has its trip count.
-fn iteration_number(inputs: &mut [Option<TensorDesc>]) {
+fn iteration_number(_attrs: &Attrs, inputs: &mut [Option<TensorDesc>]) {
     if let Some(first) = inputs.first_mut() {
         *first = Some(TensorDesc::new(
             DataType::Int64,
@@ -98,7 +98,7 @@ fn infer_loop(ctx: &mut OpContext<'_>) -> Result<(), OpError> {
             return Ok(engine_pass.clone());
         }
         let mut bound: Vec<Option<TensorDesc>> = inputs.iter().cloned().map(Some).collect();
-        iteration_number(&mut bound);
+        iteration_number(&Attrs::default(), &mut bound);
         for (slot, var) in bound[2..2 + n].iter_mut().zip(vars) {
             *slot = Some(var.clone());
         }

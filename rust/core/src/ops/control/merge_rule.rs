@@ -4,7 +4,7 @@
 //! the same rank keep the dims they agree on and make the others unknown
 //! (-1); shapes of different ranks, or an unknown rank, give unknown rank.
 
-use crate::types::{Dims, Shape, TensorDesc, UNKNOWN_DIM};
+use crate::types::{Dims, ListInfo, Shape, TensorDesc, UNKNOWN_DIM};
 
 /// The most specific shape that both `a` and `b` are instances of.
 pub(crate) fn merge_shapes(a: &Shape, b: &Shape) -> Shape {
@@ -35,6 +35,27 @@ pub(crate) fn merge_descs(a: &TensorDesc, b: &TensorDesc) -> Result<TensorDesc, 
     }
     if a.value == b.value {
         merged.value = a.value.clone();
+    }
+    // List handles: the element dtype when both agree; the count only when
+    // it is the same on both sides; the element shapes joined. A list known
+    // to be empty holds no element to disagree with: the other side's
+    // element shape stands (an ONNX sequence started empty and filled in a
+    // Loop).
+    if let (Some(x), Some(y)) = (a.list, b.list) {
+        if x.element_dtype == y.element_dtype {
+            merged.list = Some(ListInfo {
+                element_dtype: x.element_dtype,
+                length: x.length.filter(|_| x.length == y.length),
+            });
+            merged.shape_value = match (x.length, y.length) {
+                (Some(0), _) => b.shape_value.clone(),
+                (_, Some(0)) => a.shape_value.clone(),
+                _ => match (a.shape_value.as_deref(), b.shape_value.as_deref()) {
+                    (Some(p), Some(q)) => Some(Box::new(merge_shapes(p, q))),
+                    _ => None,
+                },
+            };
+        }
     }
     Ok(merged)
 }

@@ -1,5 +1,5 @@
 //! Built-in control ops (issue 3): body calls (PartitionedCall), functional
-//! control flow (If / Case / While, ONNX's Loop), TensorFlow v1 control flow (Switch,
+//! control flow (If / Case / While, ONNX's Loop and Scan), TensorFlow v1 control flow (Switch,
 //! Merge, Enter, Exit, NextIteration, LoopCond), NoOp and Assert. `merge_rule`
 //! is the one place that joins the descriptors of alternative tensors.
 
@@ -10,6 +10,7 @@ mod call;
 mod loop_op;
 pub(crate) mod merge_rule;
 mod noop;
+mod scan;
 mod v1;
 mod while_loop;
 
@@ -20,6 +21,7 @@ pub(crate) fn schemas() -> Vec<OpSchema> {
     all.extend(branches::schemas());
     all.extend(while_loop::schemas());
     all.extend(loop_op::schemas());
+    all.extend(scan::schemas());
     all.extend(v1::schemas());
     all.extend(noop::schemas());
     all.extend(assert::schemas());

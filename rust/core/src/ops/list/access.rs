@@ -13,18 +13,23 @@ use crate::types::{AttrType, AttrValue, DataType, Shape};
 
 pub(super) fn schemas() -> Vec<OpSchema> {
     let element_dtype_attr = |s: OpSchema| s.attr("element_dtype", AttrType::DataType, None);
-    let get_item = element_dtype_attr(
-        OpSchema::new("TensorListGetItem")
-            .input(handle("input_handle"))
-            .input(int32("index"))
-            .input(element_shape_port(&[DataType::Int32]))
-            .output(elements("item")),
-    )
-    .infer_dtype(op_fn(|ctx| set_element_dtype(ctx, 0)))
-    .infer_shape(op_fn(|ctx| {
-        let element = merged_element_shape(ctx, 2)?;
-        ctx.set_output_shape(0, element)
-    }));
+    // Also ONNX's SequenceAt: an INT64 position, and no element_dtype (the
+    // handle carries it).
+    let get_item = OpSchema::new("TensorListGetItem")
+        .input(handle("input_handle"))
+        .input(PortDef::new("index", ParamType::Required).dtype_list(SHAPE_TYPES))
+        .input(element_shape_port(&[DataType::Int32]))
+        .output(elements("item"))
+        .attr(
+            "element_dtype",
+            AttrType::DataType,
+            Some(AttrValue::DataType(DataType::Undefined)),
+        )
+        .infer_dtype(op_fn(|ctx| set_element_dtype(ctx, 0)))
+        .infer_shape(op_fn(|ctx| {
+            let element = merged_element_shape(ctx, 2)?;
+            ctx.set_output_shape(0, element)
+        }));
     let set_item = element_dtype_attr(
         OpSchema::new("TensorListSetItem")
             .input(handle("input_handle"))

@@ -9,9 +9,12 @@
 //! element shape in the handle's `shape_value` (which for integer tensors
 //! holds what is known of a shape vector): a list whose element shape has
 //! a known rank carries it there; an unknown-rank element shape carries
-//! none. Identity and body inputs pass it on with the rest of the
-//! descriptor; joins (While loop variables across iterations, If outputs,
-//! Merge) drop it, as they drop partial values.
+//! none; the handle's `list` holds the element dtype and, when known, the
+//! element count (ONNX's sequences are these handles too). Identity, body
+//! inputs and body outputs pass them on with the rest of the descriptor;
+//! joins (While / Loop variables across iterations, If outputs, Merge)
+//! keep the element dtype and join the element shapes (unknown dims where
+//! they differ; a list known to be empty takes the other side's).
 
 mod access;
 mod create;
@@ -21,7 +24,7 @@ use crate::bail;
 use crate::infer::OpContext;
 use crate::op::{OpError, OpSchema, ParamType, PortDef, ValueDepend};
 use crate::ops::nn::dims::merge_shapes;
-use crate::types::{DataType, Shape, MAX_RANK};
+use crate::types::{DataType, ListInfo, Shape, MAX_RANK};
 
 /// TensorFlow's `shape_type`: the dtypes of an element-shape input.
 const SHAPE_TYPES: &[DataType] = &[DataType::Int32, DataType::Int64];
@@ -55,9 +58,20 @@ fn elements(name: &str) -> PortDef {
     PortDef::new(name, ParamType::Required)
 }
 
-/// The `element_dtype` attribute: what the list holds.
+/// What the list holds: the `element_dtype` attribute, or, where the op
+/// leaves it unset (ONNX's SequenceAt), what the handle (input 0) carries.
 fn element_dtype(ctx: &OpContext<'_>) -> Result<DataType, OpError> {
-    ctx.attr_dtype("element_dtype")
+    let from_attr = match ctx.schema().attr_def("element_dtype") {
+        Some(_) => ctx.attr_dtype("element_dtype")?,
+        None => DataType::Undefined,
+    };
+    if from_attr != DataType::Undefined {
+        return Ok(from_attr);
+    }
+    match ctx.input_desc(0).and_then(|d| d.list) {
+        Some(list) if list.element_dtype != DataType::Undefined => Ok(list.element_dtype),
+        _ => bail!("the element dtype of the list is unknown: the op has no element_dtype and its handle carries none"),
+    }
 }
 
 /// Checks that input `i` (named `name`) holds list elements.
@@ -126,6 +140,19 @@ fn handle_element_shape(ctx: &OpContext<'_>, i: usize) -> Result<Shape, OpError>
 /// rank is known).
 fn set_handle(ctx: &mut OpContext<'_>, out: usize, element: Shape) -> Result<(), OpError> {
     ctx.set_output_shape(out, Shape::scalar())?;
+    if let Ok(element_dtype) = element_dtype(ctx) {
+        let length = match ctx.op_type() {
+            "EmptyTensorList" => Some(0),
+            _ => None,
+        };
+        ctx.set_output_list(
+            out,
+            ListInfo {
+                element_dtype,
+                length,
+            },
+        )?;
+    }
     if !element.is_unknown_rank() {
         ctx.set_output_shape_value(out, element)?;
     }

@@ -19,6 +19,9 @@ pub(super) fn schemas() -> Vec<OpSchema> {
 fn fold_identity(ctx: &mut OpContext<'_>) -> Result<(), OpError> {
     let input = ctx.input(0)?;
     let (value, shape_value) = (input.value.clone(), input.shape_value.as_deref().cloned());
+    if let Some(list) = input.list {
+        ctx.set_output_list(0, list)?;
+    }
     if let Some(value) = value {
         ctx.set_output_value(0, value)?;
     }

@@ -10,6 +10,8 @@ mod generators;
 mod nn;
 mod quantized;
 mod reduce;
+mod scan;
+mod sequence;
 mod shape;
 mod structure;
 #[cfg(test)]
@@ -28,6 +30,8 @@ pub(super) fn plugins() -> Vec<ParserPlugin> {
     all.extend(reduce::plugins());
     all.extend(quantized::plugins());
     all.extend(generators::plugins());
+    all.extend(sequence::plugins());
+    all.extend(scan::plugins());
     all
 }
 

@@ -1,0 +1,401 @@
+//! Model-local functions (`ModelProto.functions`, `FunctionProto`): a node
+//! whose (domain, op_type, overload) names one is expanded in place while
+//! decoding. Its body's nodes are copied with fresh value names (the
+//! function's formal inputs and outputs bound to the call's values),
+//! attribute references (`ref_attr_name`) resolved against the call's
+//! attributes (or the function's defaults), and the function's own
+//! `opset_import` governing its nodes. Calls inside a body are expanded in
+//! turn.
+//!
+//! A hostile model can nest calls so that the expansion grows
+//! exponentially (f0 calls f1 twice, f1 calls f2 twice ...) or recurse:
+//! expansion stops with an error naming the function once the model's
+//! inlined nodes pass [`MAX_INLINED_NODES`] or calls nest deeper than
+//! [`MAX_FUNCTION_DEPTH`], and a function reached again from itself is an
+//! error naming the cycle.
+
+use super::opset::{canonical_domain, opsets, Opsets};
+use super::pb;
+use crate::frontend::FrontendError;
+use rustc_hash::FxHashMap;
+use std::borrow::Cow;
+use std::rc::Rc;
+
+/// The most nodes function expansion may add to one model, over all call
+/// sites and nesting levels.
+pub const MAX_INLINED_NODES: usize = 100_000;
+/// How deeply function calls may nest (a call within a called function's
+/// body is one level deeper).
+pub const MAX_FUNCTION_DEPTH: usize = 32;
+
+/// A function's key: (canonical domain, name, overload).
+type Key = (String, String, String);
+
+fn key_of(domain: &str, name: &str, overload: &str) -> Key {
+    (
+        canonical_domain(domain).to_owned(),
+        name.to_owned(),
+        overload.to_owned(),
+    )
+}
+
+fn show(key: &Key) -> String {
+    match key.2.as_str() {
+        "" => format!("{}::{}", key.0, key.1),
+        overload => format!("{}::{}:{overload}", key.0, key.1),
+    }
+}
+
+/// Where an inlined node comes from: the chain of functions it sits in
+/// (outermost first) and the opsets its function imports.
+pub(super) struct Scope {
+    pub opsets: Opsets,
+    chain: Vec<Key>,
+}
+
+/// A node to decode: the graph's own, or one copied out of a function body
+/// (with the scope it was inlined in).
+pub(super) struct Expanded<'g> {
+    pub node: Cow<'g, pb::NodeProto>,
+    pub scope: Option<Rc<Scope>>,
+}
+
+/// The model's functions and what expanding them has used so far.
+#[derive(Default)]
+pub(super) struct Inliner<'m> {
+    functions: FxHashMap<Key, &'m pb::FunctionProto>,
+    inlined: usize,
+    calls: usize,
+}
+
+impl<'m> Inliner<'m> {
+    /// The model's functions; one defined twice is an error.
+    pub fn new(functions: &'m [pb::FunctionProto]) -> Result<Inliner<'m>, FrontendError> {
+        let mut inliner = Inliner::default();
+        for f in functions {
+            if f.name.is_empty() {
+                return Err(FrontendError::Decode(
+                    "the model has a function without a name".into(),
+                ));
+            }
+            let key = key_of(&f.domain, &f.name, &f.overload);
+            if inliner.functions.insert(key.clone(), f).is_some() {
+                return Err(FrontendError::Decode(format!(
+                    "the model defines function '{}' twice",
+                    show(&key)
+                )));
+            }
+        }
+        Ok(inliner)
+    }
+
+    /// `nodes` with every call of a model function replaced by its body;
+    /// `scope` is where these nodes are (None: outside any function).
+    pub fn expand<'g>(
+        &mut self,
+        nodes: &'g [pb::NodeProto],
+        scope: Option<&Rc<Scope>>,
+    ) -> Result<Vec<Expanded<'g>>, FrontendError> {
+        let mut out = Vec::with_capacity(nodes.len());
+        if self.functions.is_empty() {
+            out.extend(nodes.iter().map(|n| Expanded {
+                node: Cow::Borrowed(n),
+                scope: scope.cloned(),
+            }));
+            return Ok(out);
+        }
+        for node in nodes {
+            self.expand_node(Cow::Borrowed(node), scope, &mut out)?;
+        }
+        Ok(out)
+    }
+
+    fn expand_node<'g>(
+        &mut self,
+        node: Cow<'g, pb::NodeProto>,
+        scope: Option<&Rc<Scope>>,
+        out: &mut Vec<Expanded<'g>>,
+    ) -> Result<(), FrontendError> {
+        let key = key_of(&node.domain, &node.op_type, &node.overload);
+        let Some(&function) = self.functions.get(&key) else {
+            out.push(Expanded {
+                node,
+                scope: scope.cloned(),
+            });
+            return Ok(());
+        };
+        let call = call_label(&node);
+        let chain: &[Key] = scope.map_or(&[], |s| s.chain.as_slice());
+        if let Some(at) = chain.iter().position(|k| *k == key) {
+            let cycle: Vec<String> = chain[at..]
+                .iter()
+                .chain(std::iter::once(&key))
+                .map(show)
+                .collect();
+            return Err(FrontendError::Decode(format!(
+                "node '{call}' calls function '{}' recursively ({}); ONNX functions may not recurse",
+                show(&key),
+                cycle.join(" -> ")
+            )));
+        }
+        if chain.len() >= MAX_FUNCTION_DEPTH {
+            return Err(FrontendError::Decode(format!(
+                "node '{call}' calls function '{}' nested more than {MAX_FUNCTION_DEPTH} calls deep (MAX_FUNCTION_DEPTH)",
+                show(&key)
+            )));
+        }
+        let body = self.instantiate(function, &node, &key)?;
+        let inner = Rc::new(Scope {
+            opsets: function_opsets(function, &key)?,
+            chain: chain.iter().cloned().chain(std::iter::once(key)).collect(),
+        });
+        for n in body {
+            self.expand_node(Cow::Owned(n), Some(&inner), out)?;
+        }
+        Ok(())
+    }
+
+    /// The call's copy of `function`'s body: fresh names, bound formals,
+    /// resolved attribute references.
+    fn instantiate(
+        &mut self,
+        function: &pb::FunctionProto,
+        call: &pb::NodeProto,
+        key: &Key,
+    ) -> Result<Vec<pb::NodeProto>, FrontendError> {
+        let label = call_label(call);
+        let name = show(key);
+        let added = function.node.len().saturating_add(function.output.len());
+        self.inlined = self.inlined.saturating_add(added);
+        if self.inlined > MAX_INLINED_NODES {
+            return Err(FrontendError::Decode(format!(
+                "node '{label}' calls function '{name}', and expanding the model's function calls \
+                 would add more than {MAX_INLINED_NODES} nodes (MAX_INLINED_NODES)"
+            )));
+        }
+        if call.input.len() > function.input.len() || call.output.len() > function.output.len() {
+            return Err(FrontendError::Decode(format!(
+                "node '{label}' calls function '{name}' with {} inputs and {} outputs; it takes at most {} and gives {}",
+                call.input.len(),
+                call.output.len(),
+                function.input.len(),
+                function.output.len()
+            )));
+        }
+        self.calls = self.calls.saturating_add(1);
+        // Unique by the call count; rooted at the outermost call's label
+        // (not the whole chain: nested names would grow with the depth).
+        let root = label.split('/').next().unwrap_or(&label);
+        let prefix = format!("{root}/{}#{}", function.name, self.calls);
+        let mut names: FxHashMap<&str, String> = FxHashMap::default();
+        for (i, formal) in function.input.iter().enumerate() {
+            let actual = call.input.get(i).cloned().unwrap_or_default();
+            names.insert(formal.as_str(), actual);
+        }
+        for node in &function.node {
+            for output in node.output.iter().filter(|o| !o.is_empty()) {
+                if names.contains_key(output.as_str()) {
+                    return Err(FrontendError::Decode(format!(
+                        "function '{name}' assigns value '{output}' twice (or assigns one of its inputs)"
+                    )));
+                }
+                names.insert(output.as_str(), format!("{prefix}/{output}"));
+            }
+        }
+        let mut body = Vec::with_capacity(added);
+        for node in &function.node {
+            let mut copy = node.clone();
+            copy.name = format!(
+                "{prefix}/{}",
+                if node.name.is_empty() {
+                    node.output.first().map_or("node", String::as_str)
+                } else {
+                    node.name.as_str()
+                }
+            );
+            for input in copy.input.iter_mut().filter(|i| !i.is_empty()) {
+                match names.get(input.as_str()) {
+                    Some(actual) => *input = actual.clone(),
+                    None => {
+                        return Err(FrontendError::Decode(format!(
+                            "function '{name}' node '{}' reads '{input}', which is neither an input of the function nor computed in it",
+                            node.name
+                        )))
+                    }
+                }
+            }
+            for output in copy.output.iter_mut().filter(|o| !o.is_empty()) {
+                *output = names[output.as_str()].clone();
+            }
+            resolve_attributes(&mut copy.attribute, call, function, &name, &label)?;
+            for attr in &mut copy.attribute {
+                rename_graphs(attr, &names, call, function, &name, &label)?;
+            }
+            body.push(copy);
+        }
+        // Bind the function's outputs to the call's: a node computing one
+        // writes the call's value directly; an output that is an input of
+        // the function (or computed nowhere) is copied with Identity.
+        let mut rebound: FxHashMap<String, String> = FxHashMap::default();
+        for (i, formal) in function.output.iter().enumerate() {
+            let Some(actual) = call.output.get(i).filter(|o| !o.is_empty()) else {
+                continue;
+            };
+            let computed = function
+                .node
+                .iter()
+                .any(|n| n.output.iter().any(|o| o == formal));
+            if computed && !rebound.contains_key(&names[formal.as_str()]) {
+                rebound.insert(names[formal.as_str()].clone(), actual.clone());
+                continue;
+            }
+            let Some(source) = names.get(formal.as_str()).filter(|s| !s.is_empty()) else {
+                return Err(FrontendError::Decode(format!(
+                    "function '{name}' returns '{formal}', which node '{label}' does not give and no node of the function computes"
+                )));
+            };
+            body.push(pb::NodeProto {
+                input: vec![source.clone()],
+                output: vec![actual.clone()],
+                name: format!("{prefix}/{formal}"),
+                op_type: "Identity".to_owned(),
+                ..pb::NodeProto::default()
+            });
+        }
+        if !rebound.is_empty() {
+            for node in &mut body {
+                for value in node.output.iter_mut().chain(node.input.iter_mut()) {
+                    if let Some(actual) = rebound.get(value.as_str()) {
+                        *value = actual.clone();
+                    }
+                }
+                for attr in &mut node.attribute {
+                    rename_in_graphs(attr, &rebound);
+                }
+            }
+        }
+        Ok(body)
+    }
+}
+
+/// A call site's label for names and messages: the node's name, else its
+/// first output.
+fn call_label(node: &pb::NodeProto) -> String {
+    if !node.name.is_empty() {
+        return node.name.clone();
+    }
+    node.output
+        .iter()
+        .find(|o| !o.is_empty())
+        .cloned()
+        .unwrap_or_else(|| node.op_type.clone())
+}
+
+/// The opsets a function's nodes use: its own `opset_import`.
+fn function_opsets(function: &pb::FunctionProto, key: &Key) -> Result<Opsets, FrontendError> {
+    opsets(&function.opset_import).map_err(|e| match e {
+        FrontendError::Decode(why) => {
+            FrontendError::Decode(format!("function '{}': {why}", show(key)))
+        }
+        other => other,
+    })
+}
+
+/// Replaces each attribute referring to a function attribute
+/// (`ref_attr_name`) by the call's value of it, else the function's
+/// default; one with neither is dropped (it was not given).
+fn resolve_attributes(
+    attributes: &mut Vec<pb::AttributeProto>,
+    call: &pb::NodeProto,
+    function: &pb::FunctionProto,
+    name: &str,
+    label: &str,
+) -> Result<(), FrontendError> {
+    let mut kept = Vec::with_capacity(attributes.len());
+    for attr in attributes.drain(..) {
+        if attr.ref_attr_name.is_empty() {
+            kept.push(attr);
+            continue;
+        }
+        let wanted = attr.ref_attr_name.as_str();
+        let declared = function.attribute.iter().any(|a| a == wanted)
+            || function.attribute_proto.iter().any(|a| a.name == wanted);
+        if !declared {
+            return Err(FrontendError::Decode(format!(
+                "function '{name}' refers to attribute '{wanted}', which it does not declare"
+            )));
+        }
+        let value = call
+            .attribute
+            .iter()
+            .find(|a| a.name == wanted)
+            .or_else(|| function.attribute_proto.iter().find(|a| a.name == wanted));
+        if let Some(value) = value {
+            if !value.ref_attr_name.is_empty() {
+                return Err(FrontendError::Decode(format!(
+                    "node '{label}' passes attribute '{wanted}' as a reference to '{}' outside a function",
+                    value.ref_attr_name
+                )));
+            }
+            let mut resolved = value.clone();
+            resolved.name = attr.name.clone();
+            kept.push(resolved);
+        }
+    }
+    *attributes = kept;
+    Ok(())
+}
+
+/// Renames, inside the subgraphs of attribute `attr`, the function-scope
+/// values the subgraphs read (`names`), and resolves attribute references
+/// in their nodes.
+fn rename_graphs(
+    attr: &mut pb::AttributeProto,
+    names: &FxHashMap<&str, String>,
+    call: &pb::NodeProto,
+    function: &pb::FunctionProto,
+    name: &str,
+    label: &str,
+) -> Result<(), FrontendError> {
+    let graphs = attr.g.iter_mut().chain(attr.graphs.iter_mut());
+    for graph in graphs {
+        for node in &mut graph.node {
+            for value in node.input.iter_mut() {
+                if let Some(actual) = names.get(value.as_str()) {
+                    *value = actual.clone();
+                }
+            }
+            resolve_attributes(&mut node.attribute, call, function, name, label)?;
+            for inner in &mut node.attribute {
+                rename_graphs(inner, names, call, function, name, label)?;
+            }
+        }
+        for output in &mut graph.output {
+            if let Some(actual) = names.get(output.name.as_str()) {
+                output.name = actual.clone();
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Renames values read inside the subgraphs of `attr` by `map`.
+fn rename_in_graphs(attr: &mut pb::AttributeProto, map: &FxHashMap<String, String>) {
+    for graph in attr.g.iter_mut().chain(attr.graphs.iter_mut()) {
+        for node in &mut graph.node {
+            for value in node.input.iter_mut() {
+                if let Some(actual) = map.get(value.as_str()) {
+                    *value = actual.clone();
+                }
+            }
+            for inner in &mut node.attribute {
+                rename_in_graphs(inner, map);
+            }
+        }
+        for output in &mut graph.output {
+            if let Some(actual) = map.get(output.name.as_str()) {
+                output.name = actual.clone();
+            }
+        }
+    }
+}
