@@ -25,6 +25,7 @@ from typing import Any
 from google.protobuf import text_format
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from onnx_hostile import onnx_cases
 from schema_messages import message_classes
 
 REPO = Path(__file__).resolve().parents[2]
@@ -504,6 +505,7 @@ def generate(out: Path, *, write_big: bool = True) -> list[Case]:
     cases += _caffe_cases(out)
     for seed, framework in _seeds():
         cases += _mutations(seed, framework, out)
+    cases += onnx_cases(out, Case, write_big=write_big)
     for case in cases:
         case.model = str(out / case.model)
         case.weights = None if case.weights is None else str(out / case.weights)

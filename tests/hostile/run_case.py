@@ -16,12 +16,15 @@ def run(case: dict[str, Any]) -> dict[str, Any]:
     import opgraph
     from opgraph.caffe import load_caffe
     from opgraph.errors import InternalError, OpgraphError
+    from opgraph.onnx import load_onnx
     from opgraph.tensorflow import load_tensorflow
 
     soc = "Ascend910B2"
     try:
         if case["framework"] == "tensorflow":
             graph = load_tensorflow(case["model"], case["input_shapes"])
+        elif case["framework"] == "onnx":
+            graph = load_onnx(case["model"], case["input_shapes"])
         else:
             graph = load_caffe(case["model"], case["weights"], case["custom_protos"], case["input_shapes"])
         opgraph.prepare(graph, soc)

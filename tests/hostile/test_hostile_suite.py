@@ -171,3 +171,23 @@ def test_every_issue_class_has_cases() -> None:
         "splat_const",
     ):
         assert marker in names, marker
+
+
+def test_every_onnx_class_has_cases() -> None:
+    """The ONNX frontend's classes (issue 14), by the names their cases carry."""
+    names = " ".join(CASE_NAMES)
+    for marker in (
+        "truncated33_onnx",
+        "bitflip1_onnx",
+        "onnx_nested_if",
+        "onnx_doubling_functions",
+        "onnx_recursive_functions",
+        "onnx_shared_names",
+        "onnx_external_dotdot",
+        "onnx_external_absolute",
+        "onnx_cycle",
+        "onnx_constant_of_shape_1tib",
+        "onnx_reshape_overflow",
+        "onnx_resize_nan_scales",
+    ):
+        assert marker in names, marker
