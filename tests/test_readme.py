@@ -37,3 +37,18 @@ def test_readme_examples_pass_mypy_strict(tmp_path: Path) -> None:
     source.write_text(readme_python(), encoding="utf-8")
     stdout, stderr, status = mypy_api.run(["--strict", "--no-incremental", str(source)])
     assert status == 0, stdout + stderr
+
+
+def test_readme_op_type_counts_are_the_registries() -> None:
+    """The op-type counts the README states are what the registries hold."""
+    import opgraph
+    from opgraph.onnx import registered_plugins
+
+    if not README.is_file():
+        pytest.skip("README.md is not beside tests/ (running from an installed copy)")
+    text = README.read_text(encoding="utf-8")
+    ir = re.search(r"built-in op library has (\d+) op types", text)
+    assert ir is not None and int(ir.group(1)) == len(opgraph.registered_op_types())
+    onnx_types = {p.origin_op_type.rsplit("::", 1)[-1] for p in registered_plugins() if "::" in p.origin_op_type}
+    plugins = re.search(r"built-in plugins cover (\d+) of the", text)
+    assert plugins is not None and int(plugins.group(1)) == len(onnx_types)
