@@ -49,6 +49,8 @@ def test_readme_op_type_counts_are_the_registries() -> None:
     text = README.read_text(encoding="utf-8")
     ir = re.search(r"built-in op library has (\d+) op types", text)
     assert ir is not None and int(ir.group(1)) == len(opgraph.registered_op_types())
-    onnx_types = {p.origin_op_type.rsplit("::", 1)[-1] for p in registered_plugins() if "::" in p.origin_op_type}
+    onnx_types = {
+        p.origin_op_type.rsplit("::", 1)[-1] for p in registered_plugins() if "::" in p.origin_op_type
+    }
     plugins = re.search(r"built-in plugins cover (\d+) of the", text)
     assert plugins is not None and int(plugins.group(1)) == len(onnx_types)

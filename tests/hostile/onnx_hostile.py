@@ -40,7 +40,9 @@ def _model(
     functions: Sequence[onnx.FunctionProto] = (),
     opsets: list[onnx.OperatorSetIdProto] | None = None,
 ) -> onnx.ModelProto:
-    graph = helper.make_graph(nodes, "hostile", inputs, [_value(o, None) for o in outputs], list(initializers))
+    graph = helper.make_graph(
+        nodes, "hostile", inputs, [_value(o, None) for o in outputs], list(initializers)
+    )
     model = helper.make_model(
         graph,
         opset_imports=opsets or [helper.make_opsetid("", OPSET), helper.make_opsetid("local", 1)],
@@ -57,7 +59,9 @@ def _int64(name: str, values: list[int]) -> onnx.TensorProto:
 def _nested_if(depth: int) -> onnx.ModelProto:
     """If inside If inside If ... ``depth`` levels (the else branches are
     leaves, so the file grows linearly): a bound on recursion."""
-    leaf = helper.make_graph([helper.make_node("Relu", ["x"], ["inner"])], "leaf", [], [_value("inner", None)])
+    leaf = helper.make_graph(
+        [helper.make_node("Relu", ["x"], ["inner"])], "leaf", [], [_value("inner", None)]
+    )
     body = leaf
     for level in range(depth):
         node = helper.make_node("If", ["cond"], [f"y{level}"], then_branch=body, else_branch=leaf)
@@ -139,13 +143,17 @@ def _cases() -> Iterator[tuple[str, Callable[[], onnx.ModelProto], dict[str, Any
     yield (
         "onnx_expand_scalar_1g",
         lambda: _one_node(
-            "Expand", ["c", "s"], [numpy_helper.from_array(np.array(1.0, np.float32), "c"), _int64("s", [1 << 15] * 2)]
+            "Expand",
+            ["c", "s"],
+            [numpy_helper.from_array(np.array(1.0, np.float32), "c"), _int64("s", [1 << 15] * 2)],
         ),
         {},
     )
     yield (
         "onnx_range_2e62",
-        lambda: _one_node("Range", ["a", "b", "d"], [_scalar("a", 0), _scalar("b", 1 << 62), _scalar("d", 1)]),
+        lambda: _one_node(
+            "Range", ["a", "b", "d"], [_scalar("a", 0), _scalar("b", 1 << 62), _scalar("d", 1)]
+        ),
         {},
     )
     yield (
