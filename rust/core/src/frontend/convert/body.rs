@@ -5,12 +5,11 @@
 
 use super::order::{is_back_edge, lookup, OpNames};
 use super::ports::OutputLayout;
+use super::resolve::PluginResolver;
 use super::support::FunctionRef;
 use super::Place;
 use crate::budget::Budget;
-use crate::frontend::{
-    FrameworkGraph, FrameworkInput, FrameworkOp, FrontendError, FunctionIndex, PluginRegistry,
-};
+use crate::frontend::{FrameworkGraph, FrameworkInput, FrameworkOp, FrontendError, FunctionIndex};
 use crate::graph::{Graph, NodeId, OutputRef, Subgraph};
 use crate::op::OpRegistry;
 use crate::types::{AttrValue, Shape};
@@ -26,7 +25,7 @@ const IR_BYTES_PER_NODE: usize = 1200;
 /// What every graph of one conversion shares.
 pub(super) struct Context<'f> {
     pub framework: &'f FrameworkGraph,
-    pub plugins: &'f PluginRegistry,
+    pub plugins: PluginResolver<'f>,
     pub ops: &'f OpRegistry,
     /// The framework's library by name.
     pub functions: FunctionIndex<'f>,

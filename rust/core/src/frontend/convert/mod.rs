@@ -44,6 +44,7 @@ mod node;
 mod order;
 mod ports;
 mod prune;
+mod resolve;
 mod support;
 
 #[cfg(test)]
@@ -54,6 +55,7 @@ use crate::graph::{check_expansion, Graph};
 use crate::op::OpRegistry;
 use crate::types::Shape;
 use body::{Context, ConvertedBody, GraphBuilder};
+use resolve::PluginResolver;
 use rustc_hash::FxHashMap;
 use std::fmt;
 use std::sync::Arc;
@@ -103,11 +105,11 @@ pub fn convert(
         .collect();
     let members = prune::needed_ops(&framework.ops, &names, &requested)?;
     let functions = framework.function_index();
+    let plugins = PluginResolver::new(plugins, framework.framework);
     support::check_supported(
-        framework,
         &functions,
         members.iter().map(|&i| &framework.ops[i]),
-        plugins,
+        &plugins,
     )?;
     check_input_shapes(framework, options)?;
     let order = order::producers_first(&framework.ops, &names, &members, &place)?;

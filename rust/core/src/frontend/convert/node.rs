@@ -76,12 +76,7 @@ impl<'f> GraphBuilder<'_, 'f> {
             origin_op_type: op.op_type.clone(),
             error,
         };
-        let Some(plugin) = self
-            .cx
-            .plugins
-            .get(self.cx.framework.framework, &op.op_type)
-            .cloned()
-        else {
+        let Some(plugin) = self.cx.plugins.get(&op.op_type) else {
             return Err(FrontendError::Unsupported(vec![
                 crate::frontend::error::UnsupportedOp {
                     op_type: op.op_type.clone(),

@@ -2,10 +2,11 @@
 //! ops conversion will visit (the kept ops and the function bodies they
 //! reach), reported at once; and where function references live in attrs.
 
+use super::resolve::PluginResolver;
 use super::MAX_FUNCTION_DEPTH;
 use crate::frontend::error::UnsupportedOp;
 use crate::frontend::framework::OPAQUE_TENSOR;
-use crate::frontend::{FrameworkGraph, FrameworkOp, FrontendError, FunctionIndex, PluginRegistry};
+use crate::frontend::{FrameworkOp, FrontendError, FunctionIndex};
 use crate::types::{AttrValue, Attrs};
 use rustc_hash::{FxHashMap, FxHashSet};
 
@@ -90,15 +91,14 @@ struct Frame<'f> {
 /// reached deeper than before (so at most `MAX_FUNCTION_DEPTH` times).
 /// Recursion is left to conversion, which names the cycle.
 pub(super) fn check_supported<'f>(
-    framework: &'f FrameworkGraph,
     library: &FunctionIndex<'f>,
     kept: impl Iterator<Item = &'f FrameworkOp>,
-    plugins: &PluginRegistry,
+    plugins: &PluginResolver<'f>,
 ) -> Result<(), FrontendError> {
     let mut missing: Vec<UnsupportedOp> = Vec::new();
     let mut at: FxHashMap<&str, usize> = FxHashMap::default();
     let mut count_op = |op: &'f FrameworkOp| {
-        if !is_structural(&op.op_type) && plugins.get(framework.framework, &op.op_type).is_none() {
+        if !is_structural(&op.op_type) && plugins.get(&op.op_type).is_none() {
             match at.get(op.op_type.as_str()) {
                 Some(&k) => missing[k].count += 1,
                 None => {

@@ -59,6 +59,9 @@ pub(super) struct Decoder<'m> {
     inliner: Inliner<'m>,
     /// The function body the subgraph being decoded sits in, if any.
     scope: Option<Rc<Scope>>,
+    /// Origin op types under the model's opsets, by domain then op type:
+    /// formatted once per distinct type, not once per node.
+    origins: FxHashMap<String, FxHashMap<String, String>>,
 }
 
 /// How deeply subgraphs (If within Loop within If ...) may nest: a bound on
@@ -83,7 +86,30 @@ impl<'m> Decoder<'m> {
             depth: 0,
             inliner: Inliner::default(),
             scope: None,
+            origins: FxHashMap::default(),
         }
+    }
+
+    /// `domain::opset::op_type` for a node of the main graph or a subgraph
+    /// (the model's opsets: memoised), or of a function body (its own).
+    fn origin(
+        &mut self,
+        scope: Option<&Rc<Scope>>,
+        domain: &str,
+        op_type: &str,
+    ) -> Result<String, String> {
+        if let Some(scope) = scope {
+            return origin_op_type(&scope.opsets, domain, op_type);
+        }
+        if let Some(known) = self.origins.get(domain).and_then(|m| m.get(op_type)) {
+            return Ok(known.clone());
+        }
+        let origin = origin_op_type(self.opsets, domain, op_type)?;
+        self.origins
+            .entry(domain.to_owned())
+            .or_default()
+            .insert(op_type.to_owned(), origin.clone());
+        Ok(origin)
     }
 
     /// Expands calls of `functions` (the model's) where nodes make them.
@@ -103,9 +129,12 @@ impl<'m> Decoder<'m> {
         function: Option<&str>,
     ) -> Result<DecodedGraph, FrontendError> {
         let at = place(function);
-        let mut names = Names::default();
-        let mut ops = Vec::with_capacity(graph.node.len() + graph.initializer.len());
-        let mut values: FxHashMap<String, FrameworkInput> = FxHashMap::default();
+        let sources = graph.initializer.len() + graph.input.len();
+        let mut names = Names::with_capacity(graph.node.len() + sources);
+        let mut ops = Vec::with_capacity(graph.node.len() + sources);
+        // Most nodes write one value; reserve for them up front.
+        let mut values: FxHashMap<String, FrameworkInput> =
+            FxHashMap::with_capacity_and_hasher(graph.node.len() + sources, Default::default());
         let define = |values: &mut FxHashMap<String, FrameworkInput>,
                       value: &str,
                       input: FrameworkInput|
@@ -250,10 +279,11 @@ impl<'m> Decoder<'m> {
         captures: &mut Vec<String>,
     ) -> Result<FrameworkOp, FrontendError> {
         // A node inlined from a function uses the function's opsets.
-        let opsets = scope.map_or(self.opsets, |s| &s.opsets);
-        let op_type = origin_op_type(opsets, &node.domain, &node.op_type).map_err(|why| {
-            FrontendError::Decode(format!("node '{name}' ({}) {why}", node.op_type))
-        })?;
+        let op_type = self
+            .origin(scope, &node.domain, &node.op_type)
+            .map_err(|why| {
+                FrontendError::Decode(format!("node '{name}' ({}) {why}", node.op_type))
+            })?;
         // Trailing absent inputs are the same as missing ones.
         let given = node
             .input
@@ -264,7 +294,7 @@ impl<'m> Decoder<'m> {
         for value in &node.input[..given] {
             inputs.push(self.resolve(value, &name, function, values, captures)?);
         }
-        let mut attrs = Attrs::default();
+        let mut attrs = Attrs::with_capacity(node.attribute.len() + 2);
         let mut outer: Vec<String> = Vec::new();
         // The bodies this node's attributes hold: (function, formal inputs).
         let mut bodies: Vec<(String, usize)> = Vec::new();
@@ -460,6 +490,13 @@ struct Names {
 }
 
 impl Names {
+    fn with_capacity(n: usize) -> Names {
+        Names {
+            taken: FxHashSet::with_capacity_and_hasher(n, Default::default()),
+            next_suffix: FxHashMap::default(),
+        }
+    }
+
     fn claim(&mut self, preferred: &str) -> String {
         if !self.taken.contains(preferred) {
             self.taken.insert(preferred.to_owned());

@@ -76,9 +76,9 @@ pub struct DecodedModel {
     pub graph: FrameworkGraph,
     /// The graph's outputs as framework tensor names (`node:i`).
     pub outputs: Vec<String>,
-    /// Every value of the main graph → the framework tensor (`node:i`)
-    /// holding it, in the order the values are defined.
-    pub values: Vec<(String, String)>,
+    /// Every value of the main graph and the framework tensor holding it,
+    /// in no particular order; [`DecodedModel::value_tensors`] names them.
+    pub values: Vec<(String, FrameworkInput)>,
     /// The model's opset versions by domain.
     pub opsets: Vec<(String, i64)>,
     pub ir_version: i64,
@@ -86,6 +86,25 @@ pub struct DecodedModel {
     /// Each graph input's symbolic dims (`dim_param`, "" elsewhere), for
     /// inputs that have any.
     pub symbols: Vec<(String, Vec<String>)>,
+}
+
+/// A framework tensor's name, `node:i`.
+fn tensor_name(input: &FrameworkInput) -> String {
+    format!("{}:{}", input.node, input.index)
+}
+
+impl DecodedModel {
+    /// Every main-graph value → the framework tensor (`node:i`) holding it,
+    /// sorted by value name.
+    pub fn value_tensors(&self) -> Vec<(String, String)> {
+        let mut named: Vec<(String, String)> = self
+            .values
+            .iter()
+            .map(|(value, input)| (value.clone(), tensor_name(input)))
+            .collect();
+        named.sort_unstable();
+        named
+    }
 }
 
 /// Decodes the model file at `path`; external data is read relative to its
@@ -137,13 +156,6 @@ pub fn decode_model(
         graph::Decoder::new(&opsets, ExternalFiles::new(base_dir.map(Path::to_path_buf)))
             .with_functions(&model.functions)?;
     let decoded = decoder.decode_graph(graph, None)?;
-    let key = |input: &FrameworkInput| format!("{}:{}", input.node, input.index);
-    let mut values: Vec<(String, String)> = decoded
-        .values
-        .iter()
-        .map(|(name, input)| (name.clone(), key(input)))
-        .collect();
-    values.sort_unstable();
     let functions = decoder.functions;
     let mut opsets: Vec<(String, i64)> = opsets.into_iter().collect();
     opsets.sort_unstable();
@@ -159,8 +171,9 @@ pub fn decode_model(
     };
     Ok(DecodedModel {
         symbols: symbols::input_symbols(&graph),
-        outputs: decoded.outputs.iter().map(key).collect(),
-        values,
+        outputs: decoded.outputs.iter().map(tensor_name).collect(),
+        // Moved, not formatted: only a caller that reports them pays for names.
+        values: decoded.values.into_iter().collect(),
         opsets,
         ir_version: model.ir_version,
         producer: format!("{} {}", model.producer_name, model.producer_version)

@@ -362,7 +362,8 @@ fn a_function_call_is_expanded_with_the_functions_opsets() {
     assert_eq!(relus.len(), 2);
     // The function imports opset 17; the model 13.
     assert!(relus.iter().all(|op| op.op_type == "ai.onnx::17::Relu"));
-    let y = decoded.values.iter().find(|(v, _)| v == "y").unwrap();
+    let values = decoded.value_tensors();
+    let y = values.iter().find(|(v, _)| v == "y").unwrap();
     assert!(y.1.starts_with(&relus[1].name), "{y:?}");
 }
 
