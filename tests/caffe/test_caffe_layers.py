@@ -134,6 +134,25 @@ BLOBS: dict[str, list[tuple[int, ...]]] = {
     "bias_by": [],
 }
 
+#: The same blobs once inference has seen each layer's input (IN: 6
+#: channels, 9 x 11), as Caffe's LayerSetUp sizes them: the -1 dims filled.
+COMPLETED_BLOBS: dict[str, list[tuple[int, ...]]] = {
+    "conv_pad": [(4, 6, 3, 3), (4,)],
+    "conv_hw": [(3, 6, 3, 1)],
+    "conv_pairs": [(2, 6, 3, 5), (2,)],
+    # Deconvolution: [C_in, num_output / group, kh, kw].
+    "deconv": [(6, 2, 4, 4), (4,)],
+    # InnerProduct: K is the product of the input dims from axis (2: 9 * 11; 1: 6 * 9 * 11).
+    "ip_axis": [(5, 99), (5,)],
+    "ip_transposed": [(594, 3), (3,)],
+    "prelu": [(6,)],
+    "bn": [(6,), (6,), (1,)],
+    "scale": [(6,), (6,)],
+    "bias": [(6,)],
+    "scale_by": [],
+    "bias_by": [],
+}
+
 
 def load_zoo() -> Graph:
     return load_caffe(ZOO)
@@ -155,9 +174,14 @@ def test_the_zoo_uses_every_built_in_layer_type() -> None:
     assert builtin - used == {"Placeholder", "Const"}
 
 
-def test_weight_blobs_without_a_weights_file_have_their_parameter_shapes() -> None:
-    graph = load_zoo()
-    for layer, shapes in BLOBS.items():
+@pytest.mark.parametrize(("infer", "expected"), [(False, BLOBS), (True, COMPLETED_BLOBS)])
+def test_weight_blobs_without_a_weights_file_have_their_parameter_shapes(
+    infer: bool, expected: dict[str, list[tuple[int, ...]]]
+) -> None:
+    """Loaded, the blobs have the shapes the parameters give; inferred, also
+    what the layer's input gives."""
+    graph = load_caffe(ZOO, infer=infer)
+    for layer, shapes in expected.items():
         sources = graph.node(layer).input_sources
         blobs = [s[0] for s in sources if s is not None and s[0].startswith(f"{layer}/blobs/")]
         assert blobs == [f"{layer}/blobs/{i}" for i in range(len(shapes))], layer

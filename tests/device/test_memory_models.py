@@ -68,10 +68,9 @@ def test_shared_caffe_networks(name: str) -> None:
     if not path.exists():
         pytest.skip(f"reference models not found at {SHARED_CAFFE} (../shared/models from the repo root)")
     graph = load_caffe_net(path)
-    # Loaded without a .caffemodel, the weights have unknown dims.
-    with pytest.raises(opgraph.MemoryPlanError, match="weight without values"):
-        opgraph.plan_memory(graph)
-    plan = opgraph.plan_memory(graph, allow_dynamic=True)
+    # Loaded without a .caffemodel, the weights take their shapes from the
+    # layers' inputs: every tensor is static and the weights are planned.
+    plan = opgraph.plan_memory(graph)
     assert_sound(plan)
-    assert all(t.region in ("dynamic", "weight") for t in plan.tensors if "/blobs/" in t.name)
-    assert not any(t.region == "dynamic" for t in plan.tensors if "/blobs/" not in t.name)
+    assert all(t.region == "weight" for t in plan.tensors if "/blobs/" in t.name)
+    assert not any(t.region == "dynamic" for t in plan.tensors)

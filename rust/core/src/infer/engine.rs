@@ -174,6 +174,10 @@ impl Engine<'_> {
             return Err(self.error(graph, id, Stage::UnknownOp, OpError::new(msg)));
         };
         normalize_counts(graph, id, schema);
+        if let Some(shapes_of) = schema.weight_shapes {
+            super::weights::complete_weights(graph, id, schema, shapes_of)
+                .map_err(|e| self.error(graph, id, Stage::Verify, e))?;
+        }
         if !graph.node(id).subgraphs.is_empty() {
             self.infer_bodies(graph, id)?;
         }

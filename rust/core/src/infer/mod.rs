@@ -4,6 +4,7 @@ mod check;
 mod context;
 mod engine;
 mod error;
+mod weights;
 
 pub use context::OpContext;
 pub use engine::{infer_graph, InferOptions, DEFAULT_FOLD_LIMIT};

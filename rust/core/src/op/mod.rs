@@ -7,6 +7,7 @@ mod schema;
 pub use registry::{global_registry, register_global, OpRegistry, RegistrationError};
 pub use schema::{
     AttrDef, Follow, FollowType, OpOrigin, OpSchema, ParamType, PortDef, ValueDepend,
+    WeightShapesFn,
 };
 
 use crate::infer::OpContext;

@@ -1,6 +1,6 @@
 //! Operator prototypes: GE's `OpDef` / `REG_OP` description of an op type.
 
-use super::OpFn;
+use super::{OpError, OpFn};
 use crate::types::{same_name, AttrType, AttrValue, DataType, Format};
 
 /// How many instances a prototype port takes.
@@ -162,6 +162,11 @@ pub struct OpSchema {
     /// node has its trip count; Scan's sees one slice of each scanned
     /// input). It gets the node's attributes.
     pub body_inputs: Option<BodyInputsFn>,
+    /// The shapes its weight inputs must have, from its attributes and its
+    /// other inputs: `(input index, shape)` pairs. The engine gives them to
+    /// weights loaded without values whose dims are unknown (a Caffe
+    /// deploy prototxt without its .caffemodel), before inferring the node.
+    pub weight_shapes: Option<WeightShapesFn>,
     /// Per output: the input index each aspect follows, resolved transitively
     /// at registration.
     pub(crate) follow_sources: Vec<FollowSources>,
@@ -170,6 +175,10 @@ pub struct OpSchema {
 /// See [`OpSchema::body_inputs`]: the node's attributes and the caller's
 /// input descriptors, to adapt in place.
 pub type BodyInputsFn = fn(&crate::types::Attrs, &mut [Option<crate::types::TensorDesc>]);
+
+/// See [`OpSchema::weight_shapes`]. Dims it cannot tell stay -1.
+pub type WeightShapesFn =
+    fn(&crate::infer::OpContext<'_>) -> Result<Vec<(usize, crate::types::Shape)>, OpError>;
 
 impl OpSchema {
     pub fn new(op_type: impl Into<String>) -> OpSchema {
@@ -185,6 +194,7 @@ impl OpSchema {
             origin: OpOrigin::Builtin,
             source: false,
             body_inputs: None,
+            weight_shapes: None,
             follow_sources: Vec::new(),
         }
     }
@@ -192,6 +202,12 @@ impl OpSchema {
     /// Sets [`OpSchema::body_inputs`].
     pub fn body_inputs(mut self, f: BodyInputsFn) -> OpSchema {
         self.body_inputs = Some(f);
+        self
+    }
+
+    /// Sets [`OpSchema::weight_shapes`].
+    pub fn weight_shapes(mut self, f: WeightShapesFn) -> OpSchema {
+        self.weight_shapes = Some(f);
         self
     }
 

@@ -37,7 +37,8 @@ pub(super) fn schemas() -> Vec<OpSchema> {
                 Some(AttrValue::Bool(true)),
             )
             .attr("mode", AttrType::Int, Some(AttrValue::Int(1)))
-            .verify(op_fn(verify_bn_inference)),
+            .verify(op_fn(verify_bn_inference))
+            .weight_shapes(super::weight_shapes::batch_norm),
     );
     all
 }

@@ -52,7 +52,8 @@ pub(super) fn schemas() -> Vec<OpSchema> {
             AttrType::Bool,
             Some(AttrValue::Bool(true)),
         )
-        .verify(op_fn(verify_bias));
+        .verify(op_fn(verify_bias))
+        .weight_shapes(super::weight_shapes::affine);
     let scale = follows_x("Scale", FLOATS, "scale")
         .input(PortDef::new("bias", ParamType::Optional).dtypes(FLOATS))
         .attr("axis", AttrType::Int, Some(AttrValue::Int(1)))
@@ -62,8 +63,13 @@ pub(super) fn schemas() -> Vec<OpSchema> {
             AttrType::Bool,
             Some(AttrValue::Bool(true)),
         )
-        .verify(op_fn(verify_scale));
-    let prelu = |name: &str| follows_x(name, FLOATS, "weight").verify(op_fn(verify_prelu));
+        .verify(op_fn(verify_scale))
+        .weight_shapes(super::weight_shapes::affine);
+    let prelu = |name: &str| {
+        follows_x(name, FLOATS, "weight")
+            .verify(op_fn(verify_prelu))
+            .weight_shapes(super::weight_shapes::prelu)
+    };
     vec![bias_add, bias, scale, prelu("PRelu"), prelu("PReLU")]
 }
 

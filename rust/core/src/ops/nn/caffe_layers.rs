@@ -34,7 +34,8 @@ pub(super) fn schemas() -> Vec<OpSchema> {
         .attr("transpose", AttrType::Bool, Some(AttrValue::Bool(false)))
         .attr("axis", AttrType::Int, Some(AttrValue::Int(1)))
         .attr("offset_x", AttrType::Int, Some(AttrValue::Int(0)))
-        .infer_shape(op_fn(infer_fully_connection));
+        .infer_shape(op_fn(infer_fully_connection))
+        .weight_shapes(super::weight_shapes::fully_connection);
     let eltwise = OpSchema::new("Eltwise")
         .input(PortDef::new("x", ParamType::Dynamic).dtype_list(FLOATS))
         .output(PortDef::new("y", ParamType::Required).follow("x", FollowType::Dtype))

@@ -36,7 +36,8 @@ pub(super) fn schemas() -> Vec<OpSchema> {
             AttrType::Str,
             Some(AttrValue::Str(std::string::String::new())),
         )
-        .infer_shape(op_fn(infer_conv2d));
+        .infer_shape(op_fn(infer_conv2d))
+        .weight_shapes(super::weight_shapes::convolution);
     vec![conv]
 }
 

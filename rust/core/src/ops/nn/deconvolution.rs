@@ -31,7 +31,8 @@ pub(super) fn schemas() -> Vec<OpSchema> {
         )
         .attr("offset_x", AttrType::Int, Some(AttrValue::Int(0)))
         .verify(op_fn(verify_deconvolution))
-        .infer_shape(op_fn(infer_deconvolution));
+        .infer_shape(op_fn(infer_deconvolution))
+        .weight_shapes(super::weight_shapes::deconvolution);
     vec![deconv]
 }
 

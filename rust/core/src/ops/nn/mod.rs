@@ -34,6 +34,7 @@ mod resize;
 mod roi_align;
 #[cfg(test)]
 mod tf_extra_tests;
+mod weight_shapes;
 mod window;
 
 pub(crate) use caffe_extra::ARGMAX_NO_AXIS;

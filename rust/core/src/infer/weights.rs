@@ -1,0 +1,90 @@
+//! Weights loaded without values: a Caffe deploy prototxt read without its
+//! .caffemodel gives each convolution, inner product, batch norm … weight
+//! blobs whose input-side dims are unknown (`[num_output, ?, k, k]`), since
+//! only the input tells them. Before inferring a node whose op declares
+//! [`OpSchema::weight_shapes`], the engine asks it for the shapes its weight
+//! inputs need (from its attributes and its already-inferred data inputs)
+//! and gives them to those weights, so memory planning and costing work on
+//! a bare network definition, as Caffe itself sizes blobs in `LayerSetUp`.
+
+use crate::graph::{Graph, NodeId, OutputRef};
+use crate::infer::OpContext;
+use crate::internal::catch_internal;
+use crate::op::{OpError, OpSchema, WeightShapesFn};
+use crate::types::{Shape, TensorDesc, UNKNOWN_DIM};
+use smallvec::SmallVec;
+
+/// A weight to complete: a Const without a value whose shape is not static.
+fn is_placeholder(graph: &Graph, edge: OutputRef) -> bool {
+    let desc = graph.tensor(edge);
+    graph.node(edge.node).op_type == "Const" && desc.value.is_none() && !desc.shape().is_static()
+}
+
+/// Gives node `id`'s placeholder weights the shapes `shapes_of` says it
+/// needs; dims the weight already knows must agree.
+pub(super) fn complete_weights(
+    graph: &mut Graph,
+    id: NodeId,
+    schema: &OpSchema,
+    shapes_of: WeightShapesFn,
+) -> Result<(), OpError> {
+    let node = graph.node(id);
+    if !node
+        .inputs
+        .iter()
+        .flatten()
+        .any(|&e| is_placeholder(graph, e))
+    {
+        return Ok(());
+    }
+    let wanted = {
+        let inputs: SmallVec<[Option<&TensorDesc>; 6]> = node
+            .inputs
+            .iter()
+            .map(|e| e.map(|e| graph.tensor(e)))
+            .collect();
+        let mut no_outputs: [TensorDesc; 0] = [];
+        let ctx = OpContext::new(node, schema, &inputs, &mut no_outputs);
+        catch_internal(|| shapes_of(&ctx))
+            .unwrap_or_else(|bug| Err(OpError::new(bug.to_string())))?
+    };
+    for (i, shape) in wanted {
+        let Some(Some(edge)) = graph.node(id).inputs.get(i).copied() else {
+            continue;
+        };
+        if !is_placeholder(graph, edge) {
+            continue;
+        }
+        let merged = agree(graph.tensor(edge).shape(), &shape).ok_or_else(|| {
+            OpError::new(format!(
+                "weight '{}' has the shape {} but the layer needs {shape}",
+                graph.node(edge.node).name,
+                graph.tensor(edge).shape()
+            ))
+        })?;
+        graph.node_mut(edge.node).outputs[edge.index as usize].set_shape(merged);
+    }
+    Ok(())
+}
+
+/// `have` with its unknown dims taken from `need`, or `None` when a dim
+/// both know differs or the ranks differ.
+fn agree(have: &Shape, need: &Shape) -> Option<Shape> {
+    let (Some(a), Some(b)) = (have.rank(), need.rank()) else {
+        return Some(if have.is_unknown_rank() { need } else { have }.clone());
+    };
+    if a != b {
+        return None;
+    }
+    let dims = have
+        .dims()
+        .iter()
+        .zip(need.dims())
+        .map(|(&x, &y)| match (x, y) {
+            (UNKNOWN_DIM, d) | (d, UNKNOWN_DIM) => Some(d),
+            _ if x == y => Some(x),
+            _ => None,
+        })
+        .collect::<Option<Vec<i64>>>()?;
+    Some(Shape::from_dims(dims))
+}
