@@ -47,7 +47,8 @@ def test_readme_op_type_counts_are_the_registries() -> None:
     count = (
         "import opgraph; from opgraph.onnx import registered_plugins; "
         "print(len(opgraph.registered_op_types())); "
-        "print(len({p.origin_op_type.rsplit('::', 1)[-1] for p in registered_plugins() if '::' in p.origin_op_type}))"
+        "print(len({p.origin_op_type.rsplit('::', 1)[-1] "
+        "for p in registered_plugins() if '::' in p.origin_op_type}))"
     )
     done = subprocess.run([sys.executable, "-c", count], capture_output=True, text=True, check=True)
     ir_types, onnx_types = (int(line) for line in done.stdout.split())
