@@ -442,6 +442,7 @@ def plan_memory(
     alignment: int = 512,
     use_shape_ranges: bool = True,
     allow_dynamic: bool = False,
+    schedule: str = "auto",
 ) -> dict[str, Any]: ...
 def plan_lifetimes(
     sizes: npt.NDArray[np.int64],

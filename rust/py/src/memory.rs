@@ -10,7 +10,7 @@ use numpy::{PyArray1, PyReadonlyArray1};
 use opgraph_core::device::memory::{
     check_placement as core_check, plan_lifetimes as core_plan_lifetimes,
     plan_memory as core_plan_memory, ArenaOptions, ArenaPlan, Lifetime, MemoryError, PlanOptions,
-    Strategy,
+    ScheduleKind, Strategy,
 };
 use opgraph_core::op::global_registry;
 use pyo3::exceptions::PyValueError;
@@ -28,6 +28,20 @@ fn strategy_from(name: Option<&str>) -> PyResult<Option<Strategy>> {
         })
     })
     .transpose()
+}
+
+/// `auto` (every order, the lowest peak kept) or one order by name.
+fn schedule_from(name: &str) -> PyResult<Option<ScheduleKind>> {
+    if name == "auto" {
+        return Ok(None);
+    }
+    ScheduleKind::from_name(name).map(Some).ok_or_else(|| {
+        let known: Vec<&str> = ScheduleKind::ALL.iter().map(|k| k.name()).collect();
+        PyValueError::new_err(format!(
+            "unknown schedule '{name}'; the schedules are auto, {}",
+            known.join(", ")
+        ))
+    })
 }
 
 fn memory_err(py: Python<'_>, e: MemoryError) -> PyErr {
@@ -90,7 +104,7 @@ pub fn memory_strategies() -> Vec<&'static str> {
 /// and int64 arrays `sizes`, `offsets`, `first_steps`,
 /// `last_steps`, `view_of`, with -1 for none) and the totals.
 #[pyfunction]
-#[pyo3(signature = (graph, strategy = None, alignment = 512, use_shape_ranges = true, allow_dynamic = false))]
+#[pyo3(signature = (graph, strategy = None, alignment = 512, use_shape_ranges = true, allow_dynamic = false, schedule = "auto"))]
 pub fn plan_memory<'py>(
     py: Python<'py>,
     graph: &PyGraph,
@@ -98,6 +112,7 @@ pub fn plan_memory<'py>(
     alignment: u64,
     use_shape_ranges: bool,
     allow_dynamic: bool,
+    schedule: &str,
 ) -> PyResult<Bound<'py, PyDict>> {
     let options = PlanOptions {
         arena: ArenaOptions {
@@ -106,6 +121,7 @@ pub fn plan_memory<'py>(
         },
         use_shape_ranges,
         allow_dynamic,
+        schedule: schedule_from(schedule)?,
     };
     let registry = global_registry();
     graph.usable(py)?;
@@ -139,6 +155,12 @@ pub fn plan_memory<'py>(
     out.set_item("input_bytes", plan.input_bytes)?;
     out.set_item("output_bytes", plan.output_bytes)?;
     out.set_item("steps", plan.steps)?;
+    out.set_item("schedule", plan.schedule.name())?;
+    let peaks = PyList::empty(py);
+    for (kind, peak) in &plan.schedule_peaks {
+        peaks.append((kind.name(), *peak))?;
+    }
+    out.set_item("schedule_peaks", peaks)?;
     arena_summary(py, &plan.arena, &out)?;
     Ok(out)
 }

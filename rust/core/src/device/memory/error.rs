@@ -40,6 +40,9 @@ pub enum MemoryError {
     /// refused before the schedule grows.
     #[error(transparent)]
     Expanded(#[from] ExpansionError),
+    /// The schedule asked for cannot order this graph.
+    #[error("{0}")]
+    Schedule(String),
 }
 
 impl MemoryError {

@@ -1,6 +1,6 @@
 //! `plan_memory` on small graphs whose schedules are computed by hand.
 
-use super::{plan_memory, MemoryError, MemoryPlan, PlanOptions, Region};
+use super::{plan_memory, MemoryError, MemoryPlan, PlanOptions, Region, ScheduleKind};
 use crate::prelude::*;
 use crate::test_graphs::{infer_all, input, int_const, op, ranged_input};
 
@@ -362,4 +362,51 @@ fn weights_of_unknown_size() {
     let plan = plan_memory(&g, &r, &options).unwrap();
     assert_eq!(tensor(&plan, "w:0").region, Region::Dynamic);
     assert_eq!(plan.weights_bytes, 0);
+}
+
+/// x -> a = Relu(x), b = Sigmoid(x) ([64, 64] f32, one 16 KiB slot
+/// each), a2 = ReduceSum(a), b2 = ReduceSum(b) ([64, 1]: 512 bytes),
+/// y = Add(a2, b2). Built in that order, Kahn's order runs a and b before
+/// either is reduced, so both large tensors are live together; finishing
+/// one branch first keeps one large tensor and the small results.
+#[test]
+fn auto_schedule_finishes_a_branch_before_starting_the_next() {
+    let r = OpRegistry::with_builtins();
+    let mut g = Graph::new("branches");
+    let x = input(&mut g, "x", DataType::Float, &[64, 64], Format::Nd);
+    let axes = int_const(&mut g, "axes", DataType::Int32, &[1], &[1]);
+    let a = op(&mut g, &r, "Relu", "a", &[x], Attrs::new());
+    let b = op(&mut g, &r, "Sigmoid", "b", &[x], Attrs::new());
+    let keep: Attrs = [("keep_dims", AttrValue::Bool(true))].into_iter().collect();
+    let a2 = op(&mut g, &r, "ReduceSum", "a2", &[a, axes], keep.clone());
+    let b2 = op(&mut g, &r, "ReduceSum", "b2", &[b, axes], keep);
+    let y = op(&mut g, &r, "Add", "y", &[a2, b2], Attrs::new());
+    g.set_outputs(vec![y]).unwrap();
+    infer_all(&mut g, &r).unwrap();
+    let only = |kind| {
+        let options = PlanOptions {
+            schedule: Some(kind),
+            ..PlanOptions::default()
+        };
+        plan_memory(&g, &r, &options).unwrap()
+    };
+    // [64, 64] f32: 16384 bytes -> GE size 16416 -> 16896 at 512-byte
+    // alignment; [64, 1]: 256 -> 288 -> 512.
+    let (large, small) = (16_896, 512);
+    let topological = only(ScheduleKind::Topological);
+    // At a2's step: a (read now), b and a2.
+    assert_eq!(topological.lower_bound_bytes(), 2 * large + small);
+    for kind in [ScheduleKind::DepthFirst, ScheduleKind::FreesMost] {
+        let plan = only(kind);
+        assert_eq!(plan.problems(), Vec::<String>::new());
+        // a, a2 (a freed), then b with a2, then b2: one large at a time.
+        assert_eq!(plan.lower_bound_bytes(), large + 2 * small, "{kind:?}");
+    }
+    let auto = plan(&g, &r);
+    assert_ne!(auto.schedule, ScheduleKind::Topological);
+    assert_eq!(auto.lower_bound_bytes(), large + 2 * small);
+    assert_eq!(auto.schedule_peaks.len(), 3);
+    assert!(auto
+        .schedule_peaks
+        .contains(&(ScheduleKind::Topological, 2 * large + small)));
 }

@@ -36,6 +36,7 @@ mod error;
 mod graph_tests;
 mod lifetimes;
 mod lower_bound;
+mod order;
 mod plan;
 mod schedule;
 mod size;
@@ -49,7 +50,8 @@ pub use buffers::Region;
 pub use check::check_placement;
 pub use error::MemoryError;
 pub use lifetimes::Lifetime;
-pub use plan::{plan_memory, MemoryPlan, PlanOptions, PlannedTensor};
+pub use order::ScheduleKind;
+pub use plan::{plan_memory, MemoryPlan, PlanOptions, PlannedTensor, MAX_AUTO_SCHEDULE_NODES};
 pub use size::{
     align_up, ge_padded_size, static_tensor_size, tensor_size, DATA_ALIGN, OFFSET_ALIGN,
 };

@@ -1,9 +1,13 @@
 //! `plan_memory`: a graph's tensors, sized, scheduled and placed.
 
 use super::arena::{plan_lifetimes, ArenaOptions, ArenaPlan};
+use super::buffers::Buffers;
 use super::buffers::{buffers, Region};
 use super::check::check_placement;
-use super::schedule::schedule;
+use super::lifetimes::Prepared;
+use super::lower_bound::{live_profile, lower_bound};
+use super::order::{top_order, ScheduleKind};
+use super::schedule::{schedule_in_order, Schedule};
 use super::size::align_up;
 use super::{Lifetime, MemoryError};
 use crate::graph::Graph;
@@ -21,7 +25,17 @@ pub struct PlanOptions {
     /// allocated at run time, as GE runs unknown-shape parts dynamically)
     /// instead of failing on the first one.
     pub allow_dynamic: bool,
+    /// The order steps run in; `None` (auto): every order of
+    /// [`ScheduleKind::ALL`] is tried and the one whose peak of live
+    /// activation bytes is lowest is planned (graphs over
+    /// [`MAX_AUTO_SCHEDULE_NODES`] nodes keep the topological order).
+    pub schedule: Option<ScheduleKind>,
 }
+
+/// The largest top graph `schedule = auto` tries other orders for: each
+/// order costs one more schedule and lifetime pass, which the
+/// million-node scale budget does not allow.
+pub const MAX_AUTO_SCHEDULE_NODES: usize = 200_000;
 
 impl Default for PlanOptions {
     fn default() -> Self {
@@ -29,6 +43,7 @@ impl Default for PlanOptions {
             arena: ArenaOptions::default(),
             use_shape_ranges: true,
             allow_dynamic: false,
+            schedule: None,
         }
     }
 }
@@ -64,6 +79,11 @@ pub struct MemoryPlan {
     pub output_bytes: u64,
     /// Steps of the schedule (nodes run, bodies included).
     pub steps: u32,
+    /// The order the plan runs the steps in.
+    pub schedule: ScheduleKind,
+    /// Every order tried with its peak of live activation bytes (the
+    /// arena's lower bound under that order), the chosen one included.
+    pub schedule_peaks: Vec<(ScheduleKind, u64)>,
 }
 
 impl MemoryPlan {
@@ -138,18 +158,41 @@ pub fn plan_memory(
     if options.arena.alignment == 0 {
         return Err(MemoryError::ZeroAlignment);
     }
-    let schedule = schedule(graph, registry)?;
-    let buffers = buffers(&schedule, options.use_shape_ranges, options.allow_dynamic)?;
-    let activations: Vec<usize> = (0..buffers.buffers.len())
-        .filter(|&b| buffers.buffers[b].region == Region::Activation)
-        .collect();
-    let lifetimes: Vec<Lifetime> = activations
-        .iter()
-        .map(|&b| {
-            let buffer = &buffers.buffers[b];
-            Lifetime::new(buffer.size.unwrap_or(0), buffer.first, buffer.last)
-        })
-        .collect();
+    let kinds: Vec<ScheduleKind> = match options.schedule {
+        Some(kind) => vec![kind],
+        None if graph.len() <= MAX_AUTO_SCHEDULE_NODES => ScheduleKind::ALL.to_vec(),
+        None => vec![ScheduleKind::Topological],
+    };
+    let mut best: Option<Scheduled<'_>> = None;
+    let mut schedule_peaks = Vec::with_capacity(kinds.len());
+    for kind in kinds {
+        let order = top_order(graph, kind);
+        if kind != ScheduleKind::Topological && order.is_none() {
+            // The graph keeps its topological order (a v1 loop).
+            continue;
+        }
+        let candidate = Scheduled::new(graph, registry, options, kind, order)?;
+        schedule_peaks.push((kind, candidate.peak));
+        if best.as_ref().is_none_or(|b| candidate.peak < b.peak) {
+            best = Some(candidate);
+        }
+    }
+    let Some(Scheduled {
+        kind: chosen,
+        schedule,
+        buffers,
+        activations,
+        lifetimes,
+        ..
+    }) = best
+    else {
+        // Only reachable with an explicit order the graph cannot take.
+        return Err(MemoryError::Schedule(format!(
+            "the graph has a TensorFlow v1 loop, which runs in topological order only; \
+             use schedule '{}'",
+            ScheduleKind::Topological.name()
+        )));
+    };
     let arena = plan_lifetimes(&lifetimes, &options.arena)?;
     let mut offsets: Vec<Option<u64>> = vec![None; buffers.buffers.len()];
     for (&b, &offset) in activations.iter().zip(&arena.offsets) {
@@ -207,5 +250,53 @@ pub fn plan_memory(
         input_bytes,
         output_bytes,
         steps: schedule.steps,
+        schedule: chosen,
+        schedule_peaks,
     })
+}
+
+/// One order's schedule, buffers and activation lifetimes, with the peak
+/// of its live activation bytes.
+struct Scheduled<'g> {
+    kind: ScheduleKind,
+    schedule: Schedule<'g>,
+    buffers: Buffers,
+    activations: Vec<usize>,
+    lifetimes: Vec<Lifetime>,
+    peak: u64,
+}
+
+impl<'g> Scheduled<'g> {
+    fn new(
+        graph: &'g Graph,
+        registry: &OpRegistry,
+        options: &PlanOptions,
+        kind: ScheduleKind,
+        order: Option<Vec<crate::graph::NodeId>>,
+    ) -> Result<Scheduled<'g>, MemoryError> {
+        let schedule = schedule_in_order(graph, registry, order)?;
+        let buffers = buffers(&schedule, options.use_shape_ranges, options.allow_dynamic)?;
+        let activations: Vec<usize> = (0..buffers.buffers.len())
+            .filter(|&b| buffers.buffers[b].region == Region::Activation)
+            .collect();
+        let lifetimes: Vec<Lifetime> = activations
+            .iter()
+            .map(|&b| {
+                let buffer = &buffers.buffers[b];
+                Lifetime::new(buffer.size.unwrap_or(0), buffer.first, buffer.last)
+            })
+            .collect();
+        let peak = lower_bound(&live_profile(&Prepared::new(
+            &lifetimes,
+            options.arena.alignment,
+        )?));
+        Ok(Scheduled {
+            kind,
+            schedule,
+            buffers,
+            activations,
+            lifetimes,
+            peak,
+        })
+    }
 }

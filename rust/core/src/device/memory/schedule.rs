@@ -105,15 +105,19 @@ fn is_input_op(op_type: &str) -> bool {
     matches!(op_type, "Data" | "Placeholder")
 }
 
-pub(crate) fn schedule<'g>(
+/// The schedule of `graph`, its top-level nodes in `top_order` (a
+/// topological order of them all) or, given `None`, in Kahn's order.
+pub(crate) fn schedule_in_order<'g>(
     graph: &'g Graph,
     registry: &OpRegistry,
+    top_order: Option<Vec<NodeId>>,
 ) -> Result<Schedule<'g>, MemoryError> {
     crate::graph::check_expansion(graph)?;
     let mut builder = Builder {
         registry,
         out: Schedule::default(),
         step_count: 0,
+        top_order,
     };
     let outputs = builder.add_graph(graph, "", &[], None)?;
     for t in outputs.into_iter().flatten() {
@@ -128,6 +132,8 @@ struct Builder<'g, 'r> {
     registry: &'r OpRegistry,
     out: Schedule<'g>,
     step_count: u32,
+    /// The top graph's order, taken by the first (top) `add_graph`.
+    top_order: Option<Vec<NodeId>>,
 }
 
 impl<'g> Builder<'g, '_> {
@@ -157,7 +163,10 @@ impl<'g> Builder<'g, '_> {
         bound: &[Option<u32>],
         context: Option<u32>,
     ) -> Result<Vec<Option<u32>>, MemoryError> {
-        let order = topological_order(graph)?;
+        let order = match self.top_order.take() {
+            Some(order) => order,
+            None => topological_order(graph)?,
+        };
         // The format pass's notion of a constant (GE folds these before
         // planning): they live in the weights region.
         let constant = constant_outputs(graph, &order);

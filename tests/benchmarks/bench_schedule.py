@@ -1,0 +1,127 @@
+"""Benchmark: memory-aware scheduling (issue 16). For every model of the
+corpora at static input shapes, after ``opgraph.prepare`` (what ``opgraph
+compile`` plans): the peak of live activation bytes (the arena's lower
+bound) under the topological order, the depth-first order and the
+frees-most list schedule, the order ``plan_memory(schedule="auto")`` keeps,
+and its reduction against the topological order.
+
+Models: the TensorFlow fixtures (recorded static shapes), the Caffe
+fixtures, the shared Caffe networks (``../shared/models`` when present) and
+the ONNX corpus (run A's input shapes). Classification models (the
+torchvision / timm / Keras families) are summarised apart, as the issue's
+target names them::
+
+    python tests/benchmarks/bench_schedule.py [--soc Ascend310] [--only SUBSTRING ...]
+
+Not part of the test suite.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Iterator
+from functools import partial
+from pathlib import Path
+
+TESTS = Path(__file__).resolve().parents[1]
+for _dir in (TESTS / "device", TESTS / "onnx"):
+    sys.path.append(str(_dir))
+
+import onnx_model_records as onnx_records  # noqa: E402
+from memory_models import all_models  # noqa: E402
+
+import opgraph  # noqa: E402
+from opgraph import Graph  # noqa: E402
+
+#: Families of classification networks (by label substring).
+CLASSIFIERS = (
+    "resnet",
+    "resnext",
+    "mobilenet",
+    "efficientnet",
+    "convnext",
+    "regnet",
+    "shufflenet",
+    "squeezenet",
+    "googlenet",
+    "inception",
+    "densenet",
+    "mnasnet",
+    "vgg",
+    "alexnet",
+    "dpn",
+    "seresnet",
+    "xception",
+    "nasnet",
+    "vit",
+    "swin",
+    "lenet",
+)
+SCHEDULES = ("topological", "depth_first", "frees_most")
+
+
+def load_onnx_model(name: str, workdir: Path) -> Graph:
+    """Corpus model ``name`` (weights recreated beside it) at run A's shapes."""
+    directory = workdir / name
+    directory.mkdir(exist_ok=True)
+    path = onnx_records.model_file(name, directory)
+    return opgraph.load_onnx(path, onnx_records.fixed_input_shapes(onnx_records.load_record(name)))
+
+
+def onnx_models(workdir: Path) -> Iterator[tuple[str, Callable[[], Graph]]]:
+    for name in onnx_records.model_names():
+        yield f"onnx/{name}", partial(load_onnx_model, name, workdir)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--soc", default="Ascend310")
+    parser.add_argument("--only", nargs="*", default=None)
+    args = parser.parse_args()
+    rows: list[tuple[str, dict[str, int], str, float]] = []
+    header = " ".join(f"{name:>12}" for name in (*SCHEDULES, "chosen"))
+    print(f"{'model':48} {header} {'cut':>7} {'ms':>7}")
+    with tempfile.TemporaryDirectory() as tmp:
+        for label, load in [*all_models(Path(tmp)), *onnx_models(Path(tmp))]:
+            if args.only and not any(s in label for s in args.only):
+                continue
+            try:
+                graph = load()
+                opgraph.prepare(graph, args.soc)
+                start = time.perf_counter()
+                plan = opgraph.plan_memory(graph, allow_dynamic=True)
+                elapsed = time.perf_counter() - start
+            except opgraph.OpgraphError as error:
+                print(f"{label:48} not planned: {str(error)[:90]}")
+                continue
+            peaks = dict(plan.schedule_peaks)
+            top = peaks["topological"]
+            if top == 0:
+                continue
+            cut = 1 - plan.lower_bound_bytes / top
+            assert plan.lower_bound_bytes <= top, label
+            assert not plan.check(), label
+            rows.append((label, peaks, plan.schedule, cut))
+            cells = [f"{peaks[s] / 2**20:12.2f}" if s in peaks else f"{'-':>12}" for s in SCHEDULES]
+            print(f"{label:48} {' '.join(cells)} {plan.schedule:>12} {cut:7.1%} {elapsed * 1e3:7.1f}")
+    cuts = [cut for *_, cut in rows]
+    classifiers = [cut for label, _, _, cut in rows if any(c in label.lower() for c in CLASSIFIERS)]
+    print(
+        f"\n{len(rows)} models: the chosen order's peak is never above the topological order's "
+        f"(checked); mean cut {statistics.mean(cuts):.1%}, median {statistics.median(cuts):.1%}, "
+        f"max {max(cuts):.1%}"
+    )
+    if classifiers:
+        mean = statistics.mean(classifiers)
+        verdict = "met" if mean >= 0.10 else "NOT met"
+        print(f"{len(classifiers)} classification models: mean cut {mean:.1%} (target >= 10%: {verdict})")
+
+
+if __name__ == "__main__":
+    main()
