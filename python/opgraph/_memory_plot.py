@@ -4,6 +4,7 @@ user's pyplot backend is left alone."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from os import PathLike
 from typing import Any, Protocol
 
@@ -40,6 +41,10 @@ def live_bytes(
     return np.cumsum(diff)[:-1] if lasts.size else np.zeros(0, dtype=np.int64)
 
 
+#: How many of the largest buffers the plot names.
+LABELLED_BUFFERS = 6
+
+
 def draw_plan(
     path: str | PathLike[str],
     sizes: npt.NDArray[np.int64],
@@ -48,9 +53,12 @@ def draw_plan(
     lasts: npt.NDArray[np.int64],
     totals: _Totals,
     title: str,
+    names: Sequence[str] | None = None,
 ) -> None:
     """One rectangle per buffer (steps on x, addresses on y), the live bytes
-    per step, the lower bound and the arena size, saved to ``path``."""
+    per step, the lower bound and the arena size, saved to ``path``; with
+    ``names`` (one per buffer), the largest buffers are labelled. The legend
+    sits below the axes, off the data."""
     try:
         from matplotlib import colormaps
         from matplotlib.backends.backend_agg import FigureCanvasAgg
@@ -101,11 +109,47 @@ def draw_plan(
         label=f"arena {totals.arena_bytes / scale:,.2f} {unit} ({totals.chosen_strategy}, "
         f"x{totals.ratio:.3f})",
     )
+    if names is not None:
+        _label_largest(ax, names, sizes, offsets, firsts, lasts, scale)
     # Steps before the first buffer (constants, inputs) hold nothing to draw.
     ax.set_xlim(int(firsts.min()) if firsts.size else 0, steps)
     ax.set_ylim(0, top / scale * 1.08)
-    ax.set_xlabel("step")
+    ax.set_xlabel("step (nodes in schedule order)")
     ax.set_ylabel(f"address ({unit})")
     ax.set_title(f"{title}: {len(sizes)} buffers")
-    ax.legend(loc="upper left", framealpha=0.9)
+    fig.legend(loc="outside lower center", ncols=3, frameon=False)
     fig.savefig(path, dpi=120)
+
+
+def _label_largest(
+    ax: Any,
+    names: Sequence[str],
+    sizes: npt.NDArray[np.int64],
+    offsets: npt.NDArray[np.int64],
+    firsts: npt.NDArray[np.int64],
+    lasts: npt.NDArray[np.int64],
+    scale: float,
+) -> None:
+    """Names the largest buffers inside their rectangles (the last two parts
+    of the tensor's name), skipping one whose label would sit on another's."""
+    x_span = max(float(lasts.max()) - float(firsts.min()), 1.0) if lasts.size else 1.0
+    y_span = max(float((offsets + sizes).max()) / scale, 1e-9) if sizes.size else 1.0
+    placed: list[tuple[float, float]] = []
+    for i in np.argsort(-sizes, kind="stable"):
+        if len(placed) == LABELLED_BUFFERS:
+            break
+        x = (float(firsts[i]) + float(lasts[i]) + 1.0) / 2
+        y = (float(offsets[i]) + float(sizes[i]) / 2) / scale
+        if any(abs(x - px) < 0.2 * x_span and abs(y - py) < 0.06 * y_span for px, py in placed):
+            continue
+        placed.append((x, y))
+        short = "/".join(names[i].split("/")[-2:])
+        ax.annotate(
+            f"{short} ({sizes[i] / scale:,.2f})",
+            (x, y),
+            ha="center",
+            va="center",
+            fontsize=7,
+            bbox={"boxstyle": "round,pad=0.2", "facecolor": "white", "alpha": 0.8, "linewidth": 0},
+            zorder=5,
+        )

@@ -242,7 +242,8 @@ class MemoryPlan(_Arena):
     def plot(self, path: str | PathLike[str], *, title: str | None = None) -> None:
         """Draws the activation arena: one rectangle per buffer (steps by
         addresses), the live bytes per step, the lower bound and the arena
-        size. Needs matplotlib (``pip install 'opgraph[plot]'``)."""
+        size, the largest buffers labelled with their tensors' names. Needs
+        matplotlib (``pip install 'opgraph[plot]'``)."""
         mask = self._owners("activation")
         draw_plan(
             path,
@@ -252,6 +253,7 @@ class MemoryPlan(_Arena):
             self.last_steps[mask],
             self,
             title or "activation memory plan",
+            names=[self.names[int(i)] for i in np.flatnonzero(mask)],
         )
 
     def __repr__(self) -> str:

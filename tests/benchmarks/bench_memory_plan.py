@@ -1,14 +1,16 @@
 """Benchmark: the static memory planner.
 
-(a) Quality on real models: every TensorFlow fixture model (static input
-    shapes; the gzipped Keras ResNet-50, MobileNetV2, InceptionV3 and LSTM
-    included), the Caffe fixtures and the shared Caffe networks
-    (``../shared/models``, when present). Per model: the activation arena
-    against the lower bound (peak live bytes), GE-style block reuse and no
-    reuse. Targets: median arena / lower bound <= 1.01, and never above
-    GE-style reuse. Tensors of unknown size (the LSTM's TensorList elements,
-    weights of Caffe nets without a .caffemodel) are left out
-    (``allow_dynamic``) and counted.
+(a) Quality on real models, as ``opgraph compile`` plans them (after
+    ``prepare(graph, "Ascend310")``, with the scheduling ``auto`` chooses):
+    every TensorFlow fixture model (static input shapes), the Caffe
+    fixtures, the shared Caffe networks (``../shared/models``, when
+    present) and the ONNX corpus (its records' input shapes). Per model:
+    the activation arena against the lower bound (peak live bytes of the
+    schedule used), GE's block reuse (the reference, not a candidate) and
+    no reuse. Targets: every model's arena <= 1.02x its lower bound
+    (median and worst printed), and never above GE's block reuse. Tensors
+    of unknown size (TensorList elements, data-dependent sizes) are left
+    out (``allow_dynamic``) and counted.
 
 (b) Speed on synthetic lifetime sets shaped like a network's (one tensor per
     step, mostly short lifetimes, 5% skip connections, 16 outputs alive to
@@ -41,7 +43,7 @@ import numpy.typing as npt
 
 sys.path.append(str(Path(__file__).resolve().parents[1] / "device"))
 
-from memory_models import all_models
+from memory_models import all_models, onnx_models
 
 import opgraph
 from opgraph.memory import STRATEGIES
@@ -52,7 +54,8 @@ try:
 except ImportError:  # pragma: no cover - a setup problem, said plainly
     sys.exit("this benchmark prints with rich: pip install 'opgraph[bench]'")
 
-TARGET_MEDIAN_RATIO = 1.01
+TARGET_WORST_RATIO = 1.02
+SOC = "Ascend310"
 TARGET_1M_SECONDS = 1.0
 
 console = Console(width=160)
@@ -82,11 +85,13 @@ def bench_models() -> None:
     ):
         table.add_column(column, justify="left" if column in ("model", "chosen") else "right")
     ratios: list[float] = []
+    worst: list[tuple[float, str]] = []
     above_ge: list[str] = []
     with tempfile.TemporaryDirectory() as tmp:
-        for label, load in all_models(Path(tmp)):
+        for label, load in [*all_models(Path(tmp)), *onnx_models(Path(tmp))]:
             try:
                 graph = load()
+                opgraph.prepare(graph, SOC)
             except opgraph.OpgraphError as error:
                 table.add_row(label, *["-"] * 9, f"not loaded: {error}"[:40])
                 continue
@@ -102,6 +107,7 @@ def bench_models() -> None:
             owners = [t for t in plan.tensors if t.region == "activation" and t.view_of is None]
             ge = plan.strategies["ge_block_reuse"]
             ratios.append(plan.ratio)
+            worst.append((plan.ratio, label))
             if plan.arena_bytes > ge:
                 above_ge.append(label)
             table.add_row(
@@ -119,10 +125,12 @@ def bench_models() -> None:
             )
     console.print(table)
     median = statistics.median(ratios)
-    verdict = "met" if median <= TARGET_MEDIAN_RATIO else "MISSED"
+    top, top_label = max(worst)
+    over = [label for ratio, label in sorted(worst, reverse=True) if ratio > TARGET_WORST_RATIO]
+    verdict = "met" if not over else f"MISSED on {len(over)}: {over}"
     console.print(
-        f"median arena / lower bound over {len(ratios)} models: {median:.4f} "
-        f"(target <= {TARGET_MEDIAN_RATIO}: {verdict}); max {max(ratios):.4f}"
+        f"arena / lower bound over {len(ratios)} models: median {median:.4f}, worst {top:.4f} "
+        f"({top_label}); every model <= {TARGET_WORST_RATIO}: {verdict}"
     )
     console.print(f"models whose arena is above GE-style reuse: {above_ge or 'none'}")
 
@@ -219,10 +227,12 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--skip-models", action="store_true")
+    parser.add_argument("--models-only", action="store_true")
     args = parser.parse_args()
     if not args.skip_models:
         bench_models()
-    bench_synthetic(args.sizes, args.runs, args.seed)
+    if not args.models_only:
+        bench_synthetic(args.sizes, args.runs, args.seed)
 
 
 if __name__ == "__main__":

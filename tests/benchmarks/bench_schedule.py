@@ -23,19 +23,15 @@ import statistics
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Iterator
-from functools import partial
 from pathlib import Path
 
 TESTS = Path(__file__).resolve().parents[1]
-for _dir in (TESTS / "device", TESTS / "onnx"):
+for _dir in (TESTS / "device",):
     sys.path.append(str(_dir))
 
-import onnx_model_records as onnx_records  # noqa: E402
-from memory_models import all_models  # noqa: E402
+from memory_models import all_models, onnx_models  # noqa: E402
 
 import opgraph  # noqa: E402
-from opgraph import Graph  # noqa: E402
 
 #: Families of classification networks (by label substring).
 CLASSIFIERS = (
@@ -62,19 +58,6 @@ CLASSIFIERS = (
     "lenet",
 )
 SCHEDULES = ("topological", "depth_first", "frees_most")
-
-
-def load_onnx_model(name: str, workdir: Path) -> Graph:
-    """Corpus model ``name`` (weights recreated beside it) at run A's shapes."""
-    directory = workdir / name
-    directory.mkdir(exist_ok=True)
-    path = onnx_records.model_file(name, directory)
-    return opgraph.load_onnx(path, onnx_records.fixed_input_shapes(onnx_records.load_record(name)))
-
-
-def onnx_models(workdir: Path) -> Iterator[tuple[str, Callable[[], Graph]]]:
-    for name in onnx_records.model_names():
-        yield f"onnx/{name}", partial(load_onnx_model, name, workdir)
 
 
 def main() -> None:

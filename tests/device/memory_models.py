@@ -12,12 +12,16 @@ from functools import partial
 from pathlib import Path
 
 TESTS = Path(__file__).resolve().parent.parent
-for _dir in (TESTS, TESTS / "tensorflow", TESTS / "caffe"):
+for _dir in (TESTS, TESTS / "tensorflow", TESTS / "caffe", TESTS / "onnx"):
     if str(_dir) not in sys.path:
         sys.path.append(str(_dir))
 
 from caffe_helpers import DATA as CAFFE_DATA  # noqa: E402
 from caffe_helpers import MODELS  # noqa: E402
+from onnx_model_records import fixed_input_shapes  # noqa: E402
+from onnx_model_records import load_record as load_onnx_record  # noqa: E402
+from onnx_model_records import model_file as onnx_model_file  # noqa: E402
+from onnx_model_records import model_names as onnx_model_names  # noqa: E402
 from tf_fixtures import DATA as TF_DATA  # noqa: E402
 from tf_model_records import load_record, model_file, model_names  # noqa: E402
 
@@ -57,8 +61,23 @@ def load_caffe_net(path: Path) -> Graph:
     return graph
 
 
+def load_onnx_model(name: str, workdir: Path) -> Graph:
+    """ONNX corpus model ``name`` (its weights recreated beside it) at the
+    input shapes of its onnxruntime record (run A), inferred."""
+    directory = workdir / f"onnx_{name}"
+    directory.mkdir(exist_ok=True)
+    path = onnx_model_file(name, directory)
+    return opgraph.load_onnx(path, fixed_input_shapes(load_onnx_record(name)))
+
+
+def onnx_models(workdir: Path) -> Iterator[tuple[str, Callable[[], Graph]]]:
+    """``(label, loader)`` for every model of the ONNX corpus."""
+    for name in onnx_model_names():
+        yield f"onnx/{name}", partial(load_onnx_model, name, workdir)
+
+
 def all_models(workdir: Path) -> Iterator[tuple[str, Callable[[], Graph]]]:
-    """``(label, loader)`` for every model available here."""
+    """``(label, loader)`` for every TensorFlow and Caffe model available here."""
     for name in tensorflow_names():
         yield f"tf/{name}", partial(load_tensorflow_model, name, workdir)
     for name in CAFFE_FIXTURES:
@@ -78,5 +97,6 @@ __all__ = [
     "all_models",
     "load_caffe_net",
     "load_tensorflow_model",
+    "onnx_models",
     "tensorflow_names",
 ]

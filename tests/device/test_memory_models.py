@@ -31,7 +31,8 @@ def workdir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def assert_sound(plan: MemoryPlan) -> None:
     assert plan.check() == []
     assert plan.lower_bound_bytes <= plan.arena_bytes <= plan.strategies["ge_block_reuse"]
-    assert plan.arena_bytes == min(plan.strategies.values())
+    # GE's block reuse is the reference, not a candidate.
+    assert plan.arena_bytes == min(v for k, v in plan.strategies.items() if k != "ge_block_reuse")
     activations = [t for t in plan.tensors if t.region == "activation"]
     assert all(t.offset is not None and t.offset % 512 == 0 for t in activations)
 
@@ -40,6 +41,18 @@ def assert_sound(plan: MemoryPlan) -> None:
 def test_tensorflow_models(name: str, workdir: Path) -> None:
     plan = opgraph.plan_memory(load_tensorflow_model(name, workdir), allow_dynamic=True)
     assert_sound(plan)
+
+
+@pytest.mark.parametrize("name", ["mobilenet_v2", "xception", "nasnet_mobile"])
+def test_after_prepare_the_arena_is_within_2_percent_of_its_bound(name: str, workdir: Path) -> None:
+    """What ``opgraph compile`` plans: the format pass's TransData buffers
+    fragment greedy placements (MobileNetV2 was 1.47x its bound, Xception
+    1.11x); perturbed restarts of the repair strategy close the gap."""
+    graph = load_tensorflow_model(name, workdir)
+    opgraph.prepare(graph, "Ascend310")
+    plan = opgraph.plan_memory(graph)
+    assert_sound(plan)
+    assert plan.arena_bytes <= 1.02 * plan.lower_bound_bytes
 
 
 def test_resnet50_is_fully_static(workdir: Path) -> None:

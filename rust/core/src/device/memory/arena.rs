@@ -44,6 +44,9 @@ pub struct ArenaPlan {
     pub arena_bytes: u64,
     /// The maximum over steps of the live (aligned) bytes.
     pub lower_bound_bytes: u64,
+    /// The strategy whose arena is used: the smallest of opgraph's own
+    /// (GE's block reuse is the reference it is compared with, chosen only
+    /// when named).
     pub chosen: Strategy,
     /// Every strategy run, in [`Strategy::ALL`] order.
     pub strategies: Vec<StrategyResult>,
@@ -98,10 +101,13 @@ pub fn plan_lifetimes(
             elapsed: ctx.elapsed(strategy),
         });
     }
-    // The smallest; on ties the last (ALL lists the simplest first).
+    // The smallest of opgraph's own strategies; on ties the last (ALL
+    // lists the simplest first). GE's block reuse is run as the reference
+    // it is (reported in `strategies`), not as a candidate, unless asked for.
     let chosen = results
         .iter()
         .rev()
+        .filter(|r| options.strategy.is_some() || r.strategy != Strategy::GeBlockReuse)
         .min_by_key(|r| r.arena_bytes)
         .map_or(Strategy::Naive, |r| r.strategy);
     let best = results.iter().find(|r| r.strategy == chosen);
