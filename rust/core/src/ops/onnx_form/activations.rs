@@ -4,15 +4,9 @@
 //! and Shrink (9–22). Element-wise: `y` has the dtype, shape and format of
 //! `x`; the float attributes carry ONNX's names and defaults.
 
+use super::FLOATS;
 use crate::op::{FollowType, OpSchema, ParamType, PortDef};
 use crate::types::{AttrType, AttrValue, DataType};
-
-const FLOATS: &[DataType] = &[
-    DataType::Float16,
-    DataType::Bf16,
-    DataType::Float,
-    DataType::Double,
-];
 
 /// Shrink takes every numeric type.
 const NUMBERS: &[DataType] = &[

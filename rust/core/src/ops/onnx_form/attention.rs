@@ -9,18 +9,12 @@
 //! TensorScatter (24), the KV-cache update beside it, writes `update` into
 //! `past_cache` along `axis`: the result has the cache's dtype and shape.
 
+use super::FLOATS;
 use crate::bail;
 use crate::infer::OpContext;
 use crate::op::{op_fn, FollowType, OpError, OpSchema, ParamType, PortDef};
 use crate::ops::common::{add_dims, exact_div_dim, mul_dims};
 use crate::types::{AttrType, AttrValue, DataType, Shape, UNKNOWN_DIM};
-
-const FLOATS: &[DataType] = &[
-    DataType::Float16,
-    DataType::Bf16,
-    DataType::Float,
-    DataType::Double,
-];
 
 pub(super) fn schemas() -> Vec<OpSchema> {
     let int = |v: i64| Some(AttrValue::Int(v));

@@ -10,18 +10,12 @@
 //! formula without ceil_mode).
 
 use super::window::{per_axis, pool_output, AutoPad, Axis};
+use super::FLOATS;
 use crate::bail;
 use crate::infer::OpContext;
 use crate::op::{op_fn, FollowType, OpError, OpSchema, ParamType, PortDef};
 use crate::ops::common::mul_dims;
 use crate::types::{AttrType, AttrValue, DataType, Shape, UNKNOWN_DIM};
-
-const FLOATS: &[DataType] = &[
-    DataType::Float16,
-    DataType::Bf16,
-    DataType::Float,
-    DataType::Double,
-];
 
 pub(super) fn schemas() -> Vec<OpSchema> {
     let conv1d = with_attrs(OpSchema::new("Conv1D"))

@@ -11,19 +11,13 @@
 
 use super::dims::{channel_vector, merge_dim};
 use super::window::{per_axis, to_i64, AutoPad};
+use super::FLOATS;
 use crate::bail;
 use crate::infer::OpContext;
 use crate::op::{op_fn, FollowType, OpError, OpSchema, ParamType, PortDef};
 use crate::ops::common::mul_dims;
 use crate::ops::ranges;
-use crate::types::{AttrType, AttrValue, DataType, Shape, UNKNOWN_DIM};
-
-const FLOATS: &[DataType] = &[
-    DataType::Float16,
-    DataType::Bf16,
-    DataType::Float,
-    DataType::Double,
-];
+use crate::types::{AttrType, AttrValue, Shape, UNKNOWN_DIM};
 
 /// The largest spatial rank ONNX ConvTranspose kernels are used with here.
 const MAX_SPATIAL: usize = 3;

@@ -55,6 +55,15 @@ use crate::types::DataType;
 /// Index / shape-vector dtypes.
 const INDEX: &[DataType] = &[DataType::Int32, DataType::Int64];
 
+/// ONNX's floating-point tensor types (`tensor(float16)`, `bfloat16`,
+/// `float`, `double`).
+const FLOATS: &[DataType] = &[
+    DataType::Float16,
+    DataType::Bf16,
+    DataType::Float,
+    DataType::Double,
+];
+
 pub(super) fn schemas() -> Vec<OpSchema> {
     let mut all = Vec::new();
     all.extend(slice::schemas());

@@ -15,17 +15,11 @@
 //! `[C]` in opset 21; both lengths are accepted.
 
 use super::dims::{channel_vector, merge_dim};
+use super::FLOATS;
 use crate::bail;
 use crate::infer::OpContext;
 use crate::op::{op_fn, FollowType, OpError, OpSchema, ParamType, PortDef};
-use crate::types::{AttrType, AttrValue, DataType, Shape, UNKNOWN_DIM};
-
-const FLOATS: &[DataType] = &[
-    DataType::Float16,
-    DataType::Bf16,
-    DataType::Float,
-    DataType::Double,
-];
+use crate::types::{AttrType, AttrValue, Shape, UNKNOWN_DIM};
 
 fn param(name: &str) -> PortDef {
     PortDef::new(name, ParamType::Required).dtype_list(FLOATS)

@@ -8,6 +8,7 @@
 //! 1-D operands are promoted and their added dim removed again.
 
 use super::matmul_shape::numpy_matmul;
+use super::FLOATS;
 use crate::bail;
 use crate::infer::OpContext;
 use crate::op::{op_fn, FollowType, OpError, OpSchema, ParamType, PortDef};
@@ -21,13 +22,6 @@ const QUANTISED: &[DataType] = &[
     DataType::Uint16,
     DataType::Int32,
     DataType::Int4,
-];
-
-const FLOATS: &[DataType] = &[
-    DataType::Float16,
-    DataType::Bf16,
-    DataType::Float,
-    DataType::Double,
 ];
 
 pub(super) fn schemas() -> Vec<OpSchema> {

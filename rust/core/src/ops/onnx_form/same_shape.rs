@@ -5,18 +5,12 @@
 //! normalised dims) and RotaryEmbedding (23, x `[batch, seq, hidden]` or
 //! `[batch, heads, seq, head_size]`).
 
+use super::FLOATS;
 use super::{distinct_axes, onnx_axis};
 use crate::bail;
 use crate::infer::OpContext;
 use crate::op::{op_fn, FollowType, OpError, OpSchema, ParamType, PortDef};
 use crate::types::{AttrType, AttrValue, DataType};
-
-const FLOATS: &[DataType] = &[
-    DataType::Float16,
-    DataType::Bf16,
-    DataType::Float,
-    DataType::Double,
-];
 
 fn like_x(op_type: &str) -> OpSchema {
     OpSchema::new(op_type)

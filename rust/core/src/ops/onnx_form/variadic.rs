@@ -4,6 +4,7 @@
 //! TensorFlow's Maximum / Minimum take two inputs, so a Sum or Max of three
 //! broadcasting inputs has no single GE op. `y` has the inputs' dtype.
 
+use super::FLOATS;
 use crate::bail;
 use crate::infer::OpContext;
 use crate::op::{op_fn, FollowType, OpError, OpSchema, ParamType, PortDef};
@@ -23,13 +24,6 @@ const NUMBERS: &[DataType] = &[
     DataType::Uint16,
     DataType::Uint32,
     DataType::Uint64,
-];
-
-const FLOATS: &[DataType] = &[
-    DataType::Float16,
-    DataType::Bf16,
-    DataType::Float,
-    DataType::Double,
 ];
 
 pub(super) fn schemas() -> Vec<OpSchema> {

@@ -89,24 +89,8 @@ pub(super) fn plugins() -> Vec<ParserPlugin> {
             Node::of(src).copy(dst, "upper", "upper");
             Ok(())
         }),
-        plugin("Cumsum", "CumSum", 1, |src, dst| {
-            let node = Node::of(src);
-            dst.set_attr(
-                "exclusive",
-                AttrValue::Bool(node.int_or("exclusive", 0)? != 0),
-            );
-            dst.set_attr("reverse", AttrValue::Bool(node.int_or("reverse", 0)? != 0));
-            Ok(())
-        }),
-        plugin("Cumprod", "CumProd", 1, |src, dst| {
-            let node = Node::of(src);
-            dst.set_attr(
-                "exclusive",
-                AttrValue::Bool(node.int_or("exclusive", 0)? != 0),
-            );
-            dst.set_attr("reverse", AttrValue::Bool(node.int_or("reverse", 0)? != 0));
-            Ok(())
-        }),
+        plugin("Cumsum", "CumSum", 1, parse_cumulative),
+        plugin("Cumprod", "CumProd", 1, parse_cumulative),
         plugin("OneHotV2", "OneHot", 1, |src, dst| {
             Node::of(src).copy(dst, "axis", "axis");
             Ok(())
@@ -134,6 +118,15 @@ pub(super) fn plugins() -> Vec<ParserPlugin> {
         plugin("ArgMax", "ArgMax", 1, parse_arg),
         plugin("ArgMin", "ArgMin", 1, parse_arg),
     ]
+}
+
+/// CumSum / CumProd: ONNX's int flags as the IR's bools.
+fn parse_cumulative(src: &FrameworkOp, dst: &mut OpDraft) -> Result<(), PluginError> {
+    let node = Node::of(src);
+    for flag in ["exclusive", "reverse"] {
+        dst.set_attr(flag, AttrValue::Bool(node.int_or(flag, 0)? != 0));
+    }
+    Ok(())
 }
 
 /// Compress / Unique: without `axis` they select over the flattened input.
