@@ -119,3 +119,12 @@ def test_a_weight_that_disagrees_with_its_layer_is_an_error_naming_it(tmp_path: 
     )
     with pytest.raises(opgraph.errors.OpgraphError, match="3 channels do not divide into 2 groups"):
         load_caffe(prototxt)
+
+
+def test_a_file_that_is_not_this_nets_caffemodel_is_refused() -> None:
+    # A TensorFlow GraphDef decodes as a NetParameter with no layers: it used
+    # to be accepted silently as "no trained layers".
+    prototxt = Path(__file__).parent / "data" / "decode_v1.prototxt"
+    graph_def = Path(__file__).parents[1] / "tensorflow" / "data" / "model_convnet.pb"
+    with pytest.raises(opgraph.errors.ParseError, match="blobs for none of the net's 2 weighted layers"):
+        load_caffe(prototxt, graph_def)

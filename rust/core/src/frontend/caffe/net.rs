@@ -46,6 +46,9 @@ pub(super) fn convert_net(
     for (blob, shape) in net_inputs(net)? {
         graph.placeholder(&blob, shape)?;
     }
+    // The net's layers that have weights, and how many the file covers.
+    let mut weighted: Vec<String> = Vec::new();
+    let mut covered = 0usize;
     for layer in layers(net)? {
         let keep = state
             .keeps(layer.message)
@@ -56,8 +59,24 @@ pub(super) fn convert_net(
         if layer.kind == "Input" {
             graph.input_layer(&layer)?;
         } else {
+            if !weight_shapes(&layer).is_empty() {
+                covered += usize::from(weights.is_some_and(|w| w.has(&layer.name)));
+                weighted.push(layer.name.clone());
+            }
             graph.layer(&layer, weights)?;
         }
+    }
+    // Caffe copies trained layers by name and leaves the others as they
+    // are; a file naming none of the weighted layers is not this net's
+    // weights (or not a .caffemodel: other protobuf files decode as an
+    // empty net).
+    if weights.is_some() && covered == 0 && !weighted.is_empty() {
+        let listed = crate::message::capped_list(&weighted, ", ");
+        return Err(NetError::Weights(format!(
+            "the weights file has blobs for none of the net's {} weighted layers ({listed}); \
+             expected the .caffemodel trained for this net",
+            weighted.len()
+        )));
     }
     if graph.ops.is_empty() {
         return Err(NetError::Net(
@@ -256,7 +275,9 @@ fn blob_values(
         .collect();
     let tensors = |tensors: Vec<HostTensor>| tensors.into_iter().map(AttrValue::Tensor).collect();
     if let Some(given) = weights.and_then(|w| w.tensors(&layer.name, &ranks)) {
-        return given.map(tensors).map_err(NetError::Weights);
+        let given = given.map_err(NetError::Weights)?;
+        check_given(layer, &shapes, &given).map_err(NetError::Weights)?;
+        return Ok(tensors(given));
     }
     let inline: Vec<&DynamicMessage> = message::messages(layer.message, "blobs").collect();
     if !inline.is_empty() {
@@ -272,6 +293,40 @@ fn blob_values(
         return Ok(tensors(read?));
     }
     Ok(shapes.into_iter().map(opaque_float).collect())
+}
+
+/// Each of the file's blobs for `layer` must agree with every dim the
+/// layer's parameters give it (`expected`: -1 a dim only the input tells,
+/// `[-2]` an unknown rank), as Caffe checks when it copies them. How many
+/// blobs there are is the file's to say, as in GE's parser.
+fn check_given(
+    layer: &Layer<'_>,
+    expected: &[Vec<i64>],
+    given: &[HostTensor],
+) -> Result<(), String> {
+    // A layer type without built-in blobs (a custom layer) checks nothing:
+    // its plugin takes what the file gives.
+    for (i, (want, tensor)) in expected.iter().zip(given).enumerate() {
+        let have = tensor.shape().dims();
+        let agrees = want.first() == Some(&-2)
+            || (want.len() == have.len()
+                && want.iter().zip(have).all(|(&w, &h)| w == -1 || w == h));
+        if !agrees {
+            let shown: Vec<String> = want
+                .iter()
+                .map(|&d| if d < 0 { "?".to_owned() } else { d.to_string() })
+                .collect();
+            return Err(format!(
+                "blob {i} of layer '{}' ({}) has the shape {} in the file, but the layer's \
+                 parameters give [{}]",
+                layer.name,
+                layer.kind,
+                tensor.shape(),
+                shown.join(", ")
+            ));
+        }
+    }
+    Ok(())
 }
 
 fn opaque_float(shape: Vec<i64>) -> AttrValue {

@@ -34,6 +34,11 @@ pub struct CaffeWeights {
 }
 
 impl CaffeWeights {
+    /// Whether the file has blobs for layer `name`.
+    pub fn has(&self, name: &str) -> bool {
+        self.layers.contains_key(name)
+    }
+
     /// Names of the layers that have blobs, in file order.
     pub fn layer_names(&self) -> impl Iterator<Item = &str> {
         self.order.iter().map(String::as_str)

@@ -267,3 +267,35 @@ fn blobs_written_in_the_prototxt_are_weights_too() {
         Vec::<i64>::new()
     );
 }
+
+#[test]
+fn a_blob_that_disagrees_with_the_layer_parameters_names_layer_and_blob() {
+    // num_output 2, kernel 1: the file's [3, 1, 1, 1] filter is another net's.
+    let weights = decode_weights(caffemodel(&[(
+        "conv",
+        vec![(vec![3, 1, 1, 1], vec![1.0, 2.0, 3.0])],
+    )]))
+    .unwrap();
+    let Err(FrontendError::Decode(message)) = decode_with(CONV_SCALE, &weights) else {
+        panic!("expected a decode error");
+    };
+    assert!(
+        message.contains("blob 0 of layer 'conv' (Convolution) has the shape [3, 1, 1, 1]")
+            && message.contains("parameters give [2, ?, 1, 1]"),
+        "{message}"
+    );
+}
+
+#[test]
+fn a_weights_file_naming_none_of_the_weighted_layers_is_refused() {
+    // Another net's .caffemodel, or a file that only decodes as an empty net.
+    let weights =
+        decode_weights(caffemodel(&[("other", vec![(vec![2], vec![1.0, 2.0])])])).unwrap();
+    let Err(FrontendError::Decode(message)) = decode_with(CONV_SCALE, &weights) else {
+        panic!("expected a decode error");
+    };
+    assert!(
+        message.contains("none of the net's 2 weighted layers (conv, scale)"),
+        "{message}"
+    );
+}
