@@ -4,25 +4,9 @@
 //! and Shrink (9–22). Element-wise: `y` has the dtype, shape and format of
 //! `x`; the float attributes carry ONNX's names and defaults.
 
-use super::FLOATS;
+use super::{FLOATS, NUMBERS};
 use crate::op::{FollowType, OpSchema, ParamType, PortDef};
 use crate::types::{AttrType, AttrValue, DataType};
-
-/// Shrink takes every numeric type.
-const NUMBERS: &[DataType] = &[
-    DataType::Float16,
-    DataType::Bf16,
-    DataType::Float,
-    DataType::Double,
-    DataType::Int8,
-    DataType::Int16,
-    DataType::Int32,
-    DataType::Int64,
-    DataType::Uint8,
-    DataType::Uint16,
-    DataType::Uint32,
-    DataType::Uint64,
-];
 
 type Row = (
     &'static str,

@@ -64,6 +64,22 @@ const FLOATS: &[DataType] = &[
     DataType::Double,
 ];
 
+/// ONNX's real number types: the floats and every integer width.
+const NUMBERS: &[DataType] = &[
+    DataType::Float16,
+    DataType::Bf16,
+    DataType::Float,
+    DataType::Double,
+    DataType::Int8,
+    DataType::Int16,
+    DataType::Int32,
+    DataType::Int64,
+    DataType::Uint8,
+    DataType::Uint16,
+    DataType::Uint32,
+    DataType::Uint64,
+];
+
 pub(super) fn schemas() -> Vec<OpSchema> {
     let mut all = Vec::new();
     all.extend(slice::schemas());

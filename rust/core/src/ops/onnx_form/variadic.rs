@@ -4,27 +4,12 @@
 //! TensorFlow's Maximum / Minimum take two inputs, so a Sum or Max of three
 //! broadcasting inputs has no single GE op. `y` has the inputs' dtype.
 
-use super::FLOATS;
+use super::{FLOATS, NUMBERS};
 use crate::bail;
 use crate::infer::OpContext;
 use crate::op::{op_fn, FollowType, OpError, OpSchema, ParamType, PortDef};
 use crate::ops::broadcast_shapes;
-use crate::types::{DataType, Shape};
-
-const NUMBERS: &[DataType] = &[
-    DataType::Float16,
-    DataType::Bf16,
-    DataType::Float,
-    DataType::Double,
-    DataType::Int8,
-    DataType::Int16,
-    DataType::Int32,
-    DataType::Int64,
-    DataType::Uint8,
-    DataType::Uint16,
-    DataType::Uint32,
-    DataType::Uint64,
-];
+use crate::types::Shape;
 
 pub(super) fn schemas() -> Vec<OpSchema> {
     [
