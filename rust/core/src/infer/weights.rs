@@ -11,7 +11,8 @@ use crate::graph::{Graph, NodeId, OutputRef};
 use crate::infer::OpContext;
 use crate::internal::catch_internal;
 use crate::op::{OpError, OpSchema, WeightShapesFn};
-use crate::types::{Shape, TensorDesc, UNKNOWN_DIM};
+use crate::ops::nn::dims::merge_shapes;
+use crate::types::TensorDesc;
 use smallvec::SmallVec;
 
 /// A weight to complete: a Const without a value whose shape is not static.
@@ -55,36 +56,15 @@ pub(super) fn complete_weights(
         if !is_placeholder(graph, edge) {
             continue;
         }
-        let merged = agree(graph.tensor(edge).shape(), &shape).ok_or_else(|| {
-            OpError::new(format!(
-                "weight '{}' has the shape {} but the layer needs {shape}",
-                graph.node(edge.node).name,
-                graph.tensor(edge).shape()
-            ))
-        })?;
+        let merged = merge_shapes(
+            graph.tensor(edge).shape(),
+            &shape,
+            &format!(
+                "weight '{}' does not have the shape the layer needs",
+                graph.node(edge.node).name
+            ),
+        )?;
         graph.node_mut(edge.node).outputs[edge.index as usize].set_shape(merged);
     }
     Ok(())
-}
-
-/// `have` with its unknown dims taken from `need`, or `None` when a dim
-/// both know differs or the ranks differ.
-fn agree(have: &Shape, need: &Shape) -> Option<Shape> {
-    let (Some(a), Some(b)) = (have.rank(), need.rank()) else {
-        return Some(if have.is_unknown_rank() { need } else { have }.clone());
-    };
-    if a != b {
-        return None;
-    }
-    let dims = have
-        .dims()
-        .iter()
-        .zip(need.dims())
-        .map(|(&x, &y)| match (x, y) {
-            (UNKNOWN_DIM, d) | (d, UNKNOWN_DIM) => Some(d),
-            _ if x == y => Some(x),
-            _ => None,
-        })
-        .collect::<Option<Vec<i64>>>()?;
-    Some(Shape::from_dims(dims))
 }

@@ -27,7 +27,7 @@ pub(super) fn with_rank(shape: &Shape, rank: usize, what: &str) -> Result<Dims, 
 
 /// The one value two dims that must be equal stand for: the known one when
 /// either is unknown, an error naming `what` when both are known and differ.
-pub(super) fn merge_dim(a: i64, b: i64, what: &str) -> Result<i64, OpError> {
+pub(crate) fn merge_dim(a: i64, b: i64, what: &str) -> Result<i64, OpError> {
     match (a, b) {
         (UNKNOWN_DIM, d) | (d, UNKNOWN_DIM) => Ok(d),
         _ if a == b => Ok(a),

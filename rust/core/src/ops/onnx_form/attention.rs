@@ -14,6 +14,7 @@ use crate::bail;
 use crate::infer::OpContext;
 use crate::op::{op_fn, FollowType, OpError, OpSchema, ParamType, PortDef};
 use crate::ops::common::{add_dims, exact_div_dim, mul_dims};
+use crate::ops::nn::dims::merge_dim;
 use crate::types::{AttrType, AttrValue, DataType, Shape, UNKNOWN_DIM};
 
 pub(super) fn schemas() -> Vec<OpSchema> {
@@ -127,14 +128,6 @@ fn heads(shape: &Shape, name: &str, num_heads: i64) -> Result<Heads, OpError> {
     }
 }
 
-fn merge(a: i64, b: i64, what: &str) -> Result<i64, OpError> {
-    match (a, b) {
-        (UNKNOWN_DIM, d) | (d, UNKNOWN_DIM) => Ok(d),
-        (a, b) if a == b => Ok(a),
-        (a, b) => bail!("{what} differ: {a} and {b}"),
-    }
-}
-
 fn infer_attention(ctx: &mut OpContext<'_>) -> Result<(), OpError> {
     let q_heads = ctx.attr_int("q_num_heads")?;
     let kv_heads = ctx.attr_int("kv_num_heads")?;
@@ -147,14 +140,18 @@ fn infer_attention(ctx: &mut OpContext<'_>) -> Result<(), OpError> {
     let q = heads(qs, "Q", q_heads)?;
     let k = heads(ks, "K", kv_heads)?;
     let v = heads(vs, "V", kv_heads)?;
-    let batch = merge(
-        merge(q.batch, k.batch, "the batch sizes of Q and K")?,
+    let batch = merge_dim(
+        merge_dim(q.batch, k.batch, "Q and K have different batch sizes")?,
         v.batch,
-        "the batch sizes of K and V",
+        "K and V have different batch sizes",
     )?;
-    merge(q.head_size, k.head_size, "the head sizes of Q and K")?;
-    let kv_seq = merge(k.seq, v.seq, "the sequence lengths of K and V")?;
-    let kv_h = merge(k.heads, v.heads, "the head counts of K and V")?;
+    merge_dim(
+        q.head_size,
+        k.head_size,
+        "Q and K have different head sizes",
+    )?;
+    let kv_seq = merge_dim(k.seq, v.seq, "K and V have different sequence lengths")?;
+    let kv_h = merge_dim(k.heads, v.heads, "K and V have different head counts")?;
     if q.heads > 0 && kv_h > 0 && exact_div_dim(q.heads, kv_h).is_none() {
         bail!(
             "Q's {} heads are not a multiple of K/V's {kv_h} heads",

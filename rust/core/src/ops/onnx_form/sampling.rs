@@ -7,6 +7,7 @@
 use crate::bail;
 use crate::infer::OpContext;
 use crate::op::{op_fn, FollowType, OpError, OpSchema, ParamType, PortDef, ValueDepend};
+use crate::ops::nn::dims::merge_dim;
 use crate::types::{AttrType, AttrValue, Shape, UNKNOWN_DIM};
 
 pub(super) fn schemas() -> Vec<OpSchema> {
@@ -31,15 +32,6 @@ pub(super) fn schemas() -> Vec<OpSchema> {
     vec![grid_sample, affine_grid]
 }
 
-/// `a` or `b`, whichever is known; both known and different is an error.
-fn merge(a: i64, b: i64, what: &str) -> Result<i64, OpError> {
-    match (a, b) {
-        (UNKNOWN_DIM, d) | (d, UNKNOWN_DIM) => Ok(d),
-        (a, b) if a == b => Ok(a),
-        (a, b) => bail!("{what}: {a} and {b} differ"),
-    }
-}
-
 fn infer_grid_sample(ctx: &mut OpContext<'_>) -> Result<(), OpError> {
     let (x, grid) = (ctx.input_shape(0)?, ctx.input_shape(1)?);
     let (Some(xr), Some(gr)) = (x.rank(), grid.rank()) else {
@@ -55,7 +47,10 @@ fn infer_grid_sample(ctx: &mut OpContext<'_>) -> Result<(), OpError> {
     if last != UNKNOWN_DIM && last != spatial {
         bail!("grid {grid} must end in {spatial} (one coordinate per spatial dim of x {x})");
     }
-    let mut out = vec![merge(xd[0], gd[0], "x's and grid's batch sizes")?, xd[1]];
+    let mut out = vec![
+        merge_dim(xd[0], gd[0], "x and grid have different batch sizes")?,
+        xd[1],
+    ];
     out.extend_from_slice(&gd[1..gr.saturating_sub(1)]);
     ctx.set_output_shape(0, Shape::from_dims(out))
 }
@@ -82,7 +77,11 @@ fn infer_affine_grid(ctx: &mut OpContext<'_>) -> Result<(), OpError> {
             if let Some(d) = s.iter().find(|&&d| d < 0) {
                 bail!("size {s:?} has {d}; every size must be >= 0");
             }
-            out.push(merge(n_theta, s[0], "theta's and size's batch sizes")?);
+            out.push(merge_dim(
+                n_theta,
+                s[0],
+                "theta and size have different batch sizes",
+            )?);
             out.extend_from_slice(&s[2..]);
         }
         Some(s) => bail!(
