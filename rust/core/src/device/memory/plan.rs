@@ -163,6 +163,9 @@ pub fn plan_memory(
         None if graph.len() <= MAX_AUTO_SCHEDULE_NODES => ScheduleKind::ALL.to_vec(),
         None => vec![ScheduleKind::Topological],
     };
+    // With one order there is nothing to compare: its peak is the arena's
+    // lower bound, computed by the placement anyway.
+    let measure = kinds.len() > 1;
     let mut best: Option<Scheduled<'_>> = None;
     let mut schedule_peaks = Vec::with_capacity(kinds.len());
     for kind in kinds {
@@ -171,8 +174,10 @@ pub fn plan_memory(
             // The graph keeps its topological order (a v1 loop).
             continue;
         }
-        let candidate = Scheduled::new(graph, registry, options, kind, order)?;
-        schedule_peaks.push((kind, candidate.peak));
+        let candidate = Scheduled::new(graph, registry, options, kind, order, measure)?;
+        if measure {
+            schedule_peaks.push((kind, candidate.peak));
+        }
         if best.as_ref().is_none_or(|b| candidate.peak < b.peak) {
             best = Some(candidate);
         }
@@ -194,6 +199,9 @@ pub fn plan_memory(
         )));
     };
     let arena = plan_lifetimes(&lifetimes, &options.arena)?;
+    if !measure {
+        schedule_peaks.push((chosen, arena.lower_bound_bytes));
+    }
     let mut offsets: Vec<Option<u64>> = vec![None; buffers.buffers.len()];
     for (&b, &offset) in activations.iter().zip(&arena.offsets) {
         offsets[b] = Some(offset);
@@ -256,7 +264,7 @@ pub fn plan_memory(
 }
 
 /// One order's schedule, buffers and activation lifetimes, with the peak
-/// of its live activation bytes.
+/// of its live activation bytes (0 unless measured).
 struct Scheduled<'g> {
     kind: ScheduleKind,
     schedule: Schedule<'g>,
@@ -273,6 +281,7 @@ impl<'g> Scheduled<'g> {
         options: &PlanOptions,
         kind: ScheduleKind,
         order: Option<Vec<crate::graph::NodeId>>,
+        measure: bool,
     ) -> Result<Scheduled<'g>, MemoryError> {
         let schedule = schedule_in_order(graph, registry, order)?;
         let buffers = buffers(&schedule, options.use_shape_ranges, options.allow_dynamic)?;
@@ -286,10 +295,14 @@ impl<'g> Scheduled<'g> {
                 Lifetime::new(buffer.size.unwrap_or(0), buffer.first, buffer.last)
             })
             .collect();
-        let peak = lower_bound(&live_profile(&Prepared::new(
-            &lifetimes,
-            options.arena.alignment,
-        )?));
+        let peak = if measure {
+            lower_bound(&live_profile(&Prepared::new(
+                &lifetimes,
+                options.arena.alignment,
+            )?))
+        } else {
+            0
+        };
         Ok(Scheduled {
             kind,
             schedule,
