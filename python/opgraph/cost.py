@@ -65,6 +65,10 @@ class NodeCost:
     count: float
     fused_into: str | None = None
     note: str | None = None
+    cube_us: float = 0.0
+    """Cube time (``compute_us`` is the larger of this and ``vector_us``)."""
+    vector_us: float = 0.0
+    """Vector time, fused members' included."""
 
     @property
     def arithmetic_intensity(self) -> float:
@@ -77,7 +81,8 @@ class CostColumns:
     stream execution order, bodies after their caller): ``names`` (a
     :class:`StrColumn`: each name is made when read), float64
     arrays ``time_us``, ``flops``, ``padded_flops``, ``bytes``, ``l2_bytes``,
-    ``compute_us``, ``memory_us``, ``overhead_us`` and ``count``, and small
+    ``compute_us``, ``memory_us``, ``overhead_us``, ``count``, ``cube_us`` and
+    ``vector_us``, and small
     integer codes into name tables: ``bound_codes`` (uint8) into
     :data:`BOUNDS`, ``op_type_codes`` into ``op_types``, ``fused_into_codes``
     into ``fused_into`` (a :class:`StrColumn` too) and ``note_codes`` into ``notes`` (int32, -1 for
@@ -94,6 +99,8 @@ class CostColumns:
         "memory_us",
         "overhead_us",
         "count",
+        "cube_us",
+        "vector_us",
     )
 
     def __init__(self, raw: Mapping[str, Any]) -> None:
@@ -110,6 +117,10 @@ class CostColumns:
         self.memory_us: Float64Array = raw["memory_us"]
         self.overhead_us: Float64Array = raw["overhead_us"]
         self.count: Float64Array = raw["count"]
+        # Reports saved before these columns existed read as zeros.
+        zeros = np.zeros(len(self.time_us))
+        self.cube_us: Float64Array = raw.get("cube_us", zeros)
+        self.vector_us: Float64Array = raw.get("vector_us", zeros)
         self.fused_into: StrColumn = column(raw, "fused_into")
         self.fused_into_codes: Int32Array = raw["fused_into_codes"]
         self.notes: list[str] = raw["notes"]
@@ -172,6 +183,8 @@ class CostColumns:
             self.count.item(i),
             None if fused < 0 else self.fused_into[fused],
             None if note < 0 else self.notes[note],
+            self.cube_us.item(i),
+            self.vector_us.item(i),
         )
 
     def rows(self) -> Iterator[NodeCost]:
@@ -188,7 +201,7 @@ class CostColumns:
             *floats,
             strict=True,
         ):
-            time_us, flops, padded, nbytes, l2, compute, memory, overhead, count = values
+            time_us, flops, padded, nbytes, l2, compute, memory, overhead, count, cube, vector = values
             yield NodeCost(
                 name,
                 op_types[op_code],
@@ -204,6 +217,8 @@ class CostColumns:
                 count,
                 None if fused < 0 else fused_names[fused],
                 None if note < 0 else notes[note],
+                cube,
+                vector,
             )
 
     def __eq__(self, other: object) -> bool:

@@ -166,7 +166,7 @@ def _load(options: CompileOptions) -> tuple[Graph, list[ScopePassRun], dict[str,
 def prepare_for_precision(graph: Graph, soc: str, precision: PrecisionMode) -> PrepareReport:
     """The storage-format pass for ATC's precision mode, as ``opgraph compile``
     runs it before the cost model (and as the cost model's validation,
-    ``tests/device/cost_validation.py``, runs it: one path, one calibration).
+    ``tests/device/calibration/published.py``, runs it: one path, one calibration).
 
     TransData is inserted in every mode: the device runs it. Casts are
     inserted only for ``allow_fp32_to_fp16``, where ATC does cast around each

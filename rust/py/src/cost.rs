@@ -234,6 +234,8 @@ fn report_columns(py: Python<'_>, mut report: CostReport) -> PyResult<Py<PyDict>
         ("bytes", c.bytes),
         ("l2_bytes", c.l2_bytes),
         ("compute_us", c.compute_us),
+        ("cube_us", c.cube_us),
+        ("vector_us", c.vector_us),
         ("memory_us", c.memory_us),
         ("overhead_us", c.overhead_us),
         ("count", c.count),

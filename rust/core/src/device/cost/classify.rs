@@ -48,6 +48,8 @@ const VIEWS: &[&str] = &[
     "IdentityN",
     "Flatten",
     "FlattenV2",
+    "SqueezeV3",
+    "UnsqueezeV3",
     "StopGradient",
     "PreventGradient",
     "Snapshot",
@@ -155,6 +157,17 @@ const SIMPLE: &[&str] = &[
     "FloorMod",
     "Power",
 ];
+/// A multiply-add and a clamp per element.
+const HARD_ACTIVATIONS: &[&str] = &["HardSigmoid", "HardSwish", "HardSigmoidGrad"];
+/// Batch normalisation with fixed statistics: a per-channel scale and shift,
+/// fused into the kernel that feeds it like any element-wise op.
+const INFERENCE_NORM: &[&str] = &[
+    "BNInference",
+    "BatchNorm",
+    "FusedBatchNorm",
+    "FusedBatchNormV2",
+    "FusedBatchNormV3",
+];
 /// Transcendental and division ops: a short instruction sequence each.
 const TRANSCENDENTAL: &[&str] = &[
     "Exp",
@@ -238,7 +251,9 @@ const NORM_PASSES: f64 = 4.0;
 const POOL: &[&str] = &[
     "MaxPool",
     "MaxPoolV2",
+    "MaxPoolV3",
     "AvgPool",
+    "AvgPoolV2",
     "Pooling",
     "MaxPool3D",
     "AvgPool3D",
@@ -257,6 +272,8 @@ const MOVEMENT: &[&str] = &[
     "SplitVD",
     "Slice",
     "StridedSlice",
+    "StridedSliceV2",
+    "Expand",
     "Gather",
     "GatherV2",
     "GatherNd",
@@ -288,6 +305,21 @@ const RESIZE: &[&str] = &[
 /// A sorting network over the input.
 const SORT: &[&str] = &["TopK", "TopKV2"];
 const SORT_PASSES: f64 = 8.0;
+
+/// Whether a batch norm computes its statistics (TF `is_training`, ONNX
+/// `training_mode`); GE's BNInference never does.
+fn training(node: &Node) -> bool {
+    use crate::types::AttrValue;
+    match (
+        node.attrs.get("is_training"),
+        node.attrs.get("training_mode"),
+    ) {
+        (Some(AttrValue::Bool(b)), _) => *b,
+        (_, Some(AttrValue::Int(v))) => *v != 0,
+        // TF's FusedBatchNorm defaults to training.
+        _ => node.op_type.starts_with("FusedBatchNorm"),
+    }
+}
 
 fn vector(passes: f64, basis: Basis, fusable: bool) -> OpClass {
     OpClass::Vector {
@@ -340,6 +372,12 @@ pub(crate) fn classify(node: &Node) -> OpClass {
             1.0
         };
         return vector(passes, Basis::Output, true);
+    }
+    if is(HARD_ACTIVATIONS) {
+        return vector(2.0, Basis::Output, true);
+    }
+    if is(INFERENCE_NORM) && !training(node) {
+        return vector(2.0, Basis::Output, true);
     }
     if is(TRANSCENDENTAL) {
         return vector(TRANSCENDENTAL_PASSES, Basis::Output, true);

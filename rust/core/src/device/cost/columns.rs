@@ -23,6 +23,8 @@ pub struct CostColumns {
     pub bytes: Vec<f64>,
     pub l2_bytes: Vec<f64>,
     pub compute_us: Vec<f64>,
+    pub cube_us: Vec<f64>,
+    pub vector_us: Vec<f64>,
     pub memory_us: Vec<f64>,
     pub overhead_us: Vec<f64>,
     pub count: Vec<f64>,
@@ -81,6 +83,8 @@ impl CostColumns {
         c.bytes = floats(|r| r.bytes);
         c.l2_bytes = floats(|r| r.l2_bytes);
         c.compute_us = floats(|r| r.compute_us);
+        c.cube_us = floats(|r| r.cube_us);
+        c.vector_us = floats(|r| r.vector_us);
         c.memory_us = floats(|r| r.memory_us);
         c.overhead_us = floats(|r| r.overhead_us);
         c.count = floats(|r| r.count);
@@ -121,6 +125,8 @@ impl CostColumns {
             bytes: self.bytes[i],
             l2_bytes: self.l2_bytes[i],
             compute_us: self.compute_us[i],
+            cube_us: self.cube_us[i],
+            vector_us: self.vector_us[i],
             memory_us: self.memory_us[i],
             overhead_us: self.overhead_us[i],
             count: self.count[i],

@@ -46,25 +46,38 @@ fn cube_k(dtype: DataType, spec: &DeviceSpec) -> Option<(u64, u32)> {
 }
 
 /// The split of the output blocks (units x m_blocks x n_blocks) over
-/// `cores` that leaves the busiest core the fewest instructions.
-pub(crate) fn split(units: u64, m_blocks: u64, n_blocks: u64, k_blocks: u64, cores: u64) -> Split {
+/// `cores` that leaves the busiest core the fewest instructions; among
+/// those, the one that reads the operands `a` (left, split by m) and `b`
+/// (right, split by n) fewest times: splitting N makes every core read the
+/// whole left operand, so a large feature map is split by M (or batch).
+pub(crate) fn split(
+    units: u64,
+    m_blocks: u64,
+    n_blocks: u64,
+    k_blocks: u64,
+    cores: u64,
+    (a, b): (f64, f64),
+) -> Split {
     let mut best = Split {
         per_core: u64::MAX,
         unit_cores: 1,
         m_cores: 1,
         n_cores: 1,
     };
-    for b in 1..=cores.min(units).max(1) {
-        for m in 1..=(cores / b).min(m_blocks).max(1) {
-            for n in 1..=(cores / (b * m)).min(n_blocks).max(1) {
-                let per_core = ceil_div(units, b)
+    let mut best_reads = f64::INFINITY;
+    for u in 1..=cores.min(units).max(1) {
+        for m in 1..=(cores / u).min(m_blocks).max(1) {
+            for n in 1..=(cores / (u * m)).min(n_blocks).max(1) {
+                let per_core = ceil_div(units, u)
                     .saturating_mul(ceil_div(m_blocks, m))
                     .saturating_mul(ceil_div(n_blocks, n))
                     .saturating_mul(k_blocks);
-                if per_core < best.per_core {
+                let reads = a * n as f64 + b * m as f64;
+                if per_core < best.per_core || (per_core == best.per_core && reads < best_reads) {
+                    best_reads = reads;
                     best = Split {
                         per_core,
-                        unit_cores: b,
+                        unit_cores: u,
                         m_cores: m,
                         n_cores: n,
                     };
@@ -276,19 +289,6 @@ pub(crate) fn cube_work(
     let k_blocks = ceil_div(gemm.k_channels, k0)
         .checked_mul(gemm.taps)
         .ok_or_else(|| CostError::Overflow { node: name.clone() })?;
-    let cores = u64::from(spec.ai_cores);
-    let s = split(gemm.units, m_blocks, n_blocks, k_blocks, cores);
-    let block_macs = (FRACTAL * FRACTAL * k0) as f64;
-    let instructions = s.per_core as f64 * block_macs / f64::from(macs_per_cycle);
-    let cube_cycles = instructions.max(pipe_cycles(
-        spec, &s, gemm.units, m_blocks, n_blocks, k_blocks,
-    ));
-    let useful_macs = [gemm.units, gemm.m, gemm.n, gemm.k_channels, gemm.taps]
-        .iter()
-        .map(|&v| v as f64)
-        .product::<f64>();
-    let padded_macs = (gemm.units * m_blocks * n_blocks) as f64 * k_blocks as f64 * block_macs;
-
     // Operands as the Cube reads them: the feature map in NC1HWC0 (or the
     // left matrix in FRACTAL_NZ), weights in FRACTAL_Z, the result stored.
     let a_bytes = if is_matmul {
@@ -308,7 +308,33 @@ pub(crate) fn cube_work(
     let b_bytes = fractal_bytes(name, dtype, w_units, gemm.n, w_cols, 1)?;
     let out = output(node)?;
     let c_bytes = stored_bytes(name, op, out, opts.precision, true)?;
-    let (dram, l2) = operand_traffic(spec, &s, a_bytes as f64, b_bytes as f64, c_bytes as f64);
+    let (a, b) = (a_bytes as f64, b_bytes as f64);
+    let cores = u64::from(spec.ai_cores);
+    let s = split(gemm.units, m_blocks, n_blocks, k_blocks, cores, (a, b));
+    let block_macs = (FRACTAL * FRACTAL * k0) as f64;
+    let instructions = s.per_core as f64 * block_macs / f64::from(macs_per_cycle);
+    let cube_cycles = instructions.max(pipe_cycles(
+        spec, &s, gemm.units, m_blocks, n_blocks, k_blocks,
+    ));
+    let useful_macs = [gemm.units, gemm.m, gemm.n, gemm.k_channels, gemm.taps]
+        .iter()
+        .map(|&v| v as f64)
+        .product::<f64>();
+    let padded_macs = (gemm.units * m_blocks * n_blocks) as f64 * k_blocks as f64 * block_macs;
+
+    let a_units = if is_matmul && x.shape().dims().len() <= 2 {
+        1
+    } else {
+        gemm.units
+    };
+    let operands = Operands {
+        a,
+        b,
+        c: c_bytes as f64,
+        a_per_unit: a / a_units as f64,
+        b_per_unit: b / w_units as f64,
+    };
+    let (dram, l2) = operand_traffic(spec, &s, gemm.units, &operands);
     Ok(Work {
         unit: Unit::Cube,
         cube_cycles,
@@ -321,34 +347,57 @@ pub(crate) fn cube_work(
     })
 }
 
+/// The bytes of a product's operands: left `a`, right `b`, result `c`, and
+/// what one of its `units` independent products reads of each (the whole
+/// operand when it is shared by every unit, as a matmul's weights are).
+struct Operands {
+    a: f64,
+    b: f64,
+    c: f64,
+    a_per_unit: f64,
+    b_per_unit: f64,
+}
+
 /// Off-chip and L2 bytes of a split product. Each operand comes from
 /// memory once; the cores sharing a slice re-read it from L2 when it fits
-/// there (else from memory), and a core whose two slices overflow half of
-/// L1 streams the smaller one again for every L1-sized piece of the other.
-fn operand_traffic(spec: &DeviceSpec, s: &Split, a: f64, b: f64, c: f64) -> (f64, f64) {
+/// there (else from memory). Each core computes its products one unit at a
+/// time: when a unit's two slices overflow half of L1, it streams the
+/// smaller one again for every L1-sized piece of the other.
+fn operand_traffic(spec: &DeviceSpec, s: &Split, units: u64, o: &Operands) -> (f64, f64) {
     let l1_half = spec.l1_bytes as f64 / 2.0;
     let l2 = spec.l2_bytes as f64;
     let (a_slice, b_slice) = (
-        a / (s.m_cores * s.unit_cores) as f64,
-        b / (s.n_cores * s.unit_cores) as f64,
+        o.a_per_unit / s.m_cores as f64,
+        o.b_per_unit / s.n_cores as f64,
     );
-    let a_shared = a * (s.n_cores as f64 - 1.0);
-    let b_shared = b * (s.m_cores as f64 - 1.0);
-    let cores = (s.unit_cores * s.m_cores * s.n_cores) as f64;
+    // Readers of each operand beyond the first: the cores that split the
+    // other dimension, and the unit cores when every unit shares it.
+    let a_readers = s.n_cores * if o.a_per_unit < o.a { 1 } else { s.unit_cores };
+    let b_readers = s.m_cores * if o.b_per_unit < o.b { 1 } else { s.unit_cores };
+    let a_shared = o.a * (a_readers as f64 - 1.0);
+    let b_shared = o.b * (b_readers as f64 - 1.0);
+    let pieces = (units * s.m_cores * s.n_cores) as f64;
+    // Which operand to stream again: the one whose extra reads cost less
+    // off-chip traffic (an operand that fits L2 is re-read from there),
+    // then the fewer bytes.
     let restream = if a_slice + b_slice <= l1_half {
         (0.0, 0.0)
     } else {
-        let again_b = a_slice * ((b_slice / l1_half).ceil() - 1.0).max(0.0);
-        let again_a = b_slice * ((a_slice / l1_half).ceil() - 1.0).max(0.0);
-        if again_a <= again_b {
-            (again_a * cores, 0.0)
+        // A streamed again for every further L1-sized piece of B, or B for A's.
+        let again_a = a_slice * ((b_slice / l1_half).ceil() - 1.0).max(0.0) * pieces;
+        let again_b = b_slice * ((a_slice / l1_half).ceil() - 1.0).max(0.0) * pieces;
+        let off_chip = |operand: f64, extra: f64| if operand <= l2 { 0.0 } else { extra };
+        let key_a = (off_chip(o.a, again_a), again_a);
+        let key_b = (off_chip(o.b, again_b), again_b);
+        if key_a <= key_b {
+            (again_a, 0.0)
         } else {
-            (0.0, again_b * cores)
+            (0.0, again_b)
         }
     };
-    let mut dram = a + b + c;
+    let mut dram = o.a + o.b + o.c;
     let mut l2_bytes = 0.0;
-    for (operand, extra) in [(a, a_shared + restream.0), (b, b_shared + restream.1)] {
+    for (operand, extra) in [(o.a, a_shared + restream.0), (o.b, b_shared + restream.1)] {
         if operand <= l2 {
             l2_bytes += extra;
         } else {

@@ -80,43 +80,135 @@ fn is_zero_pad(graph: &Graph, id: NodeId) -> bool {
     }
 }
 
+/// The non-loop readers of each node's outputs, and whether any of its
+/// outputs is a graph output.
+fn consumers(graph: &Graph) -> (Vec<Vec<NodeId>>, Vec<bool>) {
+    let mut readers: Vec<Vec<NodeId>> = vec![Vec::new(); graph.len()];
+    for id in graph.node_ids() {
+        let node = graph.node(id);
+        for edge in node.inputs.iter().flatten() {
+            if !is_loop_back_edge(node, graph.node(edge.node)) {
+                readers[edge.node.index()].push(id);
+            }
+        }
+    }
+    let mut graph_output = vec![false; graph.len()];
+    for edge in graph.outputs() {
+        graph_output[edge.node.index()] = true;
+    }
+    (readers, graph_output)
+}
+
+fn is_fusable(class: OpClass) -> bool {
+    matches!(class, OpClass::Vector { fusable: true, .. })
+}
+
 /// Decides the fusions, merging each fused op's work into its anchor's;
 /// returns the anchor of every fused node.
+///
+/// An element-wise op joins the kernel of an input's producer when every
+/// reader of that producer is element-wise too, so that all of them can
+/// join: `x * sigmoid(x)` after a convolution is one kernel, as ATC fuses
+/// Sigmoid + Mul into Swish and then into the convolution. Inside a kernel
+/// a member reads its group's tensors from UB, and a tensor reaches memory
+/// only when a reader outside the kernel (or the graph's output) needs it.
 pub(crate) fn fuse(
     graph: &Graph,
     order: &[NodeId],
     classes: &[OpClass],
     works: &mut [Option<Work>],
 ) -> Vec<Option<NodeId>> {
-    let consumers = consumer_counts(graph);
+    let (readers, graph_output) = consumers(graph);
     let mut anchor_of: Vec<Option<NodeId>> = vec![None; graph.len()];
     for &id in order {
-        let OpClass::Vector { fusable: true, .. } = classes[id.index()] else {
+        if !is_fusable(classes[id.index()]) || works[id.index()].is_none() {
             continue;
-        };
-        let Some(work) = works[id.index()].clone() else {
-            continue;
-        };
-        let node = graph.node(id);
-        for edge in node.inputs.iter().flatten() {
+        }
+        for edge in graph.node(id).inputs.iter().flatten() {
             let producer = edge.node;
-            if works[producer.index()].is_none() || consumers[producer.index()] != 1 {
+            if works[producer.index()].is_none() || readers[producer.index()].is_empty() {
                 continue;
             }
+            let all_join = readers[producer.index()]
+                .iter()
+                .all(|&r| is_fusable(classes[r.index()]) && works[r.index()].is_some());
             let anchor = anchor_of[producer.index()].unwrap_or(producer);
-            if !can_anchor(classes[anchor.index()]) {
-                continue;
-            }
-            if let Some(target) = works[anchor.index()].as_mut() {
-                let intermediate = target.output_bytes;
-                target.absorb(&work, intermediate);
+            if all_join && can_anchor(classes[anchor.index()]) {
                 anchor_of[id.index()] = Some(anchor);
                 break;
             }
         }
     }
-    // A zero Pad feeding only a convolution or pooling becomes its padding
-    // attribute (the window ops pad in UB as they load).
+    merge_groups(graph, order, &readers, &graph_output, &anchor_of, works);
+    fuse_zero_pads(graph, order, classes, works, &mut anchor_of);
+    anchor_of
+}
+
+/// Moves each member's work into its anchor's, without the traffic the
+/// kernel keeps in UB: reads of tensors its own group produced, and writes
+/// no reader outside the group needs.
+fn merge_groups(
+    graph: &Graph,
+    order: &[NodeId],
+    readers: &[Vec<NodeId>],
+    graph_output: &[bool],
+    anchor_of: &[Option<NodeId>],
+    works: &mut [Option<Work>],
+) {
+    let group = |id: NodeId| anchor_of[id.index()].unwrap_or(id);
+    let mut anchors = vec![false; graph.len()];
+    for a in anchor_of.iter().flatten() {
+        anchors[a.index()] = true;
+    }
+    let output_bytes: Vec<f64> = works
+        .iter()
+        .map(|w| w.as_ref().map_or(0.0, |w| w.output_bytes))
+        .collect();
+    let escapes = |id: NodeId| {
+        graph_output[id.index()]
+            || readers[id.index()].is_empty()
+            || readers[id.index()].iter().any(|&r| group(r) != group(id))
+    };
+    for &id in order {
+        if anchors[id.index()] && !escapes(id) {
+            if let Some(w) = works[id.index()].as_mut() {
+                w.dram_bytes = (w.dram_bytes - output_bytes[id.index()]).max(0.0);
+            }
+        }
+    }
+    for &id in order {
+        let Some(anchor) = anchor_of[id.index()] else {
+            continue;
+        };
+        let Some(mut member) = works[id.index()].clone() else {
+            continue;
+        };
+        let mut kept_on_chip = 0.0;
+        for edge in graph.node(id).inputs.iter().flatten() {
+            if edge.index == 0 && edge.node != id && group(edge.node) == anchor {
+                kept_on_chip += output_bytes[edge.node.index()];
+            }
+        }
+        if !escapes(id) {
+            kept_on_chip += output_bytes[id.index()];
+        }
+        member.dram_bytes = (member.dram_bytes - kept_on_chip).max(0.0);
+        if let Some(target) = works[anchor.index()].as_mut() {
+            target.absorb(&member, 0.0);
+        }
+    }
+}
+
+/// A zero Pad feeding only a convolution or pooling becomes its padding
+/// attribute (the window ops pad in UB as they load).
+fn fuse_zero_pads(
+    graph: &Graph,
+    order: &[NodeId],
+    classes: &[OpClass],
+    works: &[Option<Work>],
+    anchor_of: &mut [Option<NodeId>],
+) {
+    let consumers = consumer_counts(graph);
     let mut first_consumer: Vec<Option<NodeId>> = vec![None; graph.len()];
     for &id in order {
         for edge in graph.node(id).inputs.iter().flatten() {
@@ -139,5 +231,4 @@ pub(crate) fn fuse(
             }
         }
     }
-    anchor_of
 }

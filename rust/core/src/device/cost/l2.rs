@@ -141,11 +141,15 @@ pub(crate) fn keep_activations_in_l2(
             let last = if graph_output[id.index()] {
                 tasks.len()
             } else {
+                // A reader of a fused kernel's intermediate output may sit
+                // before the kernel's last member in `order`; it runs after
+                // the kernel all the same.
                 readers[id.index()]
                     .iter()
                     .map(|r| step[r.index()])
                     .max()
                     .unwrap_or(first)
+                    .max(first)
             };
             (first, last, output_bytes(id))
         })

@@ -81,7 +81,8 @@ fn reference_keep_in_l2(
             .iter()
             .map(|&r| step_of(r))
             .max()
-            .unwrap_or(first);
+            .unwrap_or(first)
+            .max(first);
         (first, if is_output(id) { tasks.len() } else { last })
     };
     let size = |w: &[Option<Work>], id: NodeId| w[id.index()].as_ref().unwrap().output_bytes;

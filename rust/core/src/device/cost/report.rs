@@ -70,7 +70,14 @@ pub struct NodeCost {
     pub bytes: f64,
     /// Bytes re-read from L2.
     pub l2_bytes: f64,
+    /// The larger of `cube_us` and `vector_us`.
     pub compute_us: f64,
+    /// Cube time at the device's Cube efficiency (0 for non-Cube ops).
+    #[serde(default)]
+    pub cube_us: f64,
+    /// Vector time (fused members included) at the vector efficiency.
+    #[serde(default)]
+    pub vector_us: f64,
     pub memory_us: f64,
     pub overhead_us: f64,
     /// Executions counted (a loop body's trip count; 1 elsewhere).

@@ -291,10 +291,10 @@ fn unknown_sizes_name_the_node_and_suggest_input_shapes() {
 #[test]
 fn cube_split_balances_output_blocks_over_cores() {
     // 3 M blocks over 2 cores: the busiest core gets 2 (ceil), whatever the split.
-    let s = super::cube::split(1, 3, 1, 5, 2);
+    let s = super::cube::split(1, 3, 1, 5, 2, (1.0, 1.0));
     assert_eq!(s.per_core, 10);
     // With 2 N blocks as well, splitting N gives 3 x 1 x 5 = 15; M gives 2 x 2 x 5 = 20.
-    assert_eq!(super::cube::split(1, 3, 2, 5, 2).per_core, 15);
+    assert_eq!(super::cube::split(1, 3, 2, 5, 2, (1.0, 1.0)).per_core, 15);
     // Independent units (batch, groups) spread first when they divide evenly.
-    assert_eq!(super::cube::split(4, 1, 1, 7, 2).per_core, 14);
+    assert_eq!(super::cube::split(4, 1, 1, 7, 2, (1.0, 1.0)).per_core, 14);
 }

@@ -41,6 +41,8 @@ pub(crate) struct Work {
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub(crate) struct Timing {
     pub compute_us: f64,
+    pub cube_us: f64,
+    pub vector_us: f64,
     pub memory_us: f64,
     pub overhead_us: f64,
     pub time_us: f64,
@@ -64,6 +66,8 @@ impl Work {
         if self.unit == Unit::AiCpu {
             return Timing {
                 compute_us: self.ai_cpu_us - spec.ai_cpu_launch_us,
+                cube_us: 0.0,
+                vector_us: 0.0,
                 memory_us: 0.0,
                 overhead_us: spec.ai_cpu_launch_us,
                 time_us: self.ai_cpu_us,
@@ -73,9 +77,12 @@ impl Work {
         let eff = &spec.efficiency;
         let cube_us = self.cube_cycles / (spec.cycles_per_us() * eff.cube);
         let vector_us = self.vector_cycles / (spec.cycles_per_us() * eff.vector);
-        // GB/s is 1e3 bytes per microsecond.
-        let memory_us = self.dram_bytes / (spec.memory_gb_per_s * 1e3 * eff.memory)
-            + self.l2_bytes / (spec.l2_gb_per_s * 1e3 * eff.memory);
+        // GB/s is 1e3 bytes per microsecond. Everything the cores read or
+        // write passes through L2, off-chip bytes too, and the two links
+        // work at once: the slower one sets the time.
+        let dram_us = self.dram_bytes / (spec.memory_gb_per_s * 1e3 * eff.memory);
+        let l2_us = (self.dram_bytes + self.l2_bytes) / (spec.l2_gb_per_s * 1e3 * eff.memory);
+        let memory_us = dram_us.max(l2_us);
         let compute_us = cube_us.max(vector_us);
         let overhead_us = spec.task_launch_us;
         let busy = compute_us.max(memory_us);
@@ -90,6 +97,8 @@ impl Work {
         };
         Timing {
             compute_us,
+            cube_us,
+            vector_us,
             memory_us,
             overhead_us,
             time_us: busy + overhead_us,

@@ -131,6 +131,7 @@ pub fn decide(view: &View<'_>, id: NodeId) -> Decision {
         Rule::Elementwise => follow::elementwise(view, node),
         Rule::PerChannel => follow::per_channel(view, node),
         Rule::Concat(axis) => follow::concat(view, node, axis),
+        Rule::SpatialReduce => prefer::spatial_reduce(view, node),
         Rule::Plain => None,
     };
     let mut decision = decided.unwrap_or_else(|| plain(node));

@@ -109,6 +109,36 @@ pub(super) fn activation(
     five_hd_io(view, node, x, layout)
 }
 
+/// A reduction over exactly H and W of a 4-D activation that keeps them
+/// (`keep_dims`): NC1HWC0 in and out, the axes input plain. GE's reduce
+/// kernels take NC1HWC0 when C is not reduced.
+pub(super) fn spatial_reduce(view: &View<'_>, node: &Node) -> Option<Decision> {
+    if !matches!(view.attr(node, "keep_dims"), Some(AttrValue::Bool(true))) {
+        return None;
+    }
+    let axes_edge = View::edge(node, 1)?;
+    let axes = view.graph.tensor(axes_edge).value.as_ref()?.to_ints()?;
+    let x_desc = view.input(node, 0)?;
+    let layout = Some(x_desc.origin_format)
+        .filter(|f| ACTIVATION_LAYOUTS.contains(f))
+        .unwrap_or(Format::Nchw);
+    let spatial: [i64; 2] = if layout == Format::Nhwc {
+        [1, 2]
+    } else {
+        [2, 3]
+    };
+    let mut axes: Vec<i64> = axes
+        .iter()
+        .map(|&a| normalize_axis(a, 4).ok().map(|a| a as i64))
+        .collect::<Option<_>>()?;
+    axes.sort_unstable();
+    axes.dedup();
+    if axes != spatial {
+        return None;
+    }
+    five_hd_io(view, node, 0, layout)
+}
+
 pub(super) fn matmul(view: &View<'_>, node: &Node) -> Option<Decision> {
     let matrix = |d: &TensorDesc| d.origin_shape.rank().is_some_and(|r| r >= 2);
     if !matrix(view.input(node, 0)?) || !matrix(view.input(node, 1)?) {
