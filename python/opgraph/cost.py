@@ -447,11 +447,13 @@ def estimate_cost(
     does. ``loop_trip_count`` is the iteration count of While loops
     (unknown: bodies counted once, and flagged). ``l2_residency`` keeps
     activations passed between kernels in the on-chip L2 when the live
-    ones fit there.
+    ones fit there. On a preset no published measurement validates
+    (``DeviceSpec.validated`` false: Ascend910A, Ascend910B2, Ascend310B1),
+    the report's ``flags`` open with a warning saying so.
 
     Raises :class:`~opgraph.errors.CostError` naming the node when a size
     is unknown (load the model with ``input_shapes=``), and
-    :class:`~opgraph.errors.DeviceSpecError` for an unknown ``soc``."""
+    :class:`~opgraph.errors.DeviceSpecError` for a ``soc`` without a preset."""
     spec = soc if isinstance(soc, DeviceSpec) else DeviceSpec.preset(soc)
     if precision not in PRECISION_MODES:
         raise ValueError(

@@ -21,9 +21,10 @@ from .format import Format
 
 SOC_VERSIONS: tuple[str, ...] = tuple(_core.soc_versions())
 """The targets :func:`prepare` accepts: the families ``Ascend310``,
-``Ascend310P``, ``Ascend910``, ``Ascend910B``, then ATC's soc_versions
-(``Ascend310P3``, ``Ascend910A``, ``Ascend910B1`` ...). Names match without
-regard to case."""
+``Ascend310P``, ``Ascend310B``, ``Ascend910``, ``Ascend910B``, then ATC's
+soc_versions (``Ascend310P3``, ``Ascend310B1``, ``Ascend910A``, ``Ascend910B1``
+...). Names match without regard to case. Not every target has a cost preset
+(:meth:`opgraph.DeviceSpec.presets`)."""
 
 DEFAULT_SOC = "Ascend910B"
 
@@ -35,7 +36,7 @@ class PrepareReport:
     soc: str
     """The target as named in the soc table (e.g. ``Ascend910B1``)."""
     family: str
-    """Its family: ``Ascend310``, ``Ascend310P``, ``Ascend910`` or ``Ascend910B``."""
+    """Its family: ``Ascend310``, ``Ascend310P``, ``Ascend310B``, ``Ascend910`` or ``Ascend910B``."""
     allow_fp32_to_fp16: bool
     trans_data_inserted: int
     """TransData nodes inserted (one per tensor and target format, shared by its consumers)."""

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 import opgraph
 from opgraph import CostError, CostReport, DataType, DeviceSpec, DeviceSpecError, Graph, NodeCost
 
-PRESETS = ["Ascend310", "Ascend310P3", "Ascend910A", "Ascend910B2"]
+PRESETS = ["Ascend310", "Ascend310P3", "Ascend310B1", "Ascend910A", "Ascend910B2"]
 
 
 def conv_graph(channels: int = 3, size: int = 32) -> Graph:
@@ -38,6 +38,28 @@ def test_presets_are_listed_and_found_by_atc_spellings() -> None:
     assert "Hot Chips" in p.sources["ai_cores"]
     with pytest.raises(DeviceSpecError, match="unknown SoC 'Ascend999'; the presets are Ascend310"):
         DeviceSpec.preset("Ascend999")
+
+
+def test_a_soc_without_a_preset_is_named_with_the_presets() -> None:
+    with pytest.raises(DeviceSpecError) as caught:
+        DeviceSpec.preset("Ascend910B1")
+    message = str(caught.value)
+    assert message.startswith("no cost preset describes Ascend910B1 (Ascend910B family)")
+    assert all(name in message for name in PRESETS)
+
+
+@pytest.mark.parametrize("name", PRESETS)
+def test_reports_on_unvalidated_presets_say_so_first(name: str) -> None:
+    spec = DeviceSpec.preset(name)
+    assert spec.validation
+    report = opgraph.estimate_cost(conv_graph(), spec)
+    warning = f"no published measurement validates the {name} preset: treat its times as uncalibrated"
+    if spec.validated:
+        assert warning not in report.flags
+    else:
+        assert report.flags[0] == warning
+        assert CostReport.from_json(report.to_json()).flags[0] == warning
+    assert {p.name for p in DeviceSpec.presets() if not p.validated} >= {"Ascend910A", "Ascend910B2"}
 
 
 def test_a_description_file_round_trips(tmp_path: Path) -> None:

@@ -23,6 +23,8 @@ def check(graph: opgraph.Graph, path: Path) -> None:
     spec: DeviceSpec = DeviceSpec.load(path)
     peak: float = presets[0].peak_fp16_flops + spec.sustained_bytes_per_s
     sources: dict[str, str] = spec.sources
+    validated: bool = spec.validated and presets[0].validated
+    validation: str = spec.validation
     report: CostReport = opgraph.estimate_cost(graph, "Ascend310", precision="allow_fp32_to_fp16", fuse=False)
     report = opgraph.estimate_cost(graph, spec, loop_trip_count=3, l2_residency=False)
     total: float = report.total_us + report.critical_path_us + peak
@@ -53,7 +55,7 @@ def check(graph: opgraph.Graph, path: Path) -> None:
     except CostError as e:
         node: str | None = e.node
         print(node)
-    print(total, path_names, rows, by_type, png, fused, modes, sources)
+    print(total, path_names, rows, by_type, png, fused, modes, sources, validated, validation)
 
 
 def main() -> None:

@@ -12,9 +12,9 @@ from pathlib import Path
 from .. import infer as infer_graph
 from .._core import Graph, TensorDesc
 from ..caffe import load_caffe
-from ..cost import CostReport, PrecisionMode, estimate_cost
-from ..device import PrepareReport, prepare
-from ..errors import CostError, MemoryPlanError, OpgraphError
+from ..cost import CostReport, DeviceSpec, PrecisionMode, estimate_cost
+from ..device import SOC_VERSIONS, PrepareReport, prepare
+from ..errors import CostError, DeviceSpecError, MemoryPlanError, OpgraphError
 from ..memory import MemoryPlan, plan_memory
 from ..onnx import load_onnx_reported
 from ..tensorflow import load_tensorflow_reported
@@ -178,6 +178,24 @@ def prepare_for_precision(graph: Graph, soc: str, precision: PrecisionMode) -> P
     return prepare(graph, soc, allow_fp32_to_fp16=precision == "allow_fp32_to_fp16")
 
 
+def check_soc(soc: str) -> None:
+    """Refuses a ``--soc`` that is not in the soc table (:data:`SOC_VERSIONS`,
+    compared as the core compares: trimmed, ignoring case)."""
+    wanted = soc.strip().lower()
+    if not any(wanted == known.lower() for known in SOC_VERSIONS):
+        raise UsageError(f"--soc: unknown SoC {soc!r}; the known SoCs are {', '.join(SOC_VERSIONS)}")
+
+
+def cost_preset(soc: str) -> tuple[DeviceSpec | None, str | None]:
+    """The cost preset for ``soc``, or none and the one warning that says the
+    cost model is skipped: a target of the soc table without a preset of its
+    own gets every other stage (the message names it and lists the presets)."""
+    try:
+        return DeviceSpec.preset(soc), None
+    except DeviceSpecError as error:
+        return None, f"cost model skipped: {error}"
+
+
 def _no_progress(_name: str) -> AbstractContextManager[object]:
     return nullcontext()
 
@@ -185,7 +203,9 @@ def _no_progress(_name: str) -> AbstractContextManager[object]:
 def run(options: CompileOptions, stage: Stage = _no_progress) -> CompileResult:
     """Runs the pipeline. Raises :class:`OpgraphError` for the first model
     error (or returns them all in ``errors`` with ``collect_errors``) and
-    :class:`UsageError` for a bad command line."""
+    :class:`UsageError` for a bad command line (an unknown ``--soc`` among
+    them, before the model is read)."""
+    check_soc(options.soc)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         result = _run(options, stage)
@@ -216,11 +236,15 @@ def _run(options: CompileOptions, stage: Stage) -> CompileResult:
         except MemoryPlanError as error:
             result.warnings.append(f"memory plan skipped: {error}")
     if not unknown:
-        with stage("cost"):
-            try:
-                result.cost = estimate_cost(graph, options.soc, precision=options.precision)
-            except CostError as error:
-                result.warnings.append(f"cost model skipped: {error}")
+        spec, no_preset = cost_preset(options.soc)
+        if no_preset is not None:
+            result.warnings.append(no_preset)
+        if spec is not None:
+            with stage("cost"):
+                try:
+                    result.cost = estimate_cost(graph, spec, precision=options.precision)
+                except CostError as error:
+                    result.warnings.append(f"cost model skipped: {error}")
     if result.cost is not None:
         result.warnings += list(_cost_flags(result.cost))
     return result

@@ -59,7 +59,7 @@ pub struct PyDeviceSpec {
 
 #[pymethods]
 impl PyDeviceSpec {
-    /// Every built-in preset: Ascend310, Ascend310P3, Ascend910A, Ascend910B2.
+    /// Every built-in preset: Ascend310, Ascend310P3, Ascend310B1, Ascend910A, Ascend910B2.
     #[staticmethod]
     fn presets() -> Vec<PyDeviceSpec> {
         DeviceSpec::presets()
@@ -68,8 +68,9 @@ impl PyDeviceSpec {
             .collect()
     }
 
-    /// The preset ATC calls `name` (`Ascend310`, `Ascend310P3`, `Ascend910A` /
-    /// `Ascend910`, `Ascend910B2`; case and spaces ignored).
+    /// The preset ATC calls `name` (`Ascend310`, `Ascend310P3` / `Ascend310P`,
+    /// `Ascend310B1` / `Ascend310B`, `Ascend910A` / `Ascend910`, `Ascend910B2`;
+    /// case and spaces ignored).
     #[staticmethod]
     fn preset(py: Python<'_>, name: &str) -> PyResult<PyDeviceSpec> {
         DeviceSpec::preset(name)
@@ -177,6 +178,17 @@ impl PyDeviceSpec {
     fn sources(&self) -> BTreeMap<String, String> {
         self.spec.sources.clone()
     }
+    /// Whether published measurements validate this description's times; a
+    /// cost report on one that is not carries a flag saying so.
+    #[getter]
+    fn validated(&self) -> bool {
+        self.spec.validated
+    }
+    /// What validates the times, or why nothing does.
+    #[getter]
+    fn validation(&self) -> String {
+        self.spec.validation.clone()
+    }
 
     fn __repr__(&self) -> String {
         format!(
@@ -276,7 +288,12 @@ pub fn estimate_cost(
     let spec = &spec.spec;
     let result = guard_panics_detached(py, "the cost model", || estimate(g, spec, &options));
     let result = graph.poison_on_panic(py, result)?;
-    result
-        .map_err(|e| cost_err(py, e))
-        .and_then(|report| report_columns(py, report))
+    result.map_err(|e| cost_err(py, e)).and_then(|mut report| {
+        // Said first: it qualifies every time in the report.
+        // (Belongs in the core's estimate_cost once its calibration rewrite lands.)
+        if let Some(flag) = spec.validation_flag() {
+            report.flags.insert(0, flag);
+        }
+        report_columns(py, report)
+    })
 }

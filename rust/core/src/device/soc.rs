@@ -18,6 +18,17 @@ pub enum SocFamily {
     Ascend310,
     /// Ascend 310P (inference, Atlas 300I Pro / 300V).
     Ascend310P,
+    /// Ascend 310B (edge inference, Da Vinci v300 core: Atlas 200I A2
+    /// module, Atlas 200I DK A2, Atlas 500 A2).
+    ///
+    /// Nothing in the device passes matches on the family: the format pass
+    /// reads only [`Soc::cube`] (GE's C0 per dtype), and every family,
+    /// 310B included, has the same 16 × 32-byte Da Vinci fractal, so 310B
+    /// tensors get the storage formats and shapes of every other target.
+    /// It is a family of its own (not folded into 310 or 310P) because it
+    /// is its own core generation, with its own CANN kernel directory
+    /// (`ascend310b`) and its own cost preset.
+    Ascend310B,
     /// Ascend 910 (training, first generation: 910A / ProA / PremiumA / ProB).
     Ascend910,
     /// Ascend 910B (training, second generation: 910B1 … 910B4).
@@ -29,6 +40,7 @@ impl SocFamily {
         match self {
             SocFamily::Ascend310 => "Ascend310",
             SocFamily::Ascend310P => "Ascend310P",
+            SocFamily::Ascend310B => "Ascend310B",
             SocFamily::Ascend910 => "Ascend910",
             SocFamily::Ascend910B => "Ascend910B",
         }
@@ -97,7 +109,7 @@ impl Soc {
 
     /// The target named `name`: an ATC `--soc_version` (e.g. `Ascend310P3`,
     /// `Ascend910B1`) or a family name (`Ascend310`, `Ascend310P`,
-    /// `Ascend910`, `Ascend910B`), compared without regard to case.
+    /// `Ascend310B`, `Ascend910`, `Ascend910B`), compared without regard to case.
     ///
     /// `Ascend910B` is the 910B family here. CANN also has a legacy
     /// first-generation soc_version spelled `Ascend910B` (a 30-core 910);
@@ -128,12 +140,17 @@ impl fmt::Display for Soc {
 pub const SOCS: &[Soc] = &[
     Soc::of("Ascend310", SocFamily::Ascend310),
     Soc::of("Ascend310P", SocFamily::Ascend310P),
+    Soc::of("Ascend310B", SocFamily::Ascend310B),
     Soc::of("Ascend910", SocFamily::Ascend910),
     Soc::of("Ascend910B", SocFamily::Ascend910B),
     Soc::of("Ascend310P1", SocFamily::Ascend310P),
     Soc::of("Ascend310P3", SocFamily::Ascend310P),
     Soc::of("Ascend310P5", SocFamily::Ascend310P),
     Soc::of("Ascend310P7", SocFamily::Ascend310P),
+    Soc::of("Ascend310B1", SocFamily::Ascend310B),
+    Soc::of("Ascend310B2", SocFamily::Ascend310B),
+    Soc::of("Ascend310B3", SocFamily::Ascend310B),
+    Soc::of("Ascend310B4", SocFamily::Ascend310B),
     Soc::of("Ascend910A", SocFamily::Ascend910),
     Soc::of("Ascend910ProA", SocFamily::Ascend910),
     Soc::of("Ascend910PremiumA", SocFamily::Ascend910),
@@ -176,11 +193,34 @@ mod tests {
     }
 
     #[test]
+    fn the_310b_family_has_its_names_and_the_common_fractal() {
+        for name in [
+            "Ascend310B",
+            "Ascend310B1",
+            "ascend310b2",
+            "Ascend310B3",
+            "Ascend310B4",
+        ] {
+            let soc = Soc::from_name(name).unwrap();
+            assert_eq!(soc.family, SocFamily::Ascend310B, "{name}");
+            assert_eq!(soc.family.name(), "Ascend310B");
+            // The format pass sees only the fractal: 310B stores tensors as 310P does.
+            assert_eq!(soc.cube, Soc::from_name("Ascend310P3").unwrap().cube);
+        }
+    }
+
+    #[test]
     fn an_unknown_soc_lists_the_known_ones() {
         let err = Soc::from_name("Ascend920").unwrap_err();
         let text = err.to_string();
         assert!(text.contains("'Ascend920'"), "{text}");
-        for name in ["Ascend310", "Ascend310P3", "Ascend910A", "Ascend910B4"] {
+        for name in [
+            "Ascend310",
+            "Ascend310P3",
+            "Ascend310B1",
+            "Ascend910A",
+            "Ascend910B4",
+        ] {
             assert!(text.contains(name), "{name} missing from: {text}");
         }
     }

@@ -3,8 +3,11 @@
 //! bandwidth, launch overheads), with the source of every figure.
 //!
 //! Presets are TOML data files compiled into the crate; users load their
-//! own description from TOML or JSON with the same fields.
+//! own description from TOML or JSON with the same fields. A preset says
+//! whether published measurements validate its times (`validated`); the
+//! cost report of an unvalidated one carries [`DeviceSpec::validation_flag`].
 
+use super::soc::Soc;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -12,6 +15,7 @@ use std::collections::BTreeMap;
 const PRESETS: &[&str] = &[
     include_str!("presets/ascend310.toml"),
     include_str!("presets/ascend310p3.toml"),
+    include_str!("presets/ascend310b1.toml"),
     include_str!("presets/ascend910a.toml"),
     include_str!("presets/ascend910b2.toml"),
 ];
@@ -69,6 +73,15 @@ pub struct DeviceSpec {
     /// Fixed cost of one AI CPU task.
     pub ai_cpu_launch_us: f64,
     pub ai_cpu_ns_per_element: f64,
+    /// Whether published measurements of the chip validate the times this
+    /// description gives (its calibrated constants fitted or checked on
+    /// them). The presets say; a description that does not say is taken
+    /// as its author's calibration.
+    #[serde(default = "taken_as_validated")]
+    pub validated: bool,
+    /// What validates the times, or why nothing does.
+    #[serde(default)]
+    pub validation: String,
     pub efficiency: Efficiency,
     /// Where each figure comes from, keyed by field name.
     #[serde(default)]
@@ -80,6 +93,13 @@ pub struct DeviceSpec {
 pub enum SpecError {
     #[error("unknown SoC '{name}'; the presets are {}", .known.join(", "))]
     UnknownSoc { name: String, known: Vec<String> },
+    /// A target of the soc table (`device::soc`) that no preset describes.
+    #[error("no cost preset describes {soc} ({family} family); the presets are {}", .known.join(", "))]
+    NoPreset {
+        soc: String,
+        family: String,
+        known: Vec<String>,
+    },
     #[error("the device description is not valid {format}: {message}")]
     Parse {
         format: &'static str,
@@ -104,8 +124,11 @@ impl DeviceSpec {
     }
 
     /// The preset ATC calls `name` (its name or an alias, ignoring case and
-    /// spaces): `Ascend310`, `Ascend310P3`, `Ascend910A` / `Ascend910`,
-    /// `Ascend910B2`.
+    /// spaces): `Ascend310`, `Ascend310P3` / `Ascend310P`, `Ascend310B1` /
+    /// `Ascend310B`, `Ascend910A` / `Ascend910`, `Ascend910B2`.
+    ///
+    /// A target of the soc table without a preset (e.g. `Ascend910B1`) is
+    /// [`SpecError::NoPreset`]; any other name [`SpecError::UnknownSoc`].
     pub fn preset(name: &str) -> Result<DeviceSpec, SpecError> {
         let wanted = normalize(name);
         let presets = DeviceSpec::presets();
@@ -115,10 +138,28 @@ impl DeviceSpec {
             .find(|p| {
                 normalize(&p.name) == wanted || p.aliases.iter().any(|a| normalize(a) == wanted)
             })
-            .ok_or(SpecError::UnknownSoc {
-                name: name.to_owned(),
-                known,
+            .ok_or_else(|| match Soc::from_name(name) {
+                Ok(soc) => SpecError::NoPreset {
+                    soc: soc.version.to_owned(),
+                    family: soc.family.name().to_owned(),
+                    known,
+                },
+                Err(_) => SpecError::UnknownSoc {
+                    name: name.to_owned(),
+                    known,
+                },
             })
+    }
+
+    /// The warning a cost report on this description carries when no
+    /// published measurement validates it (`validated = false`).
+    pub fn validation_flag(&self) -> Option<String> {
+        (!self.validated).then(|| {
+            format!(
+                "no published measurement validates the {} preset: treat its times as uncalibrated",
+                self.name
+            )
+        })
     }
 
     pub fn from_toml(text: &str) -> Result<DeviceSpec, SpecError> {
@@ -225,6 +266,10 @@ impl DeviceSpec {
         }
         Ok(())
     }
+}
+
+fn taken_as_validated() -> bool {
+    true
 }
 
 fn normalize(name: &str) -> String {
