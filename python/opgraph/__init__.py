@@ -42,7 +42,7 @@ from ._core import (
 )
 from ._str_column import StrColumn
 from .caffe import load_caffe
-from .cost import CostReport, DeviceSpec, NodeCost, estimate_cost
+from .cost import BatchCost, CostReport, DeviceSpec, NodeCost, estimate_cost
 from .device import SOC_VERSIONS, PrepareReport, check_formats, prepare, storage_shape
 from .dtype import _BITS, DataType
 from .errors import (
@@ -95,6 +95,7 @@ __all__ = [
     "SOC_VERSIONS",
     "UNKNOWN_DIM",
     "UNKNOWN_RANK",
+    "BatchCost",
     "ContextError",
     "CostError",
     "CostReport",

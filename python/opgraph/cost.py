@@ -30,6 +30,7 @@ from ._str_column import StrColumn
 __all__ = [
     "BOUNDS",
     "PRECISION_MODES",
+    "BatchCost",
     "CostColumns",
     "CostReport",
     "DeviceSpec",
@@ -275,10 +276,25 @@ class NodeCosts(Sequence[NodeCost]):
         return f"<NodeCosts: {len(self)} rows>"
 
 
+@dataclass(frozen=True)
+class BatchCost:
+    """The single-stream estimate of the same model at another batch size
+    (``opgraph compile --batch-sizes``)."""
+
+    batch: int
+    total_us: float
+
+    @property
+    def throughput(self) -> float:
+        """Samples per second."""
+        return 1e6 * self.batch / self.total_us if self.total_us > 0 else float("inf")
+
+
 class CostReport:
     """The whole-graph estimate on ``device``: totals, the critical path, and
     per node a row, as columns (:attr:`columns`) or as :class:`NodeCost`
-    objects built on access (:attr:`nodes`, :meth:`node`)."""
+    objects built on access (:attr:`nodes`, :meth:`node`). ``batch_sweep``
+    holds the estimates at other batch sizes when the compile asked for them."""
 
     def __init__(
         self,
@@ -298,6 +314,8 @@ class CostReport:
         self.critical_path_us = critical_path_us
         self.critical_path: Sequence[str] = critical_path
         """The top-level nodes on the critical path, in order."""
+        self.batch_sweep: list[BatchCost] = []
+        """The model's estimate per batch size, smallest first (empty unless asked for)."""
         self.task_count = task_count
         self.flags: list[str] = flags if flags is not None else []
 
@@ -358,6 +376,10 @@ class CostReport:
             "critical_path": list(self.critical_path),
             "task_count": self.task_count,
             "flags": list(self.flags),
+            "batch_sweep": [
+                {"batch": b.batch, "total_us": b.total_us, "throughput": b.throughput}
+                for b in self.batch_sweep
+            ],
         }
 
     def to_json(self) -> str:
@@ -370,7 +392,7 @@ class CostReport:
 
     @classmethod
     def _from_dict(cls, data: Mapping[str, Any]) -> CostReport:
-        return cls(
+        report = cls(
             device=data["device"],
             precision=data["precision"],
             nodes=(NodeCost(**n) for n in data["nodes"]),
@@ -380,6 +402,10 @@ class CostReport:
             task_count=int(data["task_count"]),
             flags=list(data["flags"]),
         )
+        report.batch_sweep = [
+            BatchCost(int(b["batch"]), float(b["total_us"])) for b in data.get("batch_sweep", [])
+        ]
+        return report
 
     @classmethod
     def _from_core(cls, raw: Mapping[str, Any]) -> CostReport:
@@ -407,6 +433,7 @@ class CostReport:
             "critical_path",
             "task_count",
             "flags",
+            "batch_sweep",
         )
         return all(getattr(self, k) == getattr(other, k) for k in scalars) and self.columns == other.columns
 

@@ -81,7 +81,7 @@ def main() -> None:
         print(f"  skipped: {line}")
 
     best, loss = calibration.fit(rows)
-    launch = ", ".join(f"{soc} {us:.2f} us" for soc, us in sorted(best.launch_us.items()))
+    launch = ", ".join(f"{group} {us:.2f} us" for group, us in sorted(best.launch_us.items()))
     print(
         f"\nfitted on all rows: cube {best.cube:.2f}, vector {best.vector:.2f}, memory {best.memory:.2f}; "
         f"task launch {launch}; loss {loss:.3f}"

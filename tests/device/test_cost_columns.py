@@ -113,6 +113,7 @@ def test_json_keeps_the_row_by_row_layout(report: CostReport) -> None:
         "critical_path",
         "task_count",
         "flags",
+        "batch_sweep",
     ]
     assert [list(n) for n in data["nodes"]] == [[f.name for f in fields(NodeCost)]] * len(report.nodes)
     assert data["nodes"][5] == {f.name: getattr(report.nodes[5], f.name) for f in fields(NodeCost)}

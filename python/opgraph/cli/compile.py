@@ -6,13 +6,13 @@ from __future__ import annotations
 import warnings
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, nullcontext
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from .. import infer as infer_graph
 from .._core import Graph, TensorDesc
 from ..caffe import load_caffe
-from ..cost import CostReport, DeviceSpec, PrecisionMode, estimate_cost
+from ..cost import BatchCost, CostReport, DeviceSpec, PrecisionMode, estimate_cost
 from ..device import SOC_VERSIONS, PrepareReport, prepare
 from ..errors import CostError, DeviceSpecError, MemoryPlanError, OpgraphError
 from ..memory import MemoryPlan, plan_memory
@@ -47,6 +47,8 @@ class CompileOptions:
     disabled_scope_passes: list[str] = field(default_factory=list)
     precision: PrecisionMode = "force_fp16"
     collect_errors: bool = False
+    #: Batch sizes to estimate the cost at as well (``--batch-sizes``).
+    batch_sizes: list[int] = field(default_factory=list)
 
 
 @dataclass
@@ -94,6 +96,25 @@ def parse_input_shapes(text: str) -> dict[str, list[int]]:
             [_dim(item, i, d.strip()) for i, d in enumerate(dims.split(","))] if dims.strip() else []
         )
     return shapes
+
+
+MAX_BATCH = 1 << 20
+
+
+def parse_batch_sizes(text: str) -> list[int]:
+    """``--batch-sizes`` / ATC's ``--dynamic_batch_size``: ``"1,4,8,16"``."""
+    sizes = []
+    for part in filter(None, (p.strip() for p in text.split(","))):
+        try:
+            size = int(part)
+        except ValueError:
+            raise UsageError(f"--batch-sizes: {part!r} is not a whole number (give e.g. 1,4,8,16)") from None
+        if not 1 <= size <= MAX_BATCH:
+            raise UsageError(f"--batch-sizes: {size} is not between 1 and {MAX_BATCH}")
+        sizes.append(size)
+    if not sizes:
+        raise UsageError("--batch-sizes: no batch size given (give e.g. 1,4,8,16)")
+    return sizes
 
 
 def _dim(item: str, index: int, text: str) -> int:
@@ -245,9 +266,39 @@ def _run(options: CompileOptions, stage: Stage) -> CompileResult:
                     result.cost = estimate_cost(graph, spec, precision=options.precision)
                 except CostError as error:
                     result.warnings.append(f"cost model skipped: {error}")
+            if result.cost is not None and options.batch_sizes:
+                with stage("batch sizes"):
+                    try:
+                        result.cost.batch_sweep = [
+                            _cost_at_batch(options, graph, spec, b) for b in sorted(set(options.batch_sizes))
+                        ]
+                    except OpgraphError as error:
+                        result.warnings.append(f"throughput per batch size skipped: {error}")
     if result.cost is not None:
         result.warnings += list(_cost_flags(result.cost))
     return result
+
+
+def batched_shapes(graph: Graph, batch: int) -> dict[str, list[int]]:
+    """Every graph input's shape (as inferred) with its first dim set to
+    ``batch``; rank-0 inputs stay as they are."""
+    shapes = {}
+    for ref in graph.inputs:
+        dims = list(graph.node(ref.node).outputs[ref.index].shape)
+        shapes[ref.node] = [batch, *dims[1:]] if dims else dims
+    return shapes
+
+
+def _cost_at_batch(options: CompileOptions, graph: Graph, spec: DeviceSpec, batch: int) -> BatchCost:
+    """The model loaded again with every input's batch set to ``batch``,
+    prepared and costed as the main compile is."""
+    again = replace(options, input_shapes=batched_shapes(graph, batch), batch_sizes=[])
+    model, _, _ = _load(again)
+    errors = infer_graph(model, collect_errors=False)
+    if errors or unknown_tensors(model):
+        raise CostError(f"the model does not infer with its batch set to {batch}")
+    prepare_for_precision(model, options.soc, options.precision)
+    return BatchCost(batch, estimate_cost(model, spec, precision=options.precision).total_us)
 
 
 def _cost_flags(cost: CostReport) -> Iterator[str]:

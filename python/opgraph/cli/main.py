@@ -21,7 +21,15 @@ from .. import __version__
 from ..cost import PRECISION_MODES, PrecisionMode
 from ..errors import InternalError, OpgraphError, ShapeArgumentError
 from . import examples, ops
-from .compile import FRAMEWORKS, CompileOptions, UsageError, framework_of, parse_input_shapes, run
+from .compile import (
+    FRAMEWORKS,
+    CompileOptions,
+    UsageError,
+    framework_of,
+    parse_batch_sizes,
+    parse_input_shapes,
+    run,
+)
 from .graph_dot import write_dot
 from .report import build_report, write_report
 from .summary import error_paragraph, print_summary
@@ -119,6 +127,12 @@ def _parser() -> argparse.ArgumentParser:
         help="ATC's precision mode (default force_fp16)",
     )
     c.add_argument(
+        "--batch-sizes",
+        "--dynamic_batch_size",
+        metavar="N,N,...",
+        help="also estimate the cost (and throughput) with every input's batch set to each size",
+    )
+    c.add_argument(
         "--out", type=Path, metavar="DIR", help="write report.json, graph.dot(.svg), memory.png, cost.png"
     )
     c.add_argument("--json", type=Path, metavar="FILE", help="write the report (JSON) to FILE")
@@ -178,6 +192,7 @@ def _options(args: argparse.Namespace) -> CompileOptions:
         disabled_scope_passes=_split_list(args.disable_scope_fusion_passes),
         precision=cast(PrecisionMode, args.precision_mode),
         collect_errors=args.collect_errors,
+        batch_sizes=parse_batch_sizes(args.batch_sizes) if args.batch_sizes is not None else [],
     )
 
 

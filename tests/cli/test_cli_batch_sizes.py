@@ -1,0 +1,66 @@
+"""``opgraph compile --batch-sizes`` (ATC: ``--dynamic_batch_size``): the cost
+model at each batch size, each equal to a compile at that fixed batch."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from cli_helpers import run_cli
+
+from opgraph.cli.compile import CompileOptions, UsageError, batched_shapes, parse_batch_sizes, run
+from opgraph.cli.examples import example
+
+
+def compile_json(tmp_path: Path, *args: str) -> dict[str, Any]:
+    out = tmp_path / "report.json"
+    done = run_cli("compile", "--example", "lenet", "--soc", "Ascend310P3", "--json", out, *args)
+    assert done.returncode == 0, done.stderr
+    assert "Traceback" not in done.stderr
+    report: dict[str, Any] = json.loads(out.read_text())
+    return report
+
+
+@pytest.mark.parametrize("flag", ["--batch-sizes", "--dynamic_batch_size"])
+def test_each_batch_size_is_costed_as_a_compile_at_that_batch(tmp_path: Path, flag: str) -> None:
+    report = compile_json(tmp_path, flag, "8,1,4,4")
+    sweep = report["cost"]["batch_sweep"]
+    assert [b["batch"] for b in sweep] == [1, 4, 8]
+    ex = example("lenet")
+    plain = run(CompileOptions(model=ex.path, framework=ex.framework, weights=ex.weights, soc="Ascend310P3"))
+    for b in sweep:
+        shapes = batched_shapes(plain.graph, b["batch"])
+        assert shapes == {"data": [b["batch"], 1, 28, 28]}
+        options = CompileOptions(
+            model=ex.path, framework=ex.framework, weights=ex.weights, input_shapes=shapes, soc="Ascend310P3"
+        )
+        alone = run(options).cost
+        assert alone is not None
+        assert b["total_us"] == pytest.approx(alone.total_us, rel=1e-9)
+        assert b["throughput"] == pytest.approx(1e6 * b["batch"] / b["total_us"])
+    # More samples per batch cost more time and give no less throughput here.
+    assert sweep[0]["total_us"] < sweep[-1]["total_us"]
+    assert sweep[-1]["throughput"] >= sweep[0]["throughput"]
+
+
+def test_the_summary_prints_throughput_per_batch_size(tmp_path: Path) -> None:
+    done = run_cli("compile", "--example", "lenet", "--soc", "Ascend310P3", "--batch-sizes", "1,16")
+    assert done.returncode == 0, done.stderr
+    assert "by batch size" in done.stdout
+    assert "samples/s" in done.stdout
+
+
+def test_without_the_flag_there_is_no_sweep(tmp_path: Path) -> None:
+    assert compile_json(tmp_path)["cost"]["batch_sweep"] == []
+
+
+@pytest.mark.parametrize("text", ["", "0", "-1", "1,x", "4;8", "2000000"])
+def test_bad_batch_sizes_are_usage_errors(text: str) -> None:
+    with pytest.raises(UsageError):
+        parse_batch_sizes(text)
+    done = run_cli("compile", "--example", "lenet", "--batch-sizes", text)
+    assert done.returncode == 2, done.stderr
+    assert "Traceback" not in done.stderr
+    assert "--batch-sizes" in done.stderr
