@@ -12,6 +12,7 @@ from cli_helpers import run_cli
 
 from opgraph.cli.compile import CompileOptions, UsageError, batched_shapes, parse_batch_sizes, run
 from opgraph.cli.examples import example
+from opgraph.cli.report import load_schema
 
 
 def compile_json(tmp_path: Path, *args: str) -> dict[str, Any]:
@@ -36,10 +37,18 @@ def test_each_batch_size_is_costed_as_a_compile_at_that_batch(tmp_path: Path, fl
         options = CompileOptions(
             model=ex.path, framework=ex.framework, weights=ex.weights, input_shapes=shapes, soc="Ascend310P3"
         )
-        alone = run(options).cost
-        assert alone is not None
+        compiled = run(options)
+        alone, memory = compiled.cost, compiled.memory
+        assert alone is not None and memory is not None
         assert b["total_us"] == pytest.approx(alone.total_us, rel=1e-9)
         assert b["throughput"] == pytest.approx(1e6 * b["batch"] / b["total_us"])
+        # Its memory profile is that compile's plan.
+        (profile,) = [p for p in report["profiles"] if p["batch"] == b["batch"]]
+        assert profile["arena_bytes"] == memory.arena_bytes
+        assert profile["lower_bound_bytes"] == memory.lower_bound_bytes
+        assert profile["weights_bytes"] == memory.weights_bytes
+        assert profile["io_bytes"] == memory.io_bytes
+        assert profile["total_us"] == b["total_us"]
     # More samples per batch cost more time and give no less throughput here.
     assert sweep[0]["total_us"] < sweep[-1]["total_us"]
     assert sweep[-1]["throughput"] >= sweep[0]["throughput"]
@@ -64,3 +73,25 @@ def test_bad_batch_sizes_are_usage_errors(text: str) -> None:
     assert done.returncode == 2, done.stderr
     assert "Traceback" not in done.stderr
     assert "--batch-sizes" in done.stderr
+
+
+def test_the_report_validates_and_the_out_dir_has_the_profile_plot(tmp_path: Path) -> None:
+    pytest.importorskip("matplotlib")
+    jsonschema = pytest.importorskip("jsonschema")
+    out = tmp_path / "out"
+    args = ("--example", "lenet", "--soc", "Ascend310P3", "--batch-sizes", "2,32", "--out", out)
+    done = run_cli("compile", *args)
+    assert done.returncode == 0, done.stderr
+    report = json.loads((out / "report.json").read_text())
+    jsonschema.validate(report, load_schema())
+    arenas = [p["arena_bytes"] for p in report["profiles"]]
+    assert [p["batch"] for p in report["profiles"]] == [2, 32]
+    assert arenas[0] < arenas[1]
+    assert (out / "profiles.png").stat().st_size > 10_000
+
+
+def test_a_soc_without_a_cost_preset_still_gets_memory_per_batch(tmp_path: Path) -> None:
+    report = compile_json(tmp_path, "--batch-sizes", "1,4", "--soc", "Ascend910B1")
+    assert report["cost"] is None
+    assert [p["batch"] for p in report["profiles"]] == [1, 4]
+    assert all(p["arena_bytes"] > 0 and p["total_us"] is None for p in report["profiles"])

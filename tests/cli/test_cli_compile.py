@@ -49,9 +49,11 @@ def test_report_validates_against_the_shipped_schema(tmp_path: Path, example: st
         "scope_passes",
         "memory",
         "cost",
+        "profiles",
         "warnings",
         "errors",
     }
+    assert report["profiles"] == []
     jsonschema.validate(report, load_schema())
     assert report["model"]["node_count"] == len(report["nodes"])
     assert report["memory"]["arena_bytes"] >= report["memory"]["lower_bound_bytes"] > 0

@@ -51,6 +51,17 @@ class CompileOptions:
     batch_sizes: list[int] = field(default_factory=list)
 
 
+@dataclass(frozen=True)
+class BatchProfile:
+    """The model compiled again with every input's batch set to ``batch``
+    (one profile of ATC's ``--dynamic_batch_size``): its memory plan and
+    cost estimate (``None`` where that stage was skipped)."""
+
+    batch: int
+    memory: MemoryPlan | None
+    cost: BatchCost | None
+
+
 @dataclass
 class CompileResult:
     options: CompileOptions
@@ -63,6 +74,8 @@ class CompileResult:
     prepared: PrepareReport | None = None
     memory: MemoryPlan | None = None
     cost: CostReport | None = None
+    #: One per ``--batch-sizes`` entry, smallest batch first.
+    profiles: list[BatchProfile] = field(default_factory=list)
 
 
 def framework_of(model: Path) -> str:
@@ -266,14 +279,15 @@ def _run(options: CompileOptions, stage: Stage) -> CompileResult:
                     result.cost = estimate_cost(graph, spec, precision=options.precision)
                 except CostError as error:
                     result.warnings.append(f"cost model skipped: {error}")
-            if result.cost is not None and options.batch_sizes:
-                with stage("batch sizes"):
-                    try:
-                        result.cost.batch_sweep = [
-                            _cost_at_batch(options, graph, spec, b) for b in sorted(set(options.batch_sizes))
-                        ]
-                    except OpgraphError as error:
-                        result.warnings.append(f"throughput per batch size skipped: {error}")
+
+    if options.batch_sizes:
+        with stage("batch sizes"):
+            try:
+                result.profiles = [_profile(options, graph, b) for b in sorted(set(options.batch_sizes))]
+            except OpgraphError as error:
+                result.warnings.append(f"the per-batch-size profiles are skipped: {error}")
+        if result.cost is not None:
+            result.cost.batch_sweep = [p.cost for p in result.profiles if p.cost is not None]
     if result.cost is not None:
         result.warnings += list(_cost_flags(result.cost))
     return result
@@ -289,16 +303,21 @@ def batched_shapes(graph: Graph, batch: int) -> dict[str, list[int]]:
     return shapes
 
 
-def _cost_at_batch(options: CompileOptions, graph: Graph, spec: DeviceSpec, batch: int) -> BatchCost:
+def _profile(options: CompileOptions, graph: Graph, batch: int) -> BatchProfile:
     """The model loaded again with every input's batch set to ``batch``,
-    prepared and costed as the main compile is."""
+    prepared, planned and costed as the main compile is."""
     again = replace(options, input_shapes=batched_shapes(graph, batch), batch_sizes=[])
     model, _, _ = _load(again)
     errors = infer_graph(model, collect_errors=False)
     if errors or unknown_tensors(model):
-        raise CostError(f"the model does not infer with its batch set to {batch}")
+        raise CostError(f"the model does not infer to static shapes with its batch set to {batch}")
     prepare_for_precision(model, options.soc, options.precision)
-    return BatchCost(batch, estimate_cost(model, spec, precision=options.precision).total_us)
+    memory = plan_memory(model)
+    spec, _ = cost_preset(options.soc)
+    cost = None
+    if spec is not None:
+        cost = BatchCost(batch, estimate_cost(model, spec, precision=options.precision).total_us)
+    return BatchProfile(batch, memory, cost)
 
 
 def _cost_flags(cost: CostReport) -> Iterator[str]:

@@ -31,6 +31,7 @@ from .compile import (
     run,
 )
 from .graph_dot import write_dot
+from .profile_plot import plot_profiles
 from .report import build_report, write_report
 from .summary import error_paragraph, print_summary
 
@@ -130,10 +131,13 @@ def _parser() -> argparse.ArgumentParser:
         "--batch-sizes",
         "--dynamic_batch_size",
         metavar="N,N,...",
-        help="also estimate the cost (and throughput) with every input's batch set to each size",
+        help="also plan memory and estimate cost and throughput with every input's batch set to each size",
     )
     c.add_argument(
-        "--out", type=Path, metavar="DIR", help="write report.json, graph.dot(.svg), memory.png, cost.png"
+        "--out",
+        type=Path,
+        metavar="DIR",
+        help="write report.json, graph.dot(.svg), memory.png, cost.png (and profiles.png with --batch-sizes)",
     )
     c.add_argument("--json", type=Path, metavar="FILE", help="write the report (JSON) to FILE")
     c.add_argument(
@@ -220,6 +224,9 @@ def _write_out(out: Path, report: dict[str, Any], result: Any, console: Console)
         if result.cost is not None:
             result.cost.plot(out / "cost.png")
             written.append("cost.png")
+        if result.profiles:
+            plot_profiles(result.profiles, out / "profiles.png", f"{report['model']['name']}: by batch size")
+            written.append("profiles.png")
     except ImportError:
         console.print("[yellow]warning:[/yellow] plots need matplotlib: pip install 'opgraph[plot]'")
     console.print(f"wrote {', '.join(written)} to {out}", highlight=False)

@@ -13,9 +13,9 @@ from .. import __version__
 from .._core import Graph, TensorDesc
 from ..errors import NodeError, OpgraphError, ParseError
 from ..tensorflow.scope_report import ScopePassRun
-from .compile import CompileResult
+from .compile import BatchProfile, CompileResult
 
-SCHEMA_VERSION = "1.1"
+SCHEMA_VERSION = "1.2"
 SCHEMA_PATH = Path(__file__).with_name("report.schema.json")
 
 ORIGIN_OP_TYPE_ATTRS = ("_origin_op_type", "original_type", "_original_type")
@@ -125,6 +125,19 @@ def _pass_run(run: ScopePassRun) -> dict[str, Any]:
     }
 
 
+def _profile(profile: BatchProfile) -> dict[str, Any]:
+    memory, cost = profile.memory, profile.cost
+    return {
+        "batch": profile.batch,
+        "arena_bytes": None if memory is None else memory.arena_bytes,
+        "lower_bound_bytes": None if memory is None else memory.lower_bound_bytes,
+        "weights_bytes": None if memory is None else memory.weights_bytes,
+        "io_bytes": None if memory is None else memory.io_bytes,
+        "total_us": None if cost is None else cost.total_us,
+        "throughput": None if cost is None else _finite(cost.throughput),
+    }
+
+
 def build_report(result: CompileResult, errors: list[OpgraphError] | None = None) -> dict[str, Any]:
     """The report of one compile (schema :data:`SCHEMA_VERSION`)."""
     memory = result.memory.to_dict() if result.memory is not None else None
@@ -136,6 +149,7 @@ def build_report(result: CompileResult, errors: list[OpgraphError] | None = None
         "scope_passes": [_pass_run(run) for run in result.scope_passes],
         "memory": _finite(memory),
         "cost": _finite(cost),
+        "profiles": [_profile(p) for p in result.profiles],
         "warnings": list(result.warnings),
         "errors": [error_dict(e) for e in (errors if errors is not None else result.errors)],
     }

@@ -82,19 +82,30 @@ def print_summary(console: Console, report: dict[str, Any]) -> None:
             share = 100 * n["time_us"] / total if total > 0 else 0.0
             table.add_row(n["name"], n["op_type"], f"{n['time_us']:.2f}", f"{share:.1f}%", n["bound"])
         console.print(table)
-        if cost.get("batch_sweep"):
-            sweep = Table(title="by batch size", title_justify="left", show_edge=False)
-            sweep.add_column("batch", justify="right")
-            sweep.add_column("latency ms", justify="right")
-            sweep.add_column("samples/s", justify="right")
-            for b in cost["batch_sweep"]:
-                sweep.add_row(str(b["batch"]), f"{b['total_us'] / 1000:.3f}", f"{b['throughput']:.1f}")
-            console.print(sweep)
+    if report.get("profiles"):
+        console.print(_profiles_table(report["profiles"]))
     passes = [_pass_line(run) for run in report["scope_passes"] if run["status"] != "not enabled"]
     if passes:
         console.print(f"[bold]scope fusion[/bold]  {'; '.join(passes)}", highlight=False)
     for warning in report["warnings"]:
         console.print(f"[yellow]warning:[/yellow] {warning}", highlight=False)
+
+
+def _profiles_table(profiles: list[dict[str, Any]]) -> Table:
+    """Memory and cost per batch size (``--batch-sizes``)."""
+    table = Table(title="by batch size", title_justify="left", show_edge=False)
+    for name in ("batch", "arena", "weights", "I/O", "latency ms", "samples/s"):
+        table.add_column(name, justify="right")
+    for p in profiles:
+        table.add_row(
+            str(p["batch"]),
+            _bytes(p["arena_bytes"]),
+            _bytes(p["weights_bytes"]),
+            _bytes(p["io_bytes"]),
+            "-" if p["total_us"] is None else f"{p['total_us'] / 1000:.3f}",
+            "-" if p["throughput"] is None else f"{p['throughput']:.1f}",
+        )
+    return table
 
 
 def _pass_line(run: dict[str, Any]) -> str:
