@@ -14,7 +14,7 @@ import numpy as np
 import numpy.typing as npt
 
 import opgraph
-from opgraph import CostError, CostReport, DeviceSpec, DeviceSpecError, NodeCost
+from opgraph import BatchCost, CostError, CostReport, DeviceSpec, DeviceSpecError, NodeCost
 from opgraph.cost import BOUNDS, PRECISION_MODES, CostColumns, NodeCosts
 
 
@@ -46,7 +46,11 @@ def check(graph: opgraph.Graph, path: Path) -> None:
     some: list[NodeCost] = nodes[1:]
     data: dict[str, Any] = report.to_dict()
     same: bool = columns.row(at) == first and len(nodes) == len(columns)
-    print(times, codes, op_types, some, data, same)
+    cube_vector: npt.NDArray[np.float64] = columns.cube_us + columns.vector_us
+    split: float = first.cube_us + first.vector_us
+    sweep: list[BatchCost] = report.batch_sweep
+    rate: float = sum(b.throughput for b in sweep) + BatchCost(4, 10.0).throughput
+    print(times, codes, op_types, some, data, same, cube_vector, split, rate)
     modes: tuple[str, ...] = PRECISION_MODES + BOUNDS
     try:
         DeviceSpec.preset("Ascend999")
