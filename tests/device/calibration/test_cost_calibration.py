@@ -104,8 +104,8 @@ def test_held_out_predictions_meet_the_targets(held_out: calibrate.Summary) -> N
 def test_held_out_predictions_do_not_regress(held_out: calibrate.Summary) -> None:
     """The level reached (README): a floor, so a modelling change that makes
     held-out predictions worse fails here."""
-    assert held_out.within_25 >= 0.60
-    assert held_out.median_abs_log <= 0.20
+    assert held_out.within_25 >= 0.75
+    assert held_out.median_abs_log <= 0.175
 
 
 def test_the_shipped_constants_are_the_fit_of_all_rows(samples: list[Sample]) -> None:

@@ -93,6 +93,71 @@ fn elementwise_ops_fuse_into_the_convolution_that_feeds_them() {
 }
 
 #[test]
+fn swish_after_a_convolution_is_one_kernel_and_a_reader_outside_keeps_the_tensor() {
+    // conv -> sigmoid, mul(conv, sigmoid): every reader of conv and of the
+    // sigmoid joins the kernel, so neither tensor reaches memory. With a
+    // second reader of conv that cannot join (a reduction), conv's output
+    // goes to memory and the sigmoid and Mul form a kernel of their own.
+    let build = |outside: bool| {
+        let mut g = Graph::new("swish");
+        let x = input(
+            &mut g,
+            "x",
+            desc(DataType::Float16, &[1, 16, 32, 32], Format::Nchw),
+        );
+        let w = input(
+            &mut g,
+            "w",
+            desc(DataType::Float16, &[16, 16, 3, 3], Format::Nchw),
+        );
+        let out = || desc(DataType::Float16, &[1, 16, 32, 32], Format::Nchw);
+        let nchw = [("data_format", AttrValue::Str("NCHW".into()))];
+        let conv = op(&mut g, "Conv2D", "conv", &[x, w], out(), &nchw);
+        let sig = op(&mut g, "Sigmoid", "sig", &[conv], out(), &[]);
+        let y = op(&mut g, "Mul", "mul", &[conv, sig], out(), &[]);
+        let mut outputs = vec![y];
+        if outside {
+            // A reduction does not fuse: it is a kernel of its own.
+            let axes = crate::types::HostTensor::from_ints(
+                DataType::Int64,
+                crate::types::Shape::from_dims([1]),
+                &[1],
+            )
+            .unwrap();
+            let axes = g.add_const_node("axes", axes).unwrap();
+            let small = desc(DataType::Float16, &[1, 1, 32, 32], Format::Nchw);
+            outputs.push(op(&mut g, "ReduceSum", "sum", &[conv, axes], small, &[]));
+        }
+        g.set_outputs(outputs).unwrap();
+        g
+    };
+    let opts = CostOptions {
+        l2_residency: false,
+        ..CostOptions::default()
+    };
+    let alone = estimate(&build(false), &opts);
+    let row = |r: &CostReport, n: &str| r.nodes.iter().find(|row| row.name == n).unwrap().clone();
+    for name in ["sig", "mul"] {
+        assert_eq!(
+            row(&alone, name).fused_into.as_deref(),
+            Some("conv"),
+            "{name}"
+        );
+    }
+    assert_eq!(alone.task_count, 1);
+    // conv reads x (32 KiB) and w, writes only y (32 KiB).
+    let tensor = 16.0 * 32.0 * 32.0 * 2.0;
+    let weights = row(&alone, "conv").bytes - 2.0 * tensor;
+    assert!(weights > 0.0 && weights < tensor, "{weights}");
+    let shared = estimate(&build(true), &opts);
+    // conv has a reader that cannot join (the reduction): the sigmoid starts
+    // a kernel of its own and the Mul joins that one.
+    assert_eq!(row(&shared, "sig").fused_into, None);
+    assert_eq!(row(&shared, "mul").fused_into.as_deref(), Some("sig"));
+    assert_eq!(shared.task_count, 3);
+}
+
+#[test]
 fn activations_between_kernels_stay_in_l2_when_they_fit() {
     let mut g = Graph::new("chain");
     let x = input(&mut g, "x", big());

@@ -132,6 +132,7 @@ pub fn decide(view: &View<'_>, id: NodeId) -> Decision {
         Rule::PerChannel => follow::per_channel(view, node),
         Rule::Concat(axis) => follow::concat(view, node, axis),
         Rule::SpatialReduce => prefer::spatial_reduce(view, node),
+        Rule::Softmax => follow::softmax(view, node),
         Rule::Plain => None,
     };
     let mut decision = decided.unwrap_or_else(|| plain(node));

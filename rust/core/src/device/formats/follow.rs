@@ -56,6 +56,26 @@ pub(super) fn elementwise(view: &View<'_>, node: &Node) -> Option<Decision> {
     if !fits(y) {
         return None;
     }
+    // A row vector broadcast over every row of a FRACTAL_NZ matrix (the
+    // bias after a matmul, `[N]` or `[1, .., 1, N]`) is read as it is: GE
+    // fuses it into the matmul or broadcasts it along the fractal rows.
+    // (An attention mask `[B, 1, 1, S]` is one such row per batch.)
+    let row_vector = |d: &TensorDesc| {
+        let (dims, full) = (d.origin_shape.dims(), y.origin_shape.dims());
+        let Some(r) = d.origin_shape.rank() else {
+            return false;
+        };
+        // Leading dims, aligned from the right: broadcast (1) or equal.
+        let leading = r.saturating_sub(2);
+        storage == NZ
+            && (1..=rank).contains(&r)
+            && dims.last() == full.last()
+            && (r < 2 || dims[r - 2] == 1)
+            && dims[..leading]
+                .iter()
+                .zip(&full[rank - r..rank - r + leading])
+                .all(|(&n, &m)| n == 1 || n == m)
+    };
     let mut inputs = SmallVec::new();
     for (i, edge) in node.inputs.iter().enumerate() {
         let need = match (edge, view.input(node, i)) {
@@ -63,6 +83,7 @@ pub(super) fn elementwise(view: &View<'_>, node: &Node) -> Option<Decision> {
             _ if full.contains(&i) => Some(storage),
             (_, Some(d)) if d.origin_shape.num_elements() == Ok(Some(1)) => None,
             (_, Some(d)) if fits(d) && view.soc.c0(d.dtype) == c0 => Some(storage),
+            (_, Some(d)) if row_vector(d) => None,
             _ => return None,
         };
         inputs.push(need);
@@ -71,6 +92,32 @@ pub(super) fn elementwise(view: &View<'_>, node: &Node) -> Option<Decision> {
         inputs,
         outputs: SmallVec::from_elem(Out::Store(storage), 1),
     })
+}
+
+/// A softmax over the last axis keeps a FRACTAL_NZ input in FRACTAL_NZ
+/// (GE's SoftmaxV2 reduces along the fractal columns).
+pub(super) fn softmax(view: &View<'_>, node: &Node) -> Option<Decision> {
+    let x_edge = View::edge(node, 0)?;
+    let x = view.input(node, 0)?;
+    if view.is_constant(x_edge) || followable(x)? != NZ || !NZ.holds(x, view.soc) {
+        return None;
+    }
+    let rank = x.origin_shape.rank()?;
+    let axes = match view.attr(node, "axes") {
+        Some(crate::types::AttrValue::ListInt(v)) => v.clone(),
+        _ => match view.attr_int(node, "axis") {
+            Some(a) => vec![a],
+            None => vec![-1],
+        },
+    };
+    let last = axes.len() == 1 && normalize_axis(axes[0], rank).ok()? == rank - 1;
+    let y = node.outputs.first()?;
+    if !last || y.origin_shape != x.origin_shape || view.soc.c0(y.dtype) != view.soc.c0(x.dtype) {
+        return None;
+    }
+    let mut d = with_input(plain(node), 0, NZ);
+    d.outputs[0] = Out::Store(NZ);
+    Some(d)
 }
 
 /// BiasAdd / Bias carry `x`'s storage through when the bias runs along

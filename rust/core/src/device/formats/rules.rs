@@ -36,6 +36,8 @@ pub enum Rule {
     PerChannel,
     /// Concatenation: follows its inputs' NC1HWC0 when C blocks stay whole.
     Concat(ConcatAxis),
+    /// Softmax: a FRACTAL_NZ input over the last axis stays FRACTAL_NZ.
+    Softmax,
     /// A reduction (axes in input 1) over H and W that keeps them: C stays
     /// whole, so NC1HWC0 carries through (global pooling, SE blocks).
     SpatialReduce,
@@ -210,6 +212,7 @@ pub fn rule(op_type: &str) -> Rule {
         },
         t if ELEMENTWISE.contains(&t) => Rule::Elementwise,
         "ReduceMean" | "ReduceMax" | "ReduceMin" | "ReduceSum" => Rule::SpatialReduce,
+        "SoftmaxV2" | "Softmax" | "LogSoftmaxV2" => Rule::Softmax,
         _ => Rule::Plain,
     }
 }
@@ -268,7 +271,8 @@ mod tests {
                 depthwise: false
             }
         );
-        assert_eq!(rule("Softmax"), Rule::Plain);
+        assert_eq!(rule("Softmax"), Rule::Softmax);
+        assert_eq!(rule("TopKV2"), Rule::Plain);
         assert_eq!(rule("While"), Rule::Plain);
     }
 }

@@ -85,3 +85,125 @@ fn batch_norm_keeps_its_statistics_plain() {
     // x → 5HD, y → NHWC for the output; the statistic output is plain already.
     assert_eq!(report.trans_data_inserted, 2);
 }
+
+/// Every TransData the pass inserted.
+fn transdata_count(g: &Graph) -> usize {
+    g.nodes().iter().filter(|n| n.op_type == TRANS_DATA).count()
+}
+
+#[test]
+fn attention_stays_fractal_nz_from_matmul_to_matmul() {
+    // scores = q @ k (NZ), + bias [S] and + mask [B, 1, 1, S] broadcast
+    // along the rows, softmax over the last axis, @ v: no conversion
+    // between the two matmuls.
+    let r = OpRegistry::with_builtins();
+    let mut g = Graph::new("attention");
+    let q = input(&mut g, "q", DataType::Float, &[2, 4, 32, 16], Format::Nd);
+    let k = input(&mut g, "k", DataType::Float, &[2, 4, 16, 32], Format::Nd);
+    let v = input(&mut g, "v", DataType::Float, &[2, 4, 32, 16], Format::Nd);
+    let mask = input(&mut g, "mask", DataType::Float, &[2, 1, 1, 32], Format::Nd);
+    let bias = weight(&mut g, "bias", &[32], Format::Nd);
+    let scores = op(
+        &mut g,
+        &r,
+        "BatchMatMulV2",
+        "scores",
+        &[q, k],
+        Attrs::default(),
+    );
+    let biased = op(
+        &mut g,
+        &r,
+        "Add",
+        "biased",
+        &[scores, bias],
+        Attrs::default(),
+    );
+    let masked = op(
+        &mut g,
+        &r,
+        "Add",
+        "masked",
+        &[biased, mask],
+        Attrs::default(),
+    );
+    let probs = op(
+        &mut g,
+        &r,
+        "SoftmaxV2",
+        "probs",
+        &[masked],
+        Attrs::default(),
+    );
+    let out = op(
+        &mut g,
+        &r,
+        "BatchMatMulV2",
+        "out",
+        &[probs, v],
+        Attrs::default(),
+    );
+    g.set_outputs(vec![out]).unwrap();
+    prepared(&mut g, &r, false);
+    for name in ["scores", "biased", "masked", "probs"] {
+        assert_eq!(desc(&g, name).storage_format, Format::FractalNz, "{name}");
+    }
+    assert_eq!(
+        producer(&g, "masked", 1).name,
+        "mask",
+        "the mask is read as it is"
+    );
+    assert_eq!(
+        producer(&g, "biased", 1).name,
+        "bias",
+        "the bias is read as it is"
+    );
+    assert_eq!(producer(&g, "out", 0).name, "probs");
+    // q, k, v into NZ and the output back to ND: nothing in between.
+    assert_eq!(transdata_count(&g), 4);
+}
+
+#[test]
+fn a_softmax_not_over_the_last_axis_or_a_column_broadcast_works_plain() {
+    let r = OpRegistry::with_builtins();
+    let mut g = Graph::new("not_rows");
+    let a = input(&mut g, "a", DataType::Float, &[2, 32, 16], Format::Nd);
+    let b = input(&mut g, "b", DataType::Float, &[2, 16, 32], Format::Nd);
+    let column = input(&mut g, "column", DataType::Float, &[2, 32, 1], Format::Nd);
+    let mm = op(&mut g, &r, "BatchMatMulV2", "mm", &[a, b], Attrs::default());
+    let added = op(&mut g, &r, "Add", "added", &[mm, column], Attrs::default());
+    let axes = attrs([("axes", AttrValue::ListInt(vec![1]))]);
+    let mm2 = op(
+        &mut g,
+        &r,
+        "BatchMatMulV2",
+        "mm2",
+        &[a, b],
+        Attrs::default(),
+    );
+    let soft = op(&mut g, &r, "SoftmaxV2", "soft", &[mm2], axes);
+    g.set_outputs(vec![added, soft]).unwrap();
+    prepared(&mut g, &r, false);
+    assert_eq!(desc(&g, "added").storage_format, Format::Nd);
+    assert_eq!(desc(&g, "soft").storage_format, Format::Nd);
+}
+
+#[test]
+fn a_global_spatial_mean_keeps_nc1hwc0_and_a_channel_mean_does_not() {
+    let r = OpRegistry::with_builtins();
+    let mut g = Graph::new("se");
+    let x = input(&mut g, "x", DataType::Float, &[1, 32, 8, 8], Format::Nchw);
+    let w = weight(&mut g, "w", &[32, 32, 1, 1], Format::Nchw);
+    let c = conv(&mut g, &r, "conv", x, w, 0);
+    let keep = attrs([("keep_dims", AttrValue::Bool(true))]);
+    let hw = int_const(&mut g, "hw", DataType::Int64, &[2], &[2, 3]);
+    let pooled = op(&mut g, &r, "ReduceMean", "pooled", &[c, hw], keep.clone());
+    let ch = int_const(&mut g, "ch", DataType::Int64, &[1], &[1]);
+    let across = op(&mut g, &r, "ReduceMean", "across", &[c, ch], keep);
+    g.set_outputs(vec![pooled, across]).unwrap();
+    prepared(&mut g, &r, false);
+    assert_eq!(desc(&g, "pooled").storage_format, Format::Nc1hwc0);
+    assert_eq!(producer(&g, "pooled", 0).name, "conv");
+    assert_eq!(desc(&g, "across").storage_format, Format::Nchw);
+    assert_eq!(producer(&g, "across", 0).op_type, TRANS_DATA);
+}
