@@ -133,6 +133,7 @@ pub fn decide(view: &View<'_>, id: NodeId) -> Decision {
         Rule::Concat(axis) => follow::concat(view, node, axis),
         Rule::SpatialReduce => prefer::spatial_reduce(view, node),
         Rule::Softmax => follow::softmax(view, node),
+        Rule::ChannelSlice => prefer::channel_slice(view, node),
         Rule::Plain => None,
     };
     let mut decision = decided.unwrap_or_else(|| plain(node));

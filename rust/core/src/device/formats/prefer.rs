@@ -139,6 +139,48 @@ pub(super) fn spatial_reduce(view: &View<'_>, node: &Node) -> Option<Decision> {
     five_hd_io(view, node, 0, layout)
 }
 
+/// A StridedSliceV2 of an NC1HWC0 activation that keeps whole C0 blocks
+/// (unit steps; along C, a begin and an end on block boundaries or at the
+/// end) stays NC1HWC0, as GE's strided slice does for channel splits.
+pub(super) fn channel_slice(view: &View<'_>, node: &Node) -> Option<Decision> {
+    let x_edge = View::edge(node, 0)?;
+    let x = view.input(node, 0)?;
+    if view.is_constant(x_edge) || x.storage_format != Format::Nc1hwc0 {
+        return None;
+    }
+    let layout = Some(x.origin_format)
+        .filter(|f| ACTIVATION_LAYOUTS.contains(f))
+        .unwrap_or(Format::Nchw);
+    let ints = |i: usize| -> Option<Option<Vec<i64>>> {
+        match View::edge(node, i) {
+            None => Some(None),
+            Some(e) => Some(Some(view.graph.tensor(e).value.as_ref()?.to_ints()?)),
+        }
+    };
+    let (begin, end) = (ints(1)??, ints(2)??);
+    let axes = ints(3)?.unwrap_or_else(|| (0..begin.len() as i64).collect());
+    let steps = ints(4)?.unwrap_or_else(|| vec![1; begin.len()]);
+    if begin.len() != end.len() || axes.len() != begin.len() || steps.iter().any(|&s| s != 1) {
+        return None;
+    }
+    let dims = x.origin_shape.dims();
+    let c_axis = if layout == Format::Nhwc { 3 } else { 1 };
+    let c0 = view.soc.c0(x.dtype);
+    for ((&axis, &b), &e) in axes.iter().zip(&begin).zip(&end) {
+        let axis = normalize_axis(axis, 4).ok()?;
+        if axis != c_axis {
+            continue;
+        }
+        let c = *dims.get(c_axis)?;
+        let clamp = |v: i64| if v < 0 { (v + c).max(0) } else { v.min(c) };
+        let (b, e) = (clamp(b), clamp(e));
+        if b % c0 != 0 || (e != c && e % c0 != 0) {
+            return None;
+        }
+    }
+    five_hd_io(view, node, 0, layout)
+}
+
 pub(super) fn matmul(view: &View<'_>, node: &Node) -> Option<Decision> {
     let matrix = |d: &TensorDesc| d.origin_shape.rank().is_some_and(|r| r >= 2);
     if !matrix(view.input(node, 0)?) || !matrix(view.input(node, 1)?) {

@@ -38,6 +38,8 @@ pub enum Rule {
     Concat(ConcatAxis),
     /// Softmax: a FRACTAL_NZ input over the last axis stays FRACTAL_NZ.
     Softmax,
+    /// StridedSliceV2: an NC1HWC0 input sliced in whole C0 blocks stays NC1HWC0.
+    ChannelSlice,
     /// A reduction (axes in input 1) over H and W that keeps them: C stays
     /// whole, so NC1HWC0 carries through (global pooling, SE blocks).
     SpatialReduce,
@@ -213,6 +215,7 @@ pub fn rule(op_type: &str) -> Rule {
         t if ELEMENTWISE.contains(&t) => Rule::Elementwise,
         "ReduceMean" | "ReduceMax" | "ReduceMin" | "ReduceSum" => Rule::SpatialReduce,
         "SoftmaxV2" | "Softmax" | "LogSoftmaxV2" => Rule::Softmax,
+        "StridedSliceV2" => Rule::ChannelSlice,
         _ => Rule::Plain,
     }
 }

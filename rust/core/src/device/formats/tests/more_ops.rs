@@ -207,3 +207,38 @@ fn a_global_spatial_mean_keeps_nc1hwc0_and_a_channel_mean_does_not() {
     assert_eq!(desc(&g, "across").storage_format, Format::Nchw);
     assert_eq!(producer(&g, "across", 0).op_type, TRANS_DATA);
 }
+
+#[test]
+fn a_channel_slice_in_whole_c0_blocks_stays_nc1hwc0() {
+    // DPN's dual path: a convolution's 48 channels split 32 / 16 (block
+    // aligned) stay NC1HWC0; a 24 / 24 split would cut a block.
+    let r = OpRegistry::with_builtins();
+    let mut g = Graph::new("dual_path");
+    let x = input(&mut g, "x", DataType::Float, &[1, 16, 8, 8], Format::Nchw);
+    let w = weight(&mut g, "w", &[48, 16, 1, 1], Format::Nchw);
+    let c = conv(&mut g, &r, "conv", x, w, 0);
+    let slice = |g: &mut Graph, name: &str, begin: i64, end: i64| {
+        let b = int_const(g, &format!("{name}_b"), DataType::Int64, &[1], &[begin]);
+        let e = int_const(g, &format!("{name}_e"), DataType::Int64, &[1], &[end]);
+        let axes = int_const(g, &format!("{name}_a"), DataType::Int64, &[1], &[1]);
+        op(
+            g,
+            &r,
+            "StridedSliceV2",
+            name,
+            &[c, b, e, axes],
+            Attrs::default(),
+        )
+    };
+    let head = slice(&mut g, "head", 0, 32);
+    let tail = slice(&mut g, "tail", 32, i64::MAX);
+    let cut = slice(&mut g, "cut", 0, 24);
+    g.set_outputs(vec![head, tail, cut]).unwrap();
+    prepared(&mut g, &r, false);
+    for name in ["head", "tail"] {
+        assert_eq!(desc(&g, name).storage_format, Format::Nc1hwc0, "{name}");
+        assert_eq!(producer(&g, name, 0).name, "conv", "{name}");
+    }
+    assert_ne!(desc(&g, "cut").storage_format, Format::Nc1hwc0);
+    assert_eq!(producer(&g, "cut", 0).op_type, TRANS_DATA);
+}
