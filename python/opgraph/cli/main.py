@@ -356,7 +356,10 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _dispatch(argv: Sequence[str] | None, err: Console) -> int:
     parser = _parser()
-    args = parser.parse_args(argv)
+    args, unknown = parser.parse_known_args(argv)
+    if unknown:  # argparse would point at "opgraph --help", not the command's
+        command = f"opgraph {args.command}" if args.command else "opgraph"
+        raise UsageError(f"unrecognized arguments: {' '.join(unknown)} (see {command} --help)")
     console = new_console()
     if args.command == "compile":
         return _compile(args, console, err)
