@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from ._plot_text import literal_text
 from .cost import BOUNDS
 
 if TYPE_CHECKING:
@@ -23,6 +24,7 @@ COLORS = {
 }
 
 
+@literal_text
 def plot_report(report: CostReport, spec: DeviceSpec, path: Path, top: int) -> Path:
     try:
         import matplotlib

@@ -11,6 +11,8 @@ from typing import Any, Protocol
 import numpy as np
 import numpy.typing as npt
 
+from ._plot_text import literal_text
+
 
 class _Totals(Protocol):
     @property
@@ -45,6 +47,7 @@ def live_bytes(
 LABELLED_BUFFERS = 6
 
 
+@literal_text
 def draw_plan(
     path: str | PathLike[str],
     sizes: npt.NDArray[np.int64],

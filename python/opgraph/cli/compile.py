@@ -3,6 +3,7 @@ memory plan → cost model, as one function over :class:`CompileOptions`."""
 
 from __future__ import annotations
 
+import re
 import warnings
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, nullcontext
@@ -14,23 +15,23 @@ from .._core import Graph, TensorDesc
 from ..caffe import load_caffe
 from ..cost import BatchCost, CostReport, DeviceSpec, PrecisionMode, estimate_cost
 from ..device import SOC_VERSIONS, PrepareReport, prepare
-from ..errors import CostError, DeviceSpecError, MemoryPlanError, OpgraphError
+from ..errors import CostError, DeviceSpecError, MemoryPlanError, OpgraphError, ParseError
 from ..memory import MemoryPlan, plan_memory
 from ..onnx import load_onnx_reported
 from ..tensorflow import load_tensorflow_reported
 from ..tensorflow.scope_report import ScopePassRun
+from .usage import UsageError as UsageError  # re-exported: opgraph.cli.compile.UsageError
+from .usage import check_input_file
+from .user_code import import_plugins
 
 FRAMEWORKS = ("tensorflow", "caffe", "onnx")
+MODEL_FILE = "a .pb/.pbtxt, .prototxt or .onnx model file"
 TF_SUFFIXES = (".pb", ".pbtxt")
 CAFFE_SUFFIXES = (".prototxt", ".caffemodel")
 ONNX_SUFFIXES = (".onnx",)
 
 Stage = Callable[[str], AbstractContextManager[object]]
 """Opens a named stage of the progress display."""
-
-
-class UsageError(Exception):
-    """The command line itself is wrong (exit code 2)."""
 
 
 @dataclass
@@ -78,8 +79,8 @@ class CompileResult:
     profiles: list[BatchProfile] = field(default_factory=list)
 
 
-def framework_of(model: Path) -> str:
-    """The framework a model file's extension names."""
+def framework_of_suffix(model: Path) -> str | None:
+    """The framework a model file's extension names, if it names one."""
     suffix = model.suffix.lower()
     if suffix in TF_SUFFIXES:
         return "tensorflow"
@@ -87,6 +88,14 @@ def framework_of(model: Path) -> str:
         return "caffe"
     if suffix in ONNX_SUFFIXES:
         return "onnx"
+    return None
+
+
+def framework_of(model: Path) -> str:
+    """The framework a model file's extension names (a UsageError if none)."""
+    framework = framework_of_suffix(model)
+    if framework is not None:
+        return framework
     raise UsageError(
         f"cannot tell the framework of {model.name!r} from its extension; "
         "pass --framework tensorflow, caffe or onnx (ATC: --framework=3, 0 or 5)"
@@ -156,14 +165,47 @@ def unknown_tensors(graph: Graph) -> list[str]:
     ]
 
 
+def check_files(options: CompileOptions) -> None:
+    """Every input file the options name exists, is a file and is given in
+    the right argument (a ``.caffemodel`` is the weights, not MODEL)."""
+    check_input_file(options.model, "MODEL", MODEL_FILE)
+    if options.framework == "caffe" and options.model.suffix.lower() == ".caffemodel":
+        raise UsageError(
+            f"MODEL {str(options.model)!r} is Caffe weights (.caffemodel); give the network's .prototxt "
+            "as MODEL and the .caffemodel with --weights"
+        )
+    if options.weights is not None:
+        check_input_file(options.weights, "--weights", "a Caffe .caffemodel")
+        if options.weights.suffix.lower() == ".prototxt":
+            raise UsageError(
+                f"--weights {str(options.weights)!r} is a network definition (.prototxt); give it as "
+                "MODEL and the .caffemodel with --weights"
+            )
+    for proto in options.custom_protos:
+        check_input_file(proto, "--custom-proto", "a Caffe custom.proto file")
+
+
 def _load(options: CompileOptions) -> tuple[Graph, list[ScopePassRun], dict[str, list[str]]]:
-    if not options.model.is_file():
-        raise UsageError(f"model file {str(options.model)!r} does not exist")
+    check_files(options)
+    scope_options = options.scope_passes or options.disabled_scope_passes
+    if options.framework != "tensorflow" and scope_options:
+        raise UsageError("--enable/--disable-scope-fusion-passes apply to TensorFlow models only")
+    if options.framework != "caffe" and options.weights is not None:
+        raise UsageError("--weights applies to Caffe models only (a frozen GraphDef holds its weights)")
+    if options.framework != "caffe" and options.custom_protos:
+        raise UsageError("--custom-proto applies to Caffe models only")
+    import_plugins(options.plugins)
+    try:
+        return _decode(options)
+    except ParseError as error:
+        usage = _argument_error(error, options)
+        if usage is None:
+            raise
+        raise usage from None
+
+
+def _decode(options: CompileOptions) -> tuple[Graph, list[ScopePassRun], dict[str, list[str]]]:
     if options.framework == "caffe":
-        if options.weights is not None and not options.weights.is_file():
-            raise UsageError(f"weights file {str(options.weights)!r} does not exist")
-        if options.scope_passes or options.disabled_scope_passes:
-            raise UsageError("--enable/--disable-scope-fusion-passes apply to TensorFlow models only")
         graph = load_caffe(
             options.model,
             options.weights,
@@ -174,13 +216,7 @@ def _load(options: CompileOptions) -> tuple[Graph, list[ScopePassRun], dict[str,
             infer=False,
         )
         return graph, [], {}
-    if options.weights is not None:
-        raise UsageError("--weights applies to Caffe models only (a frozen GraphDef holds its weights)")
-    if options.custom_protos:
-        raise UsageError("--custom-proto applies to Caffe models only")
     if options.framework == "onnx":
-        if options.scope_passes or options.disabled_scope_passes:
-            raise UsageError("--enable/--disable-scope-fusion-passes apply to TensorFlow models only")
         graph, report = load_onnx_reported(
             options.model, options.input_shapes, options.outputs or None, options.plugins, infer=False
         )
@@ -195,6 +231,43 @@ def _load(options: CompileOptions) -> tuple[Graph, list[ScopePassRun], dict[str,
         infer=False,
     )
     return graph, runs, {}
+
+
+# The core's messages for a name the model lacks (rust/core/src/frontend/convert).
+_UNKNOWN_INPUT = re.compile(
+    r"input_shapes names (?P<name>'.*'), which is not a Placeholder of the model "
+    r"\(its placeholders: (?P<known>.*)\)$"
+)
+_UNKNOWN_OUTPUT = re.compile(r"(requested output '.*' refers to|graph output \d+ refers to output \d+ of) ")
+_UNKNOWN_PASS = "no scope fusion pass named"
+
+
+def _argument_error(error: ParseError, options: CompileOptions) -> UsageError | None:
+    """A parse error an argument caused, as a usage error naming the
+    argument: an input, output or scope-fusion pass the model or the
+    registry lacks, or a ``--framework`` that disagrees with the model's
+    extension when the file does not decode as that framework."""
+    message = str(error)
+    unknown_input = _UNKNOWN_INPUT.match(message)
+    if unknown_input:
+        return UsageError(
+            f"--input-shape names input {unknown_input['name']}, which the model does not have "
+            f"(its inputs: {unknown_input['known']})"
+        )
+    if options.outputs and _UNKNOWN_OUTPUT.match(message):
+        return UsageError(f"--outputs: {message}")
+    if error.scope_pass is not None and _UNKNOWN_PASS in message:
+        enabled = error.scope_pass in options.scope_passes
+        option = "--enable-scope-fusion-passes" if enabled else "--disable-scope-fusion-passes"
+        return UsageError(f"{option}: {message[message.index(_UNKNOWN_PASS) :]}")
+    by_suffix = framework_of_suffix(options.model)
+    decode_error = error.node is None and not error.unsupported and error.scope_pass is None
+    if decode_error and by_suffix not in (None, options.framework):
+        return UsageError(
+            f"--framework {options.framework}: {message}; {options.model.name!r} is named like a "
+            f"{by_suffix} model: pass --framework {by_suffix}, or leave --framework out"
+        )
+    return None
 
 
 def prepare_for_precision(graph: Graph, soc: str, precision: PrecisionMode) -> PrepareReport:

@@ -1,21 +1,26 @@
 """``opgraph``: the command line (argparse; ``compile``, ``ops``, ``check-op``).
 
 Exit codes: 0 success, 1 model errors (the model cannot be compiled), 2 usage
-errors (bad options, missing files, invalid --input-shape values), 3 an
-internal error (opgraph's bug). Every error is one line on stderr, never a
-traceback (set ``OPGRAPH_TRACEBACK=1`` to see one for an unexpected error)."""
+errors (bad options, missing files, invalid --input-shape values, names the
+model lacks, outputs that cannot be written), 3 an internal error (opgraph's
+bug). Every error is one line on stderr, never a traceback (set
+``OPGRAPH_TRACEBACK=1`` to see one for an unexpected error). Everything
+printed through rich that comes from the user or a file is escaped
+(``rich.markup.escape``): a node named ``[red]`` prints as ``[red]``."""
 
 from __future__ import annotations
 
 import argparse
 import os
 import sys
+import warnings
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager, nullcontext
 from pathlib import Path
 from typing import Any, NoReturn, cast
 
 from rich.console import Console
+from rich.markup import escape
 
 from .. import __version__
 from ..cost import PRECISION_MODES, PrecisionMode
@@ -23,8 +28,8 @@ from ..errors import InternalError, OpgraphError, ShapeArgumentError
 from . import examples, ops
 from .compile import (
     FRAMEWORKS,
+    MODEL_FILE,
     CompileOptions,
-    UsageError,
     framework_of,
     parse_batch_sizes,
     parse_input_shapes,
@@ -33,10 +38,12 @@ from .compile import (
 from .graph_dot import write_dot
 from .profile_plot import plot_profiles
 from .report import build_report, write_report
-from .summary import error_paragraph, print_summary
+from .summary import error_paragraph, one_paragraph, print_summary
+from .usage import UsageError, check_input_file, check_output, output_failure
 
 EXIT_OK, EXIT_MODEL_ERROR, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
 ATC_FRAMEWORKS = {"0": "caffe", "3": "tensorflow", "5": "onnx"}
+PLOT_EXTRA = "pip install 'opgraph[plot]'"
 
 COMPILE_EPILOG = """\
 ATC spellings are accepted too, so an ATC command line can be pasted:
@@ -49,6 +56,22 @@ examples:
   opgraph compile --model=net.prototxt --weight=net.caffemodel --framework=0 --soc_version=Ascend910B2
 
 exit codes: 0 compiled, 1 the model has errors, 2 usage error."""
+
+
+def new_console(*, stderr: bool = False) -> Console:
+    """A console for the command's output: no highlighting of numbers or
+    paths, and no ``:emoji:`` codes (a tensor ``a:cat:0`` stays as it is)."""
+    return Console(stderr=stderr, highlight=False, emoji=False)
+
+
+def _positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{value} is not at least 1")
+    return value
 
 
 def _split_list(values: list[str] | None, sep: str = ",") -> list[str]:
@@ -163,11 +186,15 @@ def _parser() -> argparse.ArgumentParser:
     )
     k.add_argument("op", metavar="MODULE:OP")
     k.add_argument("--reference", required=True, metavar="MODULE:FUNC")
-    k.add_argument("--examples", type=int, default=100, metavar="N", help="hypothesis examples (default 100)")
+    k.add_argument(
+        "--examples", type=_positive, default=100, metavar="N", help="hypothesis examples (default 100)"
+    )
     return parser
 
 
 def _options(args: argparse.Namespace) -> CompileOptions:
+    if args.model and args.model_option and args.model != args.model_option:
+        raise UsageError(f"MODEL {args.model!r} and --model {args.model_option!r} disagree: give one")
     model_arg = args.model or args.model_option
     input_shapes = parse_input_shapes(args.input_shape) if args.input_shape else {}
     if args.example:
@@ -180,6 +207,7 @@ def _options(args: argparse.Namespace) -> CompileOptions:
         input_shapes = {**ex.input_shapes, **input_shapes}
     elif model_arg:
         model = Path(model_arg)
+        check_input_file(model, "MODEL", MODEL_FILE)
         framework = ATC_FRAMEWORKS.get(args.framework, args.framework) or framework_of(model)
     else:
         raise UsageError("no model: give MODEL (or --model=MODEL) or --example NAME")
@@ -218,22 +246,53 @@ def _write_out(out: Path, report: dict[str, Any], result: Any, console: Console)
     svg = write_dot(result.graph, out / "graph.dot")
     written = ["report.json", "graph.dot"] + ([svg.name] if svg else [])
     try:
-        if result.memory is not None:
-            result.memory.plot(out / "memory.png", title=f"{report['model']['name']}: activation memory")
-            written.append("memory.png")
-        if result.cost is not None:
-            result.cost.plot(out / "cost.png")
-            written.append("cost.png")
-        if result.profiles:
-            plot_profiles(result.profiles, out / "profiles.png", f"{report['model']['name']}: by batch size")
-            written.append("profiles.png")
+        with warnings.catch_warnings():
+            # A name with a character the font lacks draws a box; no warning for it.
+            warnings.filterwarnings("ignore", "Glyph .* missing from", UserWarning)
+            written += _plot(out, report, result)
     except ImportError:
-        console.print("[yellow]warning:[/yellow] plots need matplotlib: pip install 'opgraph[plot]'")
-    console.print(f"wrote {', '.join(written)} to {out}", highlight=False)
+        console.print(f"[yellow]warning:[/yellow] plots need matplotlib: {escape(PLOT_EXTRA)}")
+    console.print(f"wrote {', '.join(written)} to {escape(str(out))}")
+
+
+def _plot(out: Path, report: dict[str, Any], result: Any) -> list[str]:
+    """memory.png, cost.png and profiles.png, as far as the result has them."""
+    name = report["model"]["name"]
+    written = []
+    if result.memory is not None:
+        result.memory.plot(out / "memory.png", title=f"{name}: activation memory")
+        written.append("memory.png")
+    if result.cost is not None:
+        result.cost.plot(out / "cost.png")
+        written.append("cost.png")
+    if result.profiles:
+        plot_profiles(result.profiles, out / "profiles.png", f"{name}: by batch size")
+        written.append("profiles.png")
+    return written
+
+
+def _write_outputs(args: argparse.Namespace, report: dict[str, Any], result: Any, console: Console) -> None:
+    """``--json FILE`` and ``--out DIR``, parent directories created; a
+    failure to write is a usage error naming the option and the file."""
+    if args.json:
+        try:
+            args.json.parent.mkdir(parents=True, exist_ok=True)
+            write_report(report, args.json)
+        except OSError as error:
+            raise output_failure(args.json, "--json", error) from None
+    if args.out:
+        try:
+            _write_out(args.out, report, result, console)
+        except OSError as error:
+            raise output_failure(args.out, "--out", error) from None
 
 
 def _compile(args: argparse.Namespace, console: Console, err: Console) -> int:
     options = _options(args)
+    if args.json:
+        check_output(args.json, "--json", directory=False)
+    if args.out:
+        check_output(args.out, "--out", directory=True)
     stage: Any = _stages(console)
     try:
         result = run(options, stage)
@@ -248,10 +307,7 @@ def _compile(args: argparse.Namespace, console: Console, err: Console) -> int:
     # million-node graph takes seconds), not for a quiet run without output.
     wanted = bool(args.json or args.out or not args.quiet)
     report = build_report(result) if wanted else {}
-    if args.json:
-        write_report(report, args.json)
-    if args.out:
-        _write_out(args.out, report, result, console)
+    _write_outputs(args, report, result, console)
     if result.errors:
         for failure in result.errors:
             err.print(
@@ -265,17 +321,16 @@ def _compile(args: argparse.Namespace, console: Console, err: Console) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Runs the command; returns the exit code. Every failure is one line."""
-    err = Console(stderr=True, highlight=False)
+    """Runs the command; returns the exit code. Every failure is one paragraph."""
+    err = new_console(stderr=True)
 
     def say(message: str) -> None:
-        err.print(f"opgraph: {message}", highlight=False, markup=False, soft_wrap=True)
+        err.print(f"opgraph: {one_paragraph(message)}", highlight=False, markup=False, soft_wrap=True)
 
     try:
         return _dispatch(argv, err)
-    except (UsageError, KeyError) as problem:
-        message = problem.args[0] if isinstance(problem, KeyError) and problem.args else str(problem)
-        say(f"error: {message}")
+    except UsageError as problem:
+        say(f"error: {problem}")
         return EXIT_USAGE
     except InternalError as problem:
         say(f"{problem} (InternalError)")
@@ -301,8 +356,11 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _dispatch(argv: Sequence[str] | None, err: Console) -> int:
     parser = _parser()
-    args = parser.parse_args(argv)
-    console = Console(highlight=False)
+    args, unknown = parser.parse_known_args(argv)
+    if unknown:  # argparse would point at "opgraph --help", not the command's
+        command = f"opgraph {args.command}" if args.command else "opgraph"
+        raise UsageError(f"unrecognized arguments: {' '.join(unknown)} (see {command} --help)")
+    console = new_console()
     if args.command == "compile":
         return _compile(args, console, err)
     if args.command == "ops":

@@ -3,17 +3,15 @@
 from __future__ import annotations
 
 import fnmatch
-import importlib
-from pathlib import Path
-from typing import Any
 
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from ..errors import UnknownOpTypeError
 from ..opdef import OpDef, PortSpec, op_def, registered_op_types
-from ..plugins import _import_path
-from .compile import UsageError
+from .usage import UsageError
+from .user_code import load_object
 
 
 def _matches(op_type: str, pattern: str) -> bool:
@@ -36,7 +34,8 @@ def _port(port: PortSpec) -> str:
 
 
 def describe(console: Console, definition: OpDef) -> None:
-    console.print(f"[bold]{definition.op_type}[/bold]" + ("  (built-in)" if definition.builtin else ""))
+    builtin = "  (built-in)" if definition.builtin else ""
+    console.print(f"[bold]{escape(definition.op_type)}[/bold]{builtin}")
     for title, ports in (("inputs", definition.inputs), ("outputs", definition.outputs)):
         console.print(f"{title}:")
         for port in ports:
@@ -63,47 +62,36 @@ def ops_command(words: list[str], console: Console) -> int:
     found = [t for t in registered_op_types() if not words or _matches(t, words[0])]
     table = Table(show_header=False, show_edge=False, box=None)
     for op_type in found:
-        table.add_row(op_type)
+        table.add_row(escape(op_type))
     console.print(table)
     console.print(f"{len(found)} op types", highlight=False)
     return 0
 
 
-def load_object(spec: str) -> Any:
-    """``MODULE:NAME`` where MODULE is a module name or a ``.py`` path."""
-    module_name, sep, name = spec.rpartition(":")
-    if not sep or not module_name or not name:
-        raise UsageError(f"{spec!r} is not MODULE:NAME")
-    try:
-        if module_name.endswith(".py") or Path(module_name).is_file():
-            module = _import_path(Path(module_name))
-        else:
-            module = importlib.import_module(module_name)
-    except (ImportError, OSError) as error:
-        raise UsageError(f"cannot import {module_name!r}: {error}") from None
-    try:
-        return getattr(module, name)
-    except AttributeError:
-        raise UsageError(f"module {module_name!r} has no {name!r}") from None
-
-
 def check_op_command(op_spec: str, reference_spec: str, examples: int, console: Console) -> int:
-    from ..testing import check_inference
+    try:
+        from ..testing import check_inference
+    except ImportError as error:
+        raise UsageError(f"check-op needs hypothesis ({error}): pip install 'opgraph[testing]'") from None
 
-    op = load_object(op_spec)
+    op = load_object(op_spec, "MODULE:OP")
     if not isinstance(op, (OpDef, str)):
-        raise UsageError(f"{op_spec!r} is a {type(op).__name__}, expected an OpDef or an op type")
-    reference = load_object(reference_spec)
+        raise UsageError(
+            f"MODULE:OP {op_spec!r} is of type {type(op).__name__}, expected an OpDef or an op type name"
+        )
+    if isinstance(op, str) and op not in registered_op_types():
+        raise UsageError(f"MODULE:OP {op_spec!r} names op type {op!r}, which is not registered")
+    reference = load_object(reference_spec, "--reference")
     if not callable(reference):
-        raise UsageError(f"{reference_spec!r} is not callable")
-    name = op.op_type if isinstance(op, OpDef) else op
+        raise UsageError(
+            f"--reference {reference_spec!r} is of type {type(reference).__name__}, not a function"
+        )
+    name = escape(op.op_type if isinstance(op, OpDef) else op)
     try:
         check_inference(op, reference, max_examples=examples)
     except AssertionError as failure:
-        console.print(f"[red]FAIL[/red] {name} against {reference_spec}:", highlight=False)
-        console.print(str(failure), highlight=False, markup=False)
+        console.print(f"[red]FAIL[/red] {name} against {escape(reference_spec)}:")
+        console.print(str(failure), markup=False)
         return 1
-    console.print(
-        f"[green]OK[/green] {name} agrees with {reference_spec} on {examples} examples", highlight=False
-    )
+    console.print(f"[green]OK[/green] {name} agrees with {escape(reference_spec)} on {examples} examples")
     return 0

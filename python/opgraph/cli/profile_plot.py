@@ -5,11 +5,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from .._plot_text import literal_text
 from .compile import BatchProfile
 
 MIB = float(1 << 20)
 
 
+@literal_text
 def plot_profiles(profiles: list[BatchProfile], path: Path, title: str) -> None:
     """Arena, weights and I/O (MiB) per batch size, and the predicted
     throughput on a second axis when the cost model ran. Needs matplotlib."""

@@ -1,4 +1,8 @@
-"""The rich summary ``opgraph compile`` prints, and its error paragraphs."""
+"""The rich summary ``opgraph compile`` prints, and its error paragraphs.
+
+Every string that comes from the model, its files or the command line is
+escaped before rich reads it as markup (a layer named ``[/bold]``, a tensor
+shape ``[batch, 3]``); the error paragraphs are printed with markup off."""
 
 from __future__ import annotations
 
@@ -37,14 +41,14 @@ def print_summary(console: Console, report: dict[str, Any]) -> None:
     """Model, op types, inputs/outputs, memory, latency with the top-10 ops, warnings."""
     model = report["model"]
     console.print(
-        f"[bold]{model['name']}[/bold]  {model['path']}  ({model['framework']}, "
-        f"{model['node_count']} nodes, {model['soc']}, {model['precision_mode']})"
+        f"[bold]{escape(model['name'])}[/bold]  {escape(model['path'])}  ({model['framework']}, "
+        f"{model['node_count']} nodes, {escape(model['soc'])}, {model['precision_mode']})"
     )
     ops = Table(title="nodes by op type", title_justify="left", show_edge=False)
     ops.add_column("op type")
     ops.add_column("count", justify="right")
     for op_type, count in model["op_types"].items():
-        ops.add_row(op_type, str(count))
+        ops.add_row(escape(op_type), str(count))
     console.print(ops)
 
     io = Table(title="inputs and outputs", title_justify="left", show_edge=False)
@@ -52,9 +56,8 @@ def print_summary(console: Console, report: dict[str, Any]) -> None:
         io.add_column(column)
     for kind in ("inputs", "outputs"):
         for t in model[kind]:
-            # Escaped: "[batch, 3]" would read as console markup.
             shape = escape(_shape(t["shape"], t.get("symbols")))
-            io.add_row(kind[:-1], t["name"], t["dtype"], shape, t["format"], t["storage_format"])
+            io.add_row(kind[:-1], escape(t["name"]), t["dtype"], shape, t["format"], t["storage_format"])
     console.print(io)
 
     memory = report["memory"]
@@ -68,7 +71,7 @@ def print_summary(console: Console, report: dict[str, Any]) -> None:
     if cost is not None:
         total = cost["total_us"]
         console.print(
-            f"[bold]estimated latency[/bold]  {total / 1000:.3f} ms on {cost['device']} "
+            f"[bold]estimated latency[/bold]  {total / 1000:.3f} ms on {escape(cost['device'])} "
             f"(critical path {cost['critical_path_us'] / 1000:.3f} ms, {cost['task_count']} tasks)"
         )
         top = sorted((n for n in cost["nodes"] if n["time_us"] > 0), key=lambda n: -n["time_us"])[:10]
@@ -80,15 +83,16 @@ def print_summary(console: Console, report: dict[str, Any]) -> None:
         table.add_column("bound")
         for n in top:
             share = 100 * n["time_us"] / total if total > 0 else 0.0
-            table.add_row(n["name"], n["op_type"], f"{n['time_us']:.2f}", f"{share:.1f}%", n["bound"])
+            name, op_type = escape(n["name"]), escape(n["op_type"])
+            table.add_row(name, op_type, f"{n['time_us']:.2f}", f"{share:.1f}%", n["bound"])
         console.print(table)
     if report.get("profiles"):
         console.print(_profiles_table(report["profiles"]))
     passes = [_pass_line(run) for run in report["scope_passes"] if run["status"] != "not enabled"]
     if passes:
-        console.print(f"[bold]scope fusion[/bold]  {'; '.join(passes)}", highlight=False)
+        console.print(f"[bold]scope fusion[/bold]  {escape('; '.join(passes))}", highlight=False)
     for warning in report["warnings"]:
-        console.print(f"[yellow]warning:[/yellow] {warning}", highlight=False)
+        console.print(f"[yellow]warning:[/yellow] {escape(warning)}", highlight=False)
 
 
 def _profiles_table(profiles: list[dict[str, Any]]) -> Table:
@@ -119,7 +123,7 @@ def _hint(error: OpgraphError, framework: str) -> str | None:
         module = framework if framework in ("caffe", "onnx") else "tensorflow"
         return f"register one with @opgraph.{module}.plugin in a module passed to --plugins"
     if isinstance(error, ParseError) and error.node is not None:
-        return "the plugin's own exception is above this message when run from Python"
+        return "fix the plugin: its exception is quoted here (from Python, it is the ParseError's __cause__)"
     if isinstance(error, NodeError):
         return "check the input shapes (--input-shape NAME:D,D,...) and the node's attributes"
     if isinstance(error, InternalError):
@@ -141,6 +145,12 @@ def _capped(items: list[str]) -> str:
     return ", ".join([*items[:LISTED_HEAD], f"… {hidden} more", *items[-LISTED_TAIL:]])
 
 
+def one_paragraph(text: str) -> str:
+    """``text`` on one line: a multi-line exception message (a plugin's,
+    a parser's caret diagram) joined with spaces, blank lines dropped."""
+    return " ".join(line.strip() for line in text.splitlines() if line.strip())
+
+
 def error_paragraph(error: OpgraphError, framework: str) -> str:
     """One paragraph: the node, its op type, its inputs, what was violated, a hint."""
     parts: list[str] = []
@@ -157,4 +167,4 @@ def error_paragraph(error: OpgraphError, framework: str) -> str:
     hint = _hint(error, framework)
     if hint and hint not in text:
         text += f" Hint: {hint}."
-    return text
+    return one_paragraph(text)
