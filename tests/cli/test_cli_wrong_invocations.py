@@ -9,7 +9,6 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 from typing import NamedTuple
 
@@ -235,28 +234,14 @@ def test_the_table_is_large() -> None:
     assert len(CASES) >= 25
 
 
-def run_without(module: str, *args: str | Path, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
-    """``opgraph ARGS`` in a process where importing ``module`` fails."""
-    code = f"import sys; sys.modules[{module!r}] = None; from opgraph.cli.main import main; sys.exit(main())"
-    env = {**os.environ, "COLUMNS": "200", "OPGRAPH_NO_PLUGINS": "1"}
-    return subprocess.run(
-        [sys.executable, "-c", code, *map(str, args)],
-        capture_output=True,
-        text=True,
-        cwd=cwd,
-        env=env,
-        timeout=300,
-        check=False,
-    )
-
-
 def test_check_op_without_hypothesis_is_a_usage_error(work: Path) -> None:
-    done = run_without("hypothesis", "check-op", f"{work}/ops_mod.py:UNKNOWN", "--reference", "numpy:add")
+    args = ("check-op", f"{work}/ops_mod.py:UNKNOWN", "--reference", "numpy:add")
+    done = run_cli(*args, without="hypothesis")
     _assert_one_paragraph(done, 2, ("hypothesis", "pip install 'opgraph[testing]'"))
 
 
 def test_missing_matplotlib_hint_prints_the_extra_literally(tmp_path: Path) -> None:
-    done = run_without("matplotlib", "compile", "--example", "lenet", "--out", tmp_path / "out", "-q")
+    done = run_cli("compile", "--example", "lenet", "--out", tmp_path / "out", "-q", without="matplotlib")
     assert done.returncode == 0, done.stderr
     assert "pip install 'opgraph[plot]'" in done.stdout, done.stdout
     assert (tmp_path / "out" / "report.json").is_file()
