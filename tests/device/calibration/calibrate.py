@@ -14,6 +14,7 @@ are relative, a row 2x too slow weighs as much as one 2x too fast.
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -95,13 +96,13 @@ def fit(samples: Sequence[Sample], fixed: dict[str, float] | None = None) -> tup
     fixed = fixed or {}
 
     def search(grids: dict[str, list[float]]) -> tuple[float, Constants]:
+        # A pinned constant is searched over its one value.
+        grids = {k: [fixed[k]] if k in fixed else values for k, values in grids.items()}
         best: tuple[float, Constants] | None = None
-        for c in (fixed.get("cube") and [fixed["cube"]]) or grids["cube"]:
-            for v in (fixed.get("vector") and [fixed["vector"]]) or grids["vector"]:
-                for m in (fixed.get("memory") and [fixed["memory"]]) or grids["memory"]:
-                    loss, launch = stacked.best_launch(stacked.busy(c, v, m))
-                    if best is None or loss < best[0]:
-                        best = (loss, Constants(c, v, m, launch))
+        for c, v, m in itertools.product(grids["cube"], grids["vector"], grids["memory"]):
+            loss, launch = stacked.best_launch(stacked.busy(c, v, m))
+            if best is None or loss < best[0]:
+                best = (loss, Constants(c, v, m, launch))
         assert best is not None
         return best
 
