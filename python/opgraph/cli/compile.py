@@ -48,6 +48,8 @@ class CompileOptions:
     disabled_scope_passes: list[str] = field(default_factory=list)
     precision: PrecisionMode = "force_fp16"
     collect_errors: bool = False
+    #: Shape ranges of inputs (ATC's ``128~2048`` dims), per input.
+    input_ranges: dict[str, list[tuple[int, int]]] = field(default_factory=dict)
     #: Batch sizes to estimate the cost at as well (``--batch-sizes``).
     batch_sizes: list[int] = field(default_factory=list)
 
@@ -104,19 +106,37 @@ def framework_of(model: Path) -> str:
 
 def parse_input_shapes(text: str) -> dict[str, list[int]]:
     """ATC's ``--input_shape``: ``"data:1,3,224,224;im_info:1,3"`` (``-1`` an
-    unknown dim, ``-2`` alone an unknown rank, ``"x:"`` a scalar). The dims'
+    unknown dim, ``-2`` alone an unknown rank, ``"x:"`` a scalar; the dims may
+    be in brackets, ``"x:[1,3,224,224]"``). A range ``128~2048`` is an
+    unknown dim here (its bounds: :func:`parse_input_ranges`). The dims'
     values are checked when the model is loaded (``ShapeArgumentError``,
     reported as a usage error); here only the syntax is."""
-    shapes: dict[str, list[int]] = {}
+    return {name: [-1 if r is not None else d for d, r in dims] for name, dims in _parse(text).items()}
+
+
+def parse_input_ranges(text: str) -> dict[str, list[tuple[int, int]]]:
+    """The shape ranges of ``--input_shape``: for each input with a range
+    dim (``1,3,128~2048,128~2048``), inclusive ``(min, max)`` per dim; a
+    fixed dim is ``(d, d)`` and ``-1`` is ``(0, -1)`` (unbounded)."""
+    ranges = {}
+    for name, dims in _parse(text).items():
+        if any(r is not None for _, r in dims):
+            ranges[name] = [r if r is not None else ((d, d) if d >= 0 else (0, -1)) for d, r in dims]
+    return ranges
+
+
+def _parse(text: str) -> dict[str, list[tuple[int, tuple[int, int] | None]]]:
+    shapes: dict[str, list[tuple[int, tuple[int, int] | None]]] = {}
     for item in filter(None, (part.strip() for part in text.split(";"))):
         name, sep, dims = item.rpartition(":")
         if not sep or not name:
             raise UsageError(f"--input-shape entry {item!r} is not NAME:D,D,...")
         if name in shapes:
             raise UsageError(f"--input-shape names input {name!r} twice")
-        shapes[name] = (
-            [_dim(item, i, d.strip()) for i, d in enumerate(dims.split(","))] if dims.strip() else []
-        )
+        dims = dims.strip()
+        if dims.startswith("[") and dims.endswith("]"):
+            dims = dims[1:-1]
+        shapes[name] = [_dim(item, i, d.strip()) for i, d in enumerate(dims.split(","))] if dims else []
     return shapes
 
 
@@ -139,18 +159,27 @@ def parse_batch_sizes(text: str) -> list[int]:
     return sizes
 
 
-def _dim(item: str, index: int, text: str) -> int:
+def _dim(item: str, index: int, text: str) -> tuple[int, tuple[int, int] | None]:
+    """A dim and, for ATC's ``lo~hi``, its range."""
     if "~" in text:
-        raise UsageError(
-            f"--input-shape entry {item!r}: dim {index} is a range ({text}); ATC's shape ranges are "
-            "not supported: give -1 (unknown) or a fixed size"
-        )
+        lo, _, hi = text.partition("~")
+        low, high = _int(item, index, lo.strip()), _int(item, index, hi.strip())
+        if low < 0 or high < low:
+            raise UsageError(
+                f"--input-shape entry {item!r}: dim {index} range {text} is not MIN~MAX with 0 <= MIN <= MAX"
+            )
+        return -1, (low, high)
+    return _int(item, index, text), None
+
+
+def _int(item: str, index: int, text: str) -> int:
     try:
         return int(text)
     except ValueError:
         shown = repr(text) if text else "empty"
         raise UsageError(
-            f"--input-shape entry {item!r}: dim {index} is {shown}; dims are integers (-1 unknown)"
+            f"--input-shape entry {item!r}: dim {index} is {shown}; dims are integers "
+            "(-1 unknown, MIN~MAX a range)"
         ) from None
 
 
@@ -324,6 +353,8 @@ def _run(options: CompileOptions, stage: Stage) -> CompileResult:
     with stage("parse"):
         graph, scope_passes, symbols = _load(options)
     result = CompileResult(options, graph, scope_passes=scope_passes, symbols=symbols)
+    for name, ranges in options.input_ranges.items():
+        graph.set_input_shape_range(name, ranges)
     with stage("infer"):
         result.errors = infer_graph(graph, collect_errors=options.collect_errors)
     if result.errors:
@@ -332,8 +363,9 @@ def _run(options: CompileOptions, stage: Stage) -> CompileResult:
     if unknown:
         shown = ", ".join(unknown[:3]) + (" ..." if len(unknown) > 3 else "")
         result.warnings.append(
-            f"{len(unknown)} tensors have unknown dims ({shown}); memory is planned without them "
-            "and the cost model is skipped: fix the input shapes with --input-shape NAME:D,D,..."
+            f"{len(unknown)} tensors have unknown dims ({shown}); memory is planned at their shape "
+            "ranges' upper bounds (without those that have none) and the cost model is skipped: "
+            "fix the input shapes with --input-shape NAME:D,D,..."
         )
     with stage("formats"):
         result.prepared = prepare_for_precision(graph, options.soc, options.precision)

@@ -32,6 +32,7 @@ from .compile import (
     CompileOptions,
     framework_of,
     parse_batch_sizes,
+    parse_input_ranges,
     parse_input_shapes,
     run,
 )
@@ -115,7 +116,10 @@ def _parser() -> argparse.ArgumentParser:
         help="tensorflow, caffe or onnx (ATC: 3, 0 or 5); default: from MODEL's extension",
     )
     c.add_argument(
-        "--input-shape", "--input_shape", metavar="NAME:D,D;...", help='input shapes, e.g. "data:1,3,224,224"'
+        "--input-shape",
+        "--input_shape",
+        metavar="NAME:D,D;...",
+        help='input shapes, e.g. "data:1,3,224,224" (-1 unknown, MIN~MAX a range)',
     )
     c.add_argument(
         "--outputs",
@@ -197,6 +201,7 @@ def _options(args: argparse.Namespace) -> CompileOptions:
         raise UsageError(f"MODEL {args.model!r} and --model {args.model_option!r} disagree: give one")
     model_arg = args.model or args.model_option
     input_shapes = parse_input_shapes(args.input_shape) if args.input_shape else {}
+    input_ranges = parse_input_ranges(args.input_shape) if args.input_shape else {}
     if args.example:
         if model_arg:
             raise UsageError("give MODEL or --example, not both")
@@ -216,6 +221,7 @@ def _options(args: argparse.Namespace) -> CompileOptions:
         framework=framework,
         weights=args.weights,
         input_shapes=input_shapes,
+        input_ranges=input_ranges,
         outputs=_split_list(args.outputs, ";"),
         soc=args.soc,
         plugins=list(args.plugins),

@@ -7,7 +7,8 @@ use crate::convert::{
     format_to_py, shape_arg, shape_from_py, shape_to_py, tensor_from_py, tensor_to_py, type_name,
 };
 use crate::errors::{
-    build_err, device_error, graph_err, graph_error, guard_panics, internal_error, new_error,
+    build_err, device_error, exception, graph_err, graph_error, guard_panics, internal_error,
+    new_error, shape_argument_error,
 };
 use opgraph_core::builder::{add_op, OpSpec, PortInput};
 use opgraph_core::graph::{Graph, Node, NodeId, OutputRef, Subgraph};
@@ -253,6 +254,47 @@ impl PyGraph {
             .add_input_node(name, desc)
             .map_err(|e| graph_err(py, &e))?;
         Ok(self.handle(edge))
+    }
+
+    /// Sets the shape range of graph input `name` (a Data or Placeholder
+    /// node): inclusive `(min, max)` per dim, `max == -1` unbounded; a known
+    /// dim must lie in its range. Infer the graph again for its tensors to
+    /// take it (as ATC's `--input_shape="x:1,3,128~2048,128~2048"`).
+    fn set_input_shape_range(
+        &mut self,
+        py: Python<'_>,
+        name: &str,
+        shape_range: Vec<(i64, i64)>,
+    ) -> PyResult<()> {
+        self.usable(py)?;
+        let id = self.find(py, name)?;
+        let node = self.graph.node(id);
+        let bad = |message: String| exception(shape_argument_error(py), message);
+        if !matches!(node.op_type.as_str(), "Data" | "Placeholder") {
+            return Err(bad(format!(
+                "'{name}' is a {} node, not a graph input",
+                node.op_type
+            )));
+        }
+        let dims = node.outputs[0].shape().dims().to_vec();
+        if node.outputs[0].shape().rank() != Some(shape_range.len()) {
+            return Err(bad(format!(
+                "input '{name}' has shape {:?}; a shape range needs one (min, max) per dim, got {}",
+                dims,
+                shape_range.len()
+            )));
+        }
+        for (i, (&(lo, hi), &dim)) in shape_range.iter().zip(&dims).enumerate() {
+            let inside = dim < 0 || (lo <= dim && (hi == -1 || dim <= hi));
+            if lo < 0 || (hi != -1 && hi < lo) || !inside {
+                return Err(bad(format!(
+                    "input '{name}': dim {i} range ({lo}, {hi}) is not a range of non-negative sizes \
+                     (min <= max, max -1 for unbounded) holding the dim ({dim})"
+                )));
+            }
+        }
+        self.graph.node_mut(id).outputs[0].shape_range = Some(shape_range);
+        Ok(())
     }
 
     /// Adds a Const node holding a copy of `value` (a numpy array).

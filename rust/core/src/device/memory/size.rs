@@ -8,6 +8,8 @@
 //! mem_assigner.h), which is the planner's default alignment.
 
 use super::MemoryError;
+use crate::device::formats::storage_shape;
+use crate::device::soc::Soc;
 use crate::types::{Shape, TensorDesc, UNKNOWN_DIM};
 
 /// GE's `kDataMemAlignSize`: tensor sizes are padded to a multiple of it,
@@ -44,12 +46,14 @@ fn sizing_dims(desc: &TensorDesc, use_ranges: bool) -> Option<Vec<i64>> {
     if shape.is_static() {
         return Some(shape.dims().to_vec());
     }
-    // A range describes origin dims; it bounds the storage dims only while
-    // the format pass has left them equal.
-    let range = desc.shape_range.as_ref().filter(|r| {
-        use_ranges && desc.storage_shape == desc.origin_shape && r.len() == shape.dims().len()
-    })?;
-    shape
+    // A range describes origin dims: its upper bounds give the largest
+    // origin shape, stored as the format pass stores this tensor.
+    let origin = &desc.origin_shape;
+    let range = desc
+        .shape_range
+        .as_ref()
+        .filter(|r| use_ranges && Some(r.len()) == origin.rank())?;
+    let largest: Option<Vec<i64>> = origin
         .dims()
         .iter()
         .zip(range)
@@ -58,7 +62,23 @@ fn sizing_dims(desc: &TensorDesc, use_ranges: bool) -> Option<Vec<i64>> {
             UNKNOWN_DIM => None,
             d => Some(d),
         })
-        .collect()
+        .collect();
+    let largest = Shape::from_dims(largest?);
+    if desc.storage_shape == desc.origin_shape {
+        return Some(largest.dims().to_vec());
+    }
+    // Every SoC family stores a dtype with the same C0, so any target does.
+    let soc = Soc::from_name("Ascend910B").ok()?;
+    let stored = storage_shape(
+        &largest,
+        desc.origin_format,
+        desc.storage_format,
+        desc.dtype,
+        1,
+        &soc,
+    )
+    .ok()?;
+    (stored.rank() == shape.rank()).then(|| stored.dims().to_vec())
 }
 
 /// The bytes a tensor occupies by GE's rule, or `Ok(None)` when its storage
@@ -204,5 +224,23 @@ mod tests {
         assert_eq!(align_up(0, OFFSET_ALIGN), Some(0));
         assert_eq!(align_up(u64::MAX, OFFSET_ALIGN), None);
         assert_eq!(ge_padded_size(u64::MAX - 10), None);
+    }
+
+    #[test]
+    fn a_device_format_tensor_is_sized_at_its_ranges_upper_bounds() {
+        // [1, 20, ?, ?] fp16 NCHW in NC1HWC0, H and W up to 30: stored as
+        // [1, 2, 30, 30, 16] at the largest.
+        let mut d = TensorDesc::new(
+            DataType::Float16,
+            Shape::from_dims([1, 20, UNKNOWN_DIM, UNKNOWN_DIM]),
+            Format::Nchw,
+        );
+        d.storage_format = Format::Nc1hwc0;
+        d.storage_shape = Shape::from_dims([1, 2, UNKNOWN_DIM, UNKNOWN_DIM, 16]);
+        assert_eq!(tensor_size("t", &d, true).unwrap(), None);
+        d.shape_range = Some(vec![(1, 1), (20, 20), (8, 30), (8, 30)]);
+        let raw = 2 * 30 * 30 * 16 * 2;
+        assert_eq!(tensor_size("t", &d, true).unwrap(), ge_padded_size(raw));
+        assert_eq!(tensor_size("t", &d, false).unwrap(), None);
     }
 }

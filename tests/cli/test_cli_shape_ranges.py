@@ -1,0 +1,71 @@
+"""ATC's shape ranges in ``--input_shape`` (``1,3,128~2048,128~2048``, in
+brackets or not): the input's dims are unknown with those bounds, inference
+carries the bounds through the graph, and memory is planned at the upper
+bounds, as a compile at the largest shape plans it."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from cli_helpers import run_cli
+
+import opgraph
+from opgraph import ShapeArgumentError
+from opgraph.cli.compile import UsageError, parse_input_ranges, parse_input_shapes
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "device" / "calibration"))
+import published
+
+
+def test_ranges_parse_as_unknown_dims_with_bounds() -> None:
+    text = "image:1,3,128~2048,128~2048;im_info:[1,3]"
+    assert parse_input_shapes(text) == {"image": [1, 3, -1, -1], "im_info": [1, 3]}
+    assert parse_input_ranges(text) == {"image": [(1, 1), (3, 3), (128, 2048), (128, 2048)]}
+    assert parse_input_ranges("x:-1,4~8") == {"x": [(0, -1), (4, 8)]}
+    assert parse_input_ranges("x:1,2") == {}
+
+
+@pytest.mark.parametrize("text", ["x:8~4", "x:-1~4", "x:1~", "x:~3", "x:a~b"])
+def test_a_bad_range_is_a_usage_error(text: str) -> None:
+    with pytest.raises(UsageError, match="dim 0"):
+        parse_input_shapes(text)
+
+
+def compile_json(tmp_path: Path, model: Path, shape: str, name: str) -> dict[str, Any]:
+    out = tmp_path / f"{name}.json"
+    done = run_cli("compile", model, "--input_shape", shape, "--soc", "Ascend310P3", "--json", out, "-q")
+    assert done.returncode == 0, done.stderr
+    report: dict[str, Any] = json.loads(out.read_text())
+    return report
+
+
+@pytest.mark.parametrize("shape", ["image:1,3,128~512,128~512", "image:[1,3,128~512,128~512]"])
+def test_memory_is_planned_at_the_upper_bounds(tmp_path: Path, shape: str) -> None:
+    model = published.onnx_file("resnet18", tmp_path)
+    ranged = compile_json(tmp_path, model, shape, "ranged")
+    largest = compile_json(tmp_path, model, "image:1,3,512,512", "largest")
+    smallest = compile_json(tmp_path, model, "image:1,3,128,128", "smallest")
+    assert ranged["memory"]["arena_bytes"] == largest["memory"]["arena_bytes"]
+    assert ranged["memory"]["arena_bytes"] > smallest["memory"]["arena_bytes"]
+    assert ranged["cost"] is None
+    assert any("upper bounds" in w for w in ranged["warnings"])
+
+
+def test_set_input_shape_range_checks_what_it_is_given(tmp_path: Path) -> None:
+    graph = opgraph.load_onnx(
+        published.onnx_file("resnet18", tmp_path), input_shapes={"image": [1, 3, -1, -1]}, infer=False
+    )
+    with pytest.raises(ShapeArgumentError, match="not a graph input"):
+        graph.set_input_shape_range("/conv1/Conv", [(1, 1)] * 4)
+    with pytest.raises(ShapeArgumentError, match="one \\(min, max\\) per dim"):
+        graph.set_input_shape_range("image", [(1, 1)])
+    with pytest.raises(ShapeArgumentError, match="dim 1"):
+        graph.set_input_shape_range("image", [(1, 1), (4, 8), (1, 9), (1, 9)])
+    graph.set_input_shape_range("image", [(1, 1), (3, 3), (16, 64), (16, -1)])
+    opgraph.infer(graph)
+    conv = graph.node("/conv1/Conv").outputs[0]
+    assert conv.shape_range == [(1, 1), (64, 64), (8, 32), (8, -1)]
