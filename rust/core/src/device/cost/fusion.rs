@@ -119,21 +119,37 @@ pub(crate) fn fuse(
     works: &mut [Option<Work>],
 ) -> Vec<Option<NodeId>> {
     let (readers, graph_output) = consumers(graph);
+    let joinable = |r: &NodeId| is_fusable(classes[r.index()]) && works[r.index()].is_some();
+    // Whether every reader of a node could join its kernel: once per node,
+    // so a tensor with many readers costs its readers once, not squared.
+    let all_join: Vec<bool> = readers
+        .iter()
+        .map(|list| !list.is_empty() && list.iter().all(joinable))
+        .collect();
+    let mut position = vec![0usize; graph.len()];
+    for (i, &id) in order.iter().enumerate() {
+        position[id.index()] = i;
+    }
     let mut anchor_of: Vec<Option<NodeId>> = vec![None; graph.len()];
     for &id in order {
-        if !is_fusable(classes[id.index()]) || works[id.index()].is_none() {
+        if !joinable(&id) {
             continue;
         }
-        for edge in graph.node(id).inputs.iter().flatten() {
+        let node = graph.node(id);
+        for edge in node.inputs.iter().flatten() {
             let producer = edge.node;
-            if works[producer.index()].is_none() || readers[producer.index()].is_empty() {
+            if works[producer.index()].is_none() || !all_join[producer.index()] {
                 continue;
             }
-            let all_join = readers[producer.index()]
-                .iter()
-                .all(|&r| is_fusable(classes[r.index()]) && works[r.index()].is_some());
             let anchor = anchor_of[producer.index()].unwrap_or(producer);
-            if all_join && can_anchor(classes[anchor.index()]) {
+            // Every other input must exist before the kernel starts (made in
+            // it, or before its anchor): one made later may depend on the
+            // kernel itself, and fusing would make a cycle.
+            let ready = node.inputs.iter().flatten().all(|e| {
+                anchor_of[e.node.index()].unwrap_or(e.node) == anchor
+                    || position[e.node.index()] < position[anchor.index()]
+            });
+            if ready && can_anchor(classes[anchor.index()]) {
                 anchor_of[id.index()] = Some(anchor);
                 break;
             }

@@ -158,6 +158,45 @@ fn swish_after_a_convolution_is_one_kernel_and_a_reader_outside_keeps_the_tensor
 }
 
 #[test]
+fn an_op_reading_what_depends_on_a_kernel_does_not_join_it() {
+    // conv -> s = sigmoid -> t = exp(s) -> p = reduce_sum(t); e = s + p.
+    // s and t join the convolution's kernel; e reads s (in the kernel) and
+    // p, which needs the kernel's t: e joining would make a cycle.
+    let mut g = Graph::new("cycle");
+    let x = input(
+        &mut g,
+        "x",
+        desc(DataType::Float16, &[1, 16, 32, 32], Format::Nchw),
+    );
+    let w = input(
+        &mut g,
+        "w",
+        desc(DataType::Float16, &[16, 16, 3, 3], Format::Nchw),
+    );
+    let out = || desc(DataType::Float16, &[1, 16, 32, 32], Format::Nchw);
+    let nchw = [("data_format", AttrValue::Str("NCHW".into()))];
+    let conv = op(&mut g, "Conv2D", "conv", &[x, w], out(), &nchw);
+    let s = op(&mut g, "Sigmoid", "s", &[conv], out(), &[]);
+    let t = op(&mut g, "Exp", "t", &[s], out(), &[]);
+    let axes = crate::types::HostTensor::from_ints(
+        DataType::Int64,
+        crate::types::Shape::from_dims([1]),
+        &[1],
+    )
+    .unwrap();
+    let axes = g.add_const_node("axes", axes).unwrap();
+    let small = desc(DataType::Float16, &[1, 1, 32, 32], Format::Nchw);
+    let p = op(&mut g, "ReduceSum", "p", &[t, axes], small, &[]);
+    let e = op(&mut g, "Add", "e", &[s, p], out(), &[]);
+    g.set_outputs(vec![e]).unwrap();
+    let r = estimate(&g, &CostOptions::default());
+    let row = |n: &str| r.nodes.iter().find(|row| row.name == n).unwrap().clone();
+    assert_eq!(row("s").fused_into.as_deref(), Some("conv"));
+    assert_eq!(row("t").fused_into.as_deref(), Some("conv"));
+    assert_ne!(row("e").fused_into.as_deref(), Some("conv"));
+}
+
+#[test]
 fn activations_between_kernels_stay_in_l2_when_they_fit() {
     let mut g = Graph::new("chain");
     let x = input(&mut g, "x", big());
