@@ -65,7 +65,9 @@ class _Stacked:
         self.tasks = np.array([s.terms.tasks for s in samples])
         self.fixed = np.array([s.terms.ai_cpu_us for s in samples])
         self.log_measured = np.log([s.row.measured_us for s in samples])
-        self.socs = [scheduler(s.row.soc) for s in samples]
+        groups = [scheduler(s.row.soc) for s in samples]
+        # Each scheduler's rows, found once rather than on every grid point.
+        self.masks = {g: np.array([x == g for x in groups]) for g in sorted(set(groups))}
 
     def busy(self, cube: float, vector: float, memory: float) -> np.ndarray:
         per_kernel = np.maximum(np.maximum(self.cube / cube, self.vector / vector), self.memory / memory)
@@ -74,8 +76,7 @@ class _Stacked:
     def best_launch(self, busy: np.ndarray) -> tuple[float, dict[str, float]]:
         """The loss with each SoC's launch overhead at its best grid value."""
         loss, launch = 0.0, {}
-        for soc in sorted(set(self.socs)):
-            mask = np.array([s == soc for s in self.socs])
+        for soc, mask in self.masks.items():
             pred = busy[mask][:, None] + self.tasks[mask][:, None] * LAUNCH_GRID[None, :]
             losses = ((np.log(pred) - self.log_measured[mask][:, None]) ** 2).sum(axis=0)
             k = int(np.argmin(losses))
