@@ -18,7 +18,14 @@ import opgraph
 from opgraph import DataType, Format, Graph, OpDef, ParseError, TensorDesc, TensorRef
 from opgraph.errors import InternalError, OpgraphError, UnsupportedOp
 
-Feed: TypeAlias = "TensorDesc | npt.NDArray[Any] | list[TensorDesc | npt.NDArray[Any]] | None"
+Feed: TypeAlias = (
+    TensorDesc
+    | npt.NDArray[Any]
+    | list[TensorDesc]
+    | list[npt.NDArray[Any]]
+    | list[TensorDesc | npt.NDArray[Any]]
+    | None
+)
 """One prototype input of a one-node graph: a graph input described by a
 TensorDesc, a Const holding an array, None (absent optional), or a list
 (a dynamic input)."""
@@ -175,7 +182,7 @@ def reference_conv2d_nchw(
     ho, wo = taps.shape[2], taps.shape[3]
     taps = taps.reshape(n, groups, cin_g, ho, wo, kh, kw)
     weights = w.reshape(groups, cout // groups, cin_g, kh, kw)
-    out = np.einsum("ngchwij,gocij->ngohw", taps, weights)
+    out: npt.NDArray[np.float64] = np.einsum("ngchwij,gocij->ngohw", taps, weights)
     return out.reshape(n, cout, ho, wo)
 
 

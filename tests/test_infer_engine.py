@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from helpers import desc, identity_like, infer_output, one_node_graph
+from helpers import Feed, desc, identity_like, infer_output, one_node_graph
 
 import opgraph
 from opgraph import (
@@ -555,7 +555,7 @@ BIG = 2**63 - 1
 def test_reshape_with_huge_dims_gives_an_answer_or_a_typed_error(
     x: list[int], target: list[int], expected: tuple[int, ...] | None
 ) -> None:
-    feed = [desc(x), np.array(target, dtype=np.int64)]
+    feed: list[Feed] = [desc(x), np.array(target, dtype=np.int64)]
     if expected is None:
         with pytest.raises(InferShapeError):
             infer_output("Reshape", feed)

@@ -5,6 +5,7 @@ leaves the graph unusable until it is rebuilt (issue 12)."""
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 import pytest
 from helpers import assert_typed_error, unique_name
@@ -48,7 +49,7 @@ def test_the_graph_is_unusable_afterwards() -> None:
     graph = _graph_with_a_panicking_node()
     with pytest.raises(InternalError):
         opgraph.infer(graph)
-    later = [
+    later: list[Callable[[], object]] = [
         lambda: opgraph.infer(graph),
         lambda: graph.nodes(),
         lambda: graph.node("x"),

@@ -153,7 +153,7 @@ def test_unsupported_attr_type_is_a_type_error(op_type: str) -> None:
     with pytest.raises(TypeError):
         OpDef(op_type).attr("k", dict)
     with pytest.raises(TypeError):
-        OpDef(op_type).attr("k", list[dict])  # type: ignore[misc]
+        OpDef(op_type).attr("k", list[dict[str, int]])
 
 
 # ---- Follow ------------------------------------------------------------------

@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from helpers import add_shape, conv2d_output, desc, infer_output, reference_conv2d_nchw
+from helpers import Feed, add_shape, conv2d_output, desc, infer_output, reference_conv2d_nchw
 from hypothesis import assume, given
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import array_shapes, mutually_broadcastable_shapes
@@ -90,7 +90,7 @@ def reshape_cases(draw: st.DrawFn) -> tuple[Shape, list[int]]:
         dims = list(draw(st.permutations(list(x))))
         target: list[int] = []
         for d in dims:
-            if target and draw(st.booleans()):
+            if len(target) > 0 and draw(st.booleans()):
                 target[-1] *= d
             else:
                 target.append(d)
@@ -98,7 +98,7 @@ def reshape_cases(draw: st.DrawFn) -> tuple[Shape, list[int]]:
             target.insert(draw(st.integers(0, len(target))), 1)
     else:
         target = draw(st.lists(st.integers(0, 8), min_size=0, max_size=4))
-    if target and draw(st.booleans()):
+    if len(target) > 0 and draw(st.booleans()):
         target[draw(st.integers(0, len(target) - 1))] = -1
     return x, target
 
@@ -110,7 +110,7 @@ def test_reshape_agrees_with_numpy_reshape(case: tuple[Shape, list[int]], index_
         expected: Shape | None = np.zeros(x, dtype=np.int8).reshape(target).shape
     except ValueError:
         expected = None
-    feed = [desc(x), np.array(target, dtype=index_type)]
+    feed: list[Feed] = [desc(x), np.array(target, dtype=index_type)]
     if expected is None:
         with pytest.raises(InferShapeError):
             infer_output("Reshape", feed)
@@ -309,8 +309,9 @@ def test_conv2d_with_huge_values_is_exact_or_a_typed_error(
 def test_conv2d_arbitrary_int64_attributes_never_escape_as_non_opgraph_errors(
     attr: str, values: list[int], groups: int
 ) -> None:
+    attrs: dict[str, Any] = {attr: values}
     with contextlib.suppress(OpgraphError):
-        conv2d_output([1, 4, 9, 9], [4, 1, 3, 3], groups=groups, **{attr: values})
+        conv2d_output([1, 4, 9, 9], [4, 1, 3, 3], groups=groups, **attrs)
 
 
 def test_profile_is_registered() -> None:
