@@ -60,7 +60,12 @@ def check(
         as_input(f) if i in data and isinstance(f, np.ndarray) else f for i, f in enumerate(inputs)
     ]
     if any(isinstance(f, list) for f in fed):
-        fed = [[as_input(a) for a in f] if isinstance(f, list) and 0 in data else f for f in fed]
+        fed = [
+            [as_input(a) if isinstance(a, np.ndarray) else a for a in f]
+            if isinstance(f, list) and 0 in data
+            else f
+            for f in fed
+        ]
     inferred = run(op_type, fed, attrs, outputs)
     assert [d.shape for d in inferred] == [w.shape for w in want]
     assert [d.dtype for d in inferred] == [DataType.from_numpy(w.dtype) for w in want]

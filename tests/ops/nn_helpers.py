@@ -40,7 +40,8 @@ def sliding_max_pool_nhwc(
     """Direct max pooling: pad with -inf, take every window, stride it."""
     padded = np.pad(x, ((0, 0), (pads[0], pads[1]), (pads[2], pads[3]), (0, 0)), constant_values=-np.inf)
     windows = np.lib.stride_tricks.sliding_window_view(padded, k, axis=(1, 2))
-    return windows[:, :: s[0], :: s[1]].max(axis=(-1, -2))
+    pooled: npt.NDArray[np.float64] = windows[:, :: s[0], :: s[1]].max(axis=(-1, -2))
+    return pooled
 
 
 def same_pads(size: int, k: int, s: int) -> tuple[int, int]:

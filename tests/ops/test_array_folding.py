@@ -106,8 +106,10 @@ def test_fill_and_range_sizes_come_from_folded_values() -> None:
     opgraph.infer(g)
     assert g.desc(filled).shape == (6, 4)
     np.testing.assert_array_equal(g.desc(filled).value, np.full((6, 4), 0.5, np.float32))
-    assert int(g.desc(size).value) == 24
-    assert int(g.desc(rank).value) == 2 and g.desc(rank).dtype == DataType.INT32
+    size_value, rank_value = g.desc(size).value, g.desc(rank).value
+    assert size_value is not None and rank_value is not None
+    assert int(size_value) == 24
+    assert int(rank_value) == 2 and g.desc(rank).dtype == DataType.INT32
     np.testing.assert_array_equal(g.desc(r).value, np.arange(24, dtype=np.int32))
 
 

@@ -3,7 +3,10 @@ numpy on real arrays."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
+import numpy.typing as npt
 import pytest
 from array_helpers import check, i32, i64, run
 from helpers import desc
@@ -12,7 +15,7 @@ from hypothesis import strategies as st
 
 from opgraph import DataType, InferShapeError
 
-Arr = np.ndarray  # type: ignore[type-arg]
+Arr = npt.NDArray[Any]
 
 
 def arange(shape: list[int]) -> Arr:

@@ -3,7 +3,10 @@ Select / SelectV2 and SpaceToDepth / DepthToSpace against numpy."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
+import numpy.typing as npt
 import pytest
 from array_helpers import check, i32, i64, run
 from helpers import desc
@@ -12,7 +15,7 @@ from hypothesis import strategies as st
 
 from opgraph import DataType, InferShapeError
 
-Arr = np.ndarray  # type: ignore[type-arg]
+Arr = npt.NDArray[Any]
 shapes = st.lists(st.integers(0, 4), min_size=1, max_size=4)
 
 
@@ -86,7 +89,7 @@ def test_reverse_is_numpy_flip(shape: list[int], data: st.DataObject) -> None:
         with pytest.raises(InferShapeError, match="more than once"):
             run("ReverseV2", [x, i32(axes)])
         return
-    check("ReverseV2", [x, i32(axes)], np.flip(x, axes))
+    check("ReverseV2", [x, i32(axes)], np.flip(x, tuple(axes)))
 
 
 @given(st.lists(st.integers(1, 3), max_size=3), st.data())
@@ -154,11 +157,12 @@ def test_select_rejects_other_conditions(cond: list[int], x: list[int]) -> None:
 
 def space_to_depth_nhwc(x: Arr, b: int) -> Arr:
     n, h, w, c = x.shape
-    return (
+    moved: Arr = (
         x.reshape(n, h // b, b, w // b, b, c)
         .transpose(0, 1, 3, 2, 4, 5)
         .reshape(n, h // b, w // b, b * b * c)
     )
+    return moved
 
 
 @given(st.integers(1, 2), st.integers(1, 3), st.integers(1, 3), st.integers(1, 3), st.integers(2, 3))

@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 import pytest
-from helpers import desc, infer_output, one_node_graph
+from helpers import Feed, desc, infer_output, one_node_graph
 from hypothesis import given
 from hypothesis import strategies as st
 from math_helpers import dtype_of, sample, shapes
@@ -34,9 +34,10 @@ def space_to_batch(x: Array, block: list[int], pads: list[list[int]]) -> Array:
     grid = padded.reshape(batch, *split, *rest)
     perm = [2 + 2 * i for i in range(m)] + [0] + [1 + 2 * i for i in range(m)]
     moved = grid.transpose(*perm, *range(1 + 2 * m, grid.ndim))
-    return moved.reshape(
+    out: Array = moved.reshape(
         batch * int(np.prod(block)), *(s // b for s, b in zip(spatial, block, strict=True)), *rest
     )
+    return out
 
 
 def batch_to_space(x: Array, block: list[int], crops: list[list[int]]) -> Array:
@@ -49,7 +50,7 @@ def batch_to_space(x: Array, block: list[int], crops: list[list[int]]) -> Array:
     grid = x.reshape(*block, batch, *spatial, *rest)
     perm = [m] + [d for i in range(m) for d in (m + 1 + i, i)]
     moved = grid.transpose(*perm, *range(2 * m + 1, grid.ndim))
-    grown = moved.reshape(batch, *(s * b for s, b in zip(spatial, block, strict=True)), *rest)
+    grown: Array = moved.reshape(batch, *(s * b for s, b in zip(spatial, block, strict=True)), *rest)
     for i, (start, end) in enumerate(crops):
         if start + end > grown.shape[1 + i]:
             raise ValueError("the crops exceed the block dim")
@@ -70,7 +71,11 @@ def block_cases(draw: st.DrawFn) -> tuple[tuple[int, ...], list[int], list[list[
 def _block_move(
     op_type: str, shape: tuple[int, ...], block: list[int], amounts: list[list[int]]
 ) -> TensorDesc:
-    inputs = [desc(shape), np.array(block, np.int32), np.array(amounts, np.int64).reshape(len(block), 2)]
+    inputs: list[Feed] = [
+        desc(shape),
+        np.array(block, np.int32),
+        np.array(amounts, np.int64).reshape(len(block), 2),
+    ]
     return infer_output(op_type, inputs)
 
 
@@ -132,7 +137,7 @@ def band(x: Array, lower: int, upper: int) -> Array:
 )
 def test_band_part_keeps_the_shape(shape: tuple[int, ...], lower: int, upper: int) -> None:
     x = sample(shape)
-    inputs = [desc(shape), np.array(lower, np.int64), np.array(upper, np.int64)]
+    inputs: list[Feed] = [desc(shape), np.array(lower, np.int64), np.array(upper, np.int64)]
     if lower > shape[-2] or upper > shape[-1]:
         # numpy would not mind; TensorFlow's kernel rejects bands wider than the matrix.
         with pytest.raises(opgraph.VerifyError, match="more than the"):

@@ -3,10 +3,13 @@ ZerosLike / OnesLike against numpy on real arrays."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
+import numpy.typing as npt
 import pytest
 from array_helpers import check, i32, i64, run
-from helpers import desc
+from helpers import Feed, desc
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -15,7 +18,7 @@ from opgraph import DataType, InferShapeError
 small_shapes = st.lists(st.integers(0, 4), min_size=0, max_size=5)
 
 
-def arange(shape: list[int]) -> np.ndarray:  # type: ignore[type-arg]
+def arange(shape: list[int]) -> npt.NDArray[np.int32]:
     return np.arange(int(np.prod(shape)), dtype=np.int32).reshape(shape)
 
 
@@ -104,7 +107,7 @@ def test_fill_rejects_negative_dims_and_keeps_the_rank() -> None:
 
 @given(st.integers(-20, 20), st.integers(-20, 20), st.integers(-5, 5), st.sampled_from([np.int32, np.int64]))
 def test_range_is_numpy_arange(start: int, limit: int, delta: int, dtype: type) -> None:
-    inputs = [np.array(v, dtype) for v in (start, limit, delta)]
+    inputs: list[Feed] = [np.array(v, dtype) for v in (start, limit, delta)]
     if delta == 0 or (delta > 0 and start > limit) or (delta < 0 and start < limit):
         with pytest.raises(InferShapeError, match="Range needs"):
             run("Range", inputs)
@@ -120,9 +123,10 @@ def test_float_range_accumulates_like_tensorflow(
     start: float, limit: float, delta: float, dtype: type
 ) -> None:
     out = run("Range", [np.array(v, dtype) for v in (start, limit, delta)])[0]
-    expected = np.arange(start, limit, delta).astype(dtype)
+    expected: npt.NDArray[Any] = np.arange(start, limit, delta).astype(dtype)
     assert out.shape == expected.shape and out.dtype == DataType.from_numpy(np.dtype(dtype))
-    np.testing.assert_allclose(out.value, expected, rtol=1e-6)  # type: ignore[arg-type]
+    assert out.value is not None
+    np.testing.assert_allclose(out.value, expected, rtol=1e-6)
 
 
 def test_range_of_unknown_bounds_is_an_unknown_length() -> None:
@@ -134,6 +138,6 @@ def test_range_of_unknown_bounds_is_an_unknown_length() -> None:
 @pytest.mark.parametrize(
     "x", [np.arange(6, dtype=np.int32).reshape(2, 3), np.ones(3, np.float32), np.zeros((), np.float16)]
 )
-def test_zeros_like_and_ones_like(x: np.ndarray) -> None:  # type: ignore[type-arg]
+def test_zeros_like_and_ones_like(x: npt.NDArray[Any]) -> None:
     check("ZerosLike", [x], np.zeros_like(x))
     check("OnesLike", [x], np.ones_like(x))

@@ -8,6 +8,7 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -65,7 +66,7 @@ def test_folded_values_match_numpy(op_type: str, pair: tuple[Any, Any]) -> None:
 # Whole known values of any numeric dtype fold too (the float and comparison
 # arithmetic ONNX exporters emit around shapes); integer division truncates
 # toward zero, as C, TensorFlow's Div/RealDiv and ONNX's Div do.
-WHOLE_VALUE_FOLDING = {
+WHOLE_VALUE_FOLDING: dict[str, Callable[[npt.NDArray[Any], npt.NDArray[Any]], Any]] = {
     "RealDiv": lambda a, b: np.trunc(a / b).astype(a.dtype) if a.dtype.kind == "i" else a / b,
     "Div": lambda a, b: np.trunc(a / b).astype(a.dtype) if a.dtype.kind == "i" else a / b,
     "Pow": np.power,

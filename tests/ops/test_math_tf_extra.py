@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from helpers import desc, infer_output
+from helpers import Feed, desc, infer_output
 from hypothesis import given
 from hypothesis import strategies as st
 from math_helpers import agrees, blur, dtype_of, sample, shapes
@@ -129,14 +129,15 @@ def test_clip_keeps_x_shape_and_takes_scalar_or_x_shaped_bounds(
 ) -> None:
     x_shape, lo_shape, hi_shape = case
     x = sample(x_shape)
-    inputs = [desc(x_shape), np.full(lo_shape, -0.5, np.float32), np.full(hi_shape, 0.5, np.float32)]
+    lo, hi = np.full(lo_shape, -0.5, np.float32), np.full(hi_shape, 0.5, np.float32)
+    inputs: list[Feed] = [desc(x_shape), lo, hi]
     allowed = all(s in ((), x_shape) for s in (lo_shape, hi_shape))
     if not allowed:
         # numpy may broadcast such bounds, TensorFlow's kernel does not.
         with pytest.raises(opgraph.VerifyError, match="must be a scalar or have the shape of x"):
             infer_output("ClipByValue", inputs)
         return
-    expected = np.clip(x, inputs[1], inputs[2])
+    expected = np.clip(x, lo, hi)
     out = infer_output("ClipByValue", inputs)
     assert (out.shape, out.dtype) == (expected.shape, dtype_of(expected))
 
@@ -153,7 +154,7 @@ def test_cumulative_ops_keep_numpys_shape(
 ) -> None:
     x = sample(shape)
     attrs = {"exclusive": exclusive, "reverse": reverse}
-    inputs = [desc(shape), np.array(axis, np.int32)]
+    inputs: list[Feed] = [desc(shape), np.array(axis, np.int32)]
     scan = np.cumprod if op_type == "Cumprod" else np.logaddexp.accumulate
     try:
         expected = scan(x, axis=axis)

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 import pytest
 from helpers import desc, infer_output, reference_conv2d_nchw
 from hypothesis import given
@@ -141,12 +142,13 @@ def test_backprop_input_without_value() -> None:
 # ---- Conv3D -------------------------------------------------------------------------
 
 
-def reference_conv3d(x: np.ndarray, w: np.ndarray, s: int, pad: int) -> np.ndarray:
+def reference_conv3d(x: npt.NDArray[Any], w: npt.NDArray[Any], s: int, pad: int) -> npt.NDArray[Any]:
     """NCDHW x, [Cout, Cin, kd, kh, kw] w, symmetric padding."""
     padded = np.pad(x, ((0, 0), (0, 0), *[(pad, pad)] * 3))
     k = w.shape[2:]
     windows = np.lib.stride_tricks.sliding_window_view(padded, k, axis=(2, 3, 4))[:, :, ::s, ::s, ::s]
-    return np.einsum("ncdhwijk,ocijk->nodhw", windows, w)
+    out: npt.NDArray[Any] = np.einsum("ncdhwijk,ocijk->nodhw", windows, w)
+    return out
 
 
 @given(d=st.integers(1, 5), k=st.integers(1, 3), s=st.integers(1, 2), pad=st.integers(0, 1))

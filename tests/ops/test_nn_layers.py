@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from nn_helpers import infer_outputs, shape_of
 
 import opgraph
-from opgraph import DataType, Format
+from opgraph import DataType, Format, TensorDesc
 
 shapes = st.lists(st.integers(1, 4), min_size=2, max_size=5)
 
@@ -105,14 +105,15 @@ def test_fully_connection_caffe_blobs_and_errors() -> None:
 def test_eltwise() -> None:
     assert shape_of("Eltwise", [[desc((2, 3)), desc((2, -1)), desc((-1, 3))]], {"N": 3, "mode": 2}) == (2, 3)
     assert shape_of("Eltwise", [[desc((2, 3)), desc((2, 3))]], {"N": 2, "coeff": [1.0, -1.0]}) == (2, 3)
-    for attrs, inputs, message in [
+    cases: list[tuple[dict[str, Any], list[TensorDesc], str]] = [
         ({"N": 2}, [desc((2, 3)), desc((3, 2))], "differs"),
         ({"N": 3}, [desc((2, 3)), desc((2, 3))], "N is 3"),
         ({"N": 2, "mode": 3}, [desc((2, 3)), desc((2, 3))], "mode"),
         ({"N": 2, "coeff": [1.0]}, [desc((2, 3)), desc((2, 3))], "coeff"),
         ({"N": 2, "mode": 0, "coeff": [1.0, 1.0]}, [desc((2, 3)), desc((2, 3))], "sum"),
         ({"N": 2}, [desc((2, 3)), desc((2, 3), DataType.FLOAT16)], "dtype"),
-    ]:
+    ]
+    for attrs, inputs, message in cases:
         with pytest.raises(opgraph.NodeError, match=message):
             shape_of("Eltwise", [inputs], attrs)
 

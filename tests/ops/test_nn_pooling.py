@@ -178,13 +178,14 @@ def test_caffe_pooling_modes() -> None:
 
     y = infer_output("Pooling", [desc((1, 1, 4, 4), DataType.INT8)])
     assert y.dtype == DataType.INT32
-    for attrs, message in [
+    cases: list[tuple[dict[str, Any], str]] = [
         ({"mode": 3}, "mode"),
         ({"ceil_mode": 2}, "ceil_mode"),
         ({"window": [3]}, "window"),
         ({"stride": [0, 1]}, "stride"),
         ({"pad": [-1, 0, 0, 0]}, "pad"),
         ({"window": [2, 2], "pad": [2, 2, 0, 0]}, "smaller than the window"),
-    ]:
+    ]
+    for attrs, message in cases:
         with pytest.raises(opgraph.VerifyError, match=message):
             _pool("Pooling", (1, 1, 8, 8), **attrs)

@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 import pytest
-from helpers import desc, infer_output, one_node_graph
+from helpers import Feed, desc, infer_output, one_node_graph
 from hypothesis import given
 from hypothesis import strategies as st
 from nn_helpers import infer_outputs, same_pads, sliding_max_pool_nhwc
@@ -33,7 +33,7 @@ def test_max_pool_v2_matches_sliding_window(
     h: int, w: int, k: tuple[int, int], s: tuple[int, int], padding: str
 ) -> None:
     x = np.arange(2 * h * w * 3, dtype=np.float64).reshape(2, h, w, 3)
-    inputs = [desc(x.shape), np.array([1, *k, 1], np.int32), np.array([1, *s, 1], np.int32)]
+    inputs: list[Feed] = [desc(x.shape), np.array([1, *k, 1], np.int32), np.array([1, *s, 1], np.int32)]
     if padding == "VALID" and (k[0] > h or k[1] > w):
         return  # no window fits: covered by the MaxPool tests' size rule
     pads = (*same_pads(h, k[0], s[0]), *same_pads(w, k[1], s[1])) if padding == "SAME" else (0, 0, 0, 0)
@@ -93,7 +93,7 @@ def test_crop_and_resize_gives_a_float_crop_per_box(
     boxes = np.sort(rng.random((num_boxes, 4)), axis=-1).astype(np.float32)
     box_index = rng.integers(0, image[0], num_boxes).astype(np.int32)
     expected = crop_and_resize_nearest(images, boxes, box_index, size)
-    inputs = [desc(image, DataType.UINT8), boxes, box_index, np.array(size, np.int32)]
+    inputs: list[Feed] = [desc(image, DataType.UINT8), boxes, box_index, np.array(size, np.int32)]
     out = infer_output("CropAndResize", inputs, {"method": "nearest"})
     assert (out.shape, out.dtype) == (expected.shape, DataType.from_numpy(expected.dtype))
 
@@ -163,7 +163,7 @@ def test_non_max_suppression_selection_falls_in_the_range(
     [([5, 4], [6], "disagree on num_boxes"), ([5, 3], [5], r"\[num_boxes, 4\]"), ([5, 4], [5, 1], "1-D")],
 )
 def test_non_max_suppression_rejects_misshapen_boxes(boxes: list[int], scores: list[int], match: str) -> None:
-    inputs = [
+    inputs: list[Feed] = [
         desc(boxes),
         desc(scores),
         np.array(3, np.int32),
@@ -183,7 +183,7 @@ def test_combined_non_max_suppression_pads_to_its_detection_count(
 ) -> None:
     # TensorFlow's rule: max_total_size, or with pad_per_class at most
     # max_output_size_per_class for each of the 3 classes.
-    inputs = [
+    inputs: list[Feed] = [
         desc([2, 6, 1, 4]),
         desc([2, 6, 3]),
         np.array(per_class, np.int32),

@@ -5,6 +5,7 @@ its size. Checked against numpy's slicing for many concrete values."""
 from __future__ import annotations
 
 import itertools
+from types import EllipsisType
 
 import numpy as np
 import pytest
@@ -44,7 +45,7 @@ def test_unknown_values_keep_the_rank_and_the_untouched_dims(
     new_axis = masks.get("new_axis_mask", 0)
     shrink = masks.get("shrink_axis_mask", 0)
     for b, e, s in itertools.product([0, 1, -1], [1, 2, -1], [1, 2, -1]):
-        entries: list[object] = []
+        entries: list[int | slice | EllipsisType | None] = []
         for i in range(spec_len):
             if ellipsis >> i & 1:
                 entries.append(Ellipsis)
@@ -58,7 +59,7 @@ def test_unknown_values_keep_the_rank_and_the_untouched_dims(
                 entries.append(slice(lo, hi, s))
         if any(isinstance(t, int) for t in entries) and s < 0:
             continue  # a shrunk dim needs a positive stride
-        want = np.zeros(SHAPE)[tuple(entries)].shape  # type: ignore[index]
+        want = np.zeros(SHAPE)[tuple(entries)].shape
         assert len(ours) == len(want), (entries, ours, want)
         for got, real in zip(ours, want, strict=True):
             assert got in (-1, real), (entries, ours, want)
