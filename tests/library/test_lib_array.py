@@ -91,7 +91,8 @@ def expand_dims(x: Array, axis: Array) -> Array:
 
 
 def identity(x: Array) -> Array:
-    return x.copy()
+    result: Array = x.copy()
+    return result
 
 
 def identity_n(x: list[Array]) -> tuple[Array, ...]:
@@ -654,9 +655,11 @@ def select(condition: Array, x1: Array, x2: Array) -> Array:
     if x1.shape != x2.shape:
         raise ValueError("x1 and x2 differ in shape")
     if condition.ndim == 0 or condition.shape == x1.shape:
-        return x1.copy()
+        result: Array = x1.copy()
+        return result
     if condition.ndim == 1 and x1.ndim >= 1 and condition.shape[0] == x1.shape[0]:
-        return x1.copy()
+        result = x1.copy()
+        return result
     raise ValueError("condition must be a scalar, x's shape, or a vector over x's first dim")
 
 

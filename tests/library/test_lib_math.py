@@ -65,7 +65,8 @@ def float_pow(x1: Array, x2: Array) -> Array:
 
 
 def squared_difference(x1: Array, x2: Array) -> Array:
-    return np.square(x1 - x2)
+    result: Array = np.square(x1 - x2)
+    return result
 
 
 def compare_ref(fn: Callable[[Array, Array], Array]) -> Callable[..., Array]:
@@ -133,11 +134,13 @@ def cast_back(fn: Callable[..., Array]) -> Callable[..., Array]:
 
 
 def erf(x: Array) -> Array:
-    return np.vectorize(math.erf, otypes=[np.float64])(x.astype(np.float64))
+    result: Array = np.vectorize(math.erf, otypes=[np.float64])(x.astype(np.float64))
+    return result
 
 
 def gelu(x: Array) -> Array:
-    return 0.5 * x * (1 + erf(x / math.sqrt(2)))
+    result: Array = 0.5 * x * (1 + erf(x / math.sqrt(2)))
+    return result
 
 
 def selu(x: Array) -> Array:
@@ -156,7 +159,8 @@ def leaky_relu(x: Array, *, alpha: float) -> Array:
 
 def swish(x: Array, *, scale: float) -> Array:
     x = x.astype(np.float64)
-    return x / (1 + np.exp(-scale * x))
+    result: Array = x / (1 + np.exp(-scale * x))
+    return result
 
 
 def caffe_exp(x: Array, *, base: float, scale: float, shift: float) -> Array:
@@ -186,7 +190,8 @@ def softplus(x: Array) -> Array:
 
 
 def relu(x: Array) -> Array:
-    return np.maximum(x, x.dtype.type(0))
+    result: Array = np.maximum(x, x.dtype.type(0))
+    return result
 
 
 def relu6(x: Array) -> Array:
@@ -264,9 +269,11 @@ def reduction(kind: str) -> Callable[..., Array]:
         if axis == () and not noop_with_empty_axes:
             axis = None  # ONNX: no axes reduce every dim
         if kind == "all":
-            return np.all(x, axis=axis, keepdims=keep_dims)
+            result: Array = np.all(x, axis=axis, keepdims=keep_dims)
+            return result
         if kind == "any":
-            return np.any(x, axis=axis, keepdims=keep_dims)
+            result = np.any(x, axis=axis, keepdims=keep_dims)
+            return result
         # Max / Min of an empty axis are TensorFlow's lowest / highest value; numpy
         # raises, so the shape comes from a sum in the input dtype.
         return np.sum(x, axis=axis, keepdims=keep_dims, dtype=x.dtype)
@@ -354,7 +361,8 @@ def test_arg_reduction_drops_the_axis(op_type: str) -> None:
 def softmax(logits: Array) -> Array:
     if logits.ndim == 0:
         raise ValueError("logits must have rank >= 1")
-    return logits.copy()
+    result: Array = logits.copy()
+    return result
 
 
 @pytest.mark.parametrize("op_type", ["Softmax", "LogSoftmax"])
@@ -368,7 +376,8 @@ def softmax_v2(x: Array, *, axes: Sequence[int]) -> Array:
         raise ValueError("axes out of range")
     if len({a % x.ndim for a in axes}) != len(axes):
         raise ValueError("repeated axis")
-    return x.copy()
+    result: Array = x.copy()
+    return result
 
 
 @pytest.mark.parametrize("op_type", ["SoftmaxV2", "LogSoftmaxV2"])
@@ -404,7 +413,7 @@ def add_n(x: list[Array], *, N: int) -> Array:
         raise ValueError("N must be the (positive) number of inputs")
     if any(a.shape != x[0].shape for a in x):
         raise ValueError("AddN does not broadcast")
-    total = x[0].copy()
+    total: Array = x[0].copy()
     for a in x[1:]:
         total += a
     return total

@@ -68,7 +68,7 @@ def matmul_reference(kind: str) -> Callable[..., Array]:
             raise ValueError("BatchMatMul needs equal batch dims")
         a = np.swapaxes(x1, -1, -2) if ta else x1
         b = np.swapaxes(x2, -1, -2) if tb else x2
-        y = np.matmul(a, b)
+        y: Array = np.matmul(a, b)
         if bias is not None and (bias.ndim != 1 or bias.shape[0] not in (1, y.shape[-1])):
             raise ValueError("bias must be [N] or [1]")
         return y
@@ -119,7 +119,7 @@ def test_einsum_equation_matches_numpy(equation: str) -> None:
             x.append(tuple(shape))
         if draw(st.integers(0, 4)) == 0:  # one dim off, or an operand dropped
             i = draw(st.integers(0, len(x) - 1))
-            if x[i] and draw(st.booleans()):
+            if len(x[i]) > 0 and draw(st.booleans()):
                 j = draw(st.integers(0, len(x[i]) - 1))
                 x[i] = tuple(d + 1 if k == j else d for k, d in enumerate(x[i]))
             else:
@@ -136,7 +136,8 @@ def test_einsum_equation_matches_numpy(equation: str) -> None:
                 for label, dim in zip(labels, array.shape[array.ndim - len(labels) :], strict=False):
                     if sizes.setdefault(label, dim) != dim:
                         raise ValueError(f"label {label} has dims {sizes[label]} and {dim}")
-        return np.einsum(equation, *x)
+        result: Array = np.einsum(equation, *x)
+        return result
 
     check_inference(
         "Einsum",
@@ -271,7 +272,8 @@ def eltwise(x: list[Array], *, N: int, mode: int, coeff: list[float]) -> Array:
         raise ValueError("coeff is for SUM, one per input")
     if any(a.shape != x[0].shape for a in x):
         raise ValueError("Eltwise takes equal shapes")
-    return x[0].copy()
+    result: Array = x[0].copy()
+    return result
 
 
 def test_eltwise_matches_caffe() -> None:

@@ -6,6 +6,7 @@ dynamic inputs (a SumN op) and which op type an OpDef is checked under."""
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
@@ -15,7 +16,7 @@ from hypothesis import strategies as st
 
 import opgraph
 from opgraph import DYNAMIC, OPTIONAL, DataType, InferDataTypeContext, InferShapeContext, OpDef, VerifyContext
-from opgraph.testing import check_inference
+from opgraph.testing import ShapeSpec, check_inference
 from opgraph.testing.check import PRIVATE_SUFFIX
 
 Array = npt.NDArray[Any]
@@ -177,7 +178,7 @@ def test_sum_n_that_ignores_the_bias_fails_on_a_present_bias(op_type: str) -> No
     # Only a bias that widens the output exposes the bug; drawing such
     # biases (not every run of the default strategy meets one) keeps this
     # test failing for the right reason under every hypothesis profile.
-    widening = st.fixed_dictionaries(
+    widening: st.SearchStrategy[Mapping[str, ShapeSpec]] = st.fixed_dictionaries(
         {
             "xs": st.lists(st.just((2, 3)), min_size=1, max_size=3),
             "bias": st.sampled_from([(4, 2, 3), (5, 1, 3)]),
