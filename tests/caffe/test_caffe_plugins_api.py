@@ -144,7 +144,7 @@ def test_load_caffe_options(tmp_path: Path) -> None:
     uninferred = load_caffe(chain, infer=False)
     assert uninferred.node("pool").outputs[0].shape != (2, 4, 4, 4)
     with pytest.raises(TypeError, match="custom_protos is a list of paths"):
-        load_caffe(chain, custom_protos="custom.proto")  # type: ignore[arg-type]
+        load_caffe(chain, custom_protos="custom.proto")
     with pytest.raises(TypeError, match="outputs is a list of tensor names"):
         load_caffe(chain, outputs="act")
     assert opgraph.load_caffe is load_caffe

@@ -48,7 +48,7 @@ def caffe_blob_shapes(layer: Any, bottom: tuple[int, ...]) -> list[tuple[int, ..
     kind = layer.type
     if kind == "Convolution":
         conv = layer.convolution_param
-        shapes = [(conv.num_output, bottom[1] // conv.group, *kernel(conv))]
+        shapes: list[tuple[int, ...]] = [(conv.num_output, bottom[1] // conv.group, *kernel(conv))]
         return shapes + ([(conv.num_output,)] if conv.bias_term else [])
     if kind == "InnerProduct":
         ip = layer.inner_product_param

@@ -76,13 +76,13 @@ def networks(draw: st.DrawFn) -> Graph:
         else:
             attrs = {"ksize": ones, "strides": ones, "padding": "VALID", "data_format": data_format}
             acts.append(Activation(g.add_node("MaxPool", name, [src.tensor], attrs), src.channels))
-    last = acts[-1]
-    outputs = [last.tensor]
+    final = acts[-1]
+    outputs = [final.tensor]
     if draw(st.booleans()):
         # A classifier head: flatten, matrix multiply.
-        features = last.channels * size * size
+        features = final.channels * size * size
         flat_shape = g.add_const("flat/shape", np.array([-1, features], np.int32))
-        flat = g.add_node("Reshape", "flat", [last.tensor, flat_shape])
+        flat = g.add_node("Reshape", "flat", [final.tensor, flat_shape])
         head = g.add_node("MatMul", "head", [flat, weights(g, "head/w", [features, 10], Format.ND)])
         outputs.append(head)
     outputs += draw(st.lists(st.sampled_from([a.tensor for a in acts]), max_size=2))

@@ -16,9 +16,9 @@ sys.path.append(str(Path(__file__).resolve().parents[1] / "onnx"))
 import onnx_model_records as records
 
 import opgraph
-from opgraph.memory import MemoryPlan
+from opgraph.memory import MemoryPlan, Schedule
 
-ORDERS = ("topological", "depth_first", "frees_most")
+ORDERS: tuple[Schedule, ...] = ("topological", "depth_first", "frees_most")
 
 
 def swept_peak(plan: MemoryPlan) -> int:
@@ -51,11 +51,11 @@ def graph(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFacto
 
 
 @pytest.mark.parametrize("order", ORDERS)
-def test_every_order_is_a_valid_schedule_with_its_swept_peak(graph: opgraph.Graph, order: str) -> None:
-    plan = opgraph.plan_memory(graph, schedule=order)  # type: ignore[arg-type]
+def test_every_order_is_a_valid_schedule_with_its_swept_peak(graph: opgraph.Graph, order: Schedule) -> None:
+    plan = opgraph.plan_memory(graph, schedule=order)
     assert plan.schedule == order
     assert plan.check() == []
-    assert plan.lower_bound_bytes == swept_peak(plan) == plan.schedule_peaks[order]  # type: ignore[index]
+    assert plan.lower_bound_bytes == swept_peak(plan) == plan.schedule_peaks[order]
 
 
 def test_auto_keeps_the_lowest_peak(graph: opgraph.Graph) -> None:

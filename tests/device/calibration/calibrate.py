@@ -71,7 +71,8 @@ class _Stacked:
 
     def busy(self, cube: float, vector: float, memory: float) -> np.ndarray:
         per_kernel = np.maximum(np.maximum(self.cube / cube, self.vector / vector), self.memory / memory)
-        return np.add.reduceat(per_kernel, self.starts) + self.fixed
+        total: np.ndarray = np.add.reduceat(per_kernel, self.starts) + self.fixed
+        return total
 
     def best_launch(self, busy: np.ndarray) -> tuple[float, dict[str, float]]:
         """The loss with each SoC's launch overhead at its best grid value."""

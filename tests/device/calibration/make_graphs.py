@@ -90,7 +90,7 @@ def gpt2_chinese() -> torch.nn.Module:
     return LogitsOnly(transformers.GPT2LMHeadModel(config))
 
 
-class LogitsOnly(torch.nn.Module):
+class LogitsOnly(torch.nn.Module):  # type: ignore[misc, unused-ignore]  # Module is Any without torch (the test extra)
     """A Hugging Face language model returning its logits tensor."""
 
     def __init__(self, inner: torch.nn.Module) -> None:
@@ -177,7 +177,7 @@ def forward_order(name: str, net: Network) -> tuple[torch.nn.Module, tuple[torch
     if name == "bert_base_uncased_squad":
         ids, types, mask = inputs
 
-        class Reordered(torch.nn.Module):
+        class Reordered(torch.nn.Module):  # type: ignore[misc, unused-ignore]  # Module is Any without torch (the test extra)
             def __init__(self, inner: torch.nn.Module) -> None:
                 super().__init__()
                 self.inner = inner

@@ -86,7 +86,7 @@ def rows(path: Path = TSV) -> list[Row]:
 
 def onnx_file(model: str, directory: Path) -> Path:
     entry = json.loads((HERE / "graphs.json").read_text())[model]
-    target = directory / entry["file"].removesuffix(".gz")
+    target: Path = directory / entry["file"].removesuffix(".gz")
     if not target.exists():
         with gzip.open(HERE / entry["file"], "rb") as src, open(target, "wb") as dst:
             shutil.copyfileobj(src, dst)
