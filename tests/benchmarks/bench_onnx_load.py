@@ -25,12 +25,14 @@ advice for large models), marked ``*``.
 from __future__ import annotations
 
 import argparse
+import functools
 import subprocess
 import sys
 import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import TypeVar, overload
 
 import onnx
 from google.protobuf.message import EncodeError
@@ -45,16 +47,28 @@ from opgraph.onnx import load_onnx
 LOAD_TARGET, INFER_TARGET, RSS_TARGET = 10.0, 2.0, 1.2
 
 
-def best(runs: int, fn: Callable[[], object], setup: Callable[[], object] | None = None) -> float:
+T = TypeVar("T")
+
+
+@overload
+def best(runs: int, fn: Callable[[], object]) -> float: ...
+@overload
+def best(runs: int, fn: Callable[[T], object], setup: Callable[[], T]) -> float: ...
+def best(runs: int, fn: Callable[..., object], setup: Callable[[], object] | None = None) -> float:
     """Best of ``runs`` timed calls of ``fn`` (given ``setup()``'s result when set)."""
     times = []
     for _ in range(runs):
         arg = setup() if setup is not None else None
         start = time.perf_counter()
-        result = fn(arg) if setup is not None else fn()  # type: ignore[call-arg]
+        result = fn(arg) if setup is not None else fn()
         times.append(time.perf_counter() - start)
         del result
     return min(times)
+
+
+def infer_loaded(path: Path) -> onnx.ModelProto:
+    """onnx's own path: load the model, then infer its shapes."""
+    return shape_inference.infer_shapes(onnx.load(path))
 
 
 def peak_rss_growth(path: Path) -> int:
@@ -88,14 +102,14 @@ def main() -> None:
             size = path.stat().st_size + int(record["weights_bytes"])
             largest = max(largest, (size, name))
             try:
-                ours = best(args.runs, lambda p=path: load_onnx(p))
+                ours = best(args.runs, functools.partial(load_onnx, path))
             except opgraph.OpgraphError as error:
                 print(f"{name}: opgraph cannot load it ({type(error).__name__}); skipped", file=sys.stderr)
                 continue
             # The peers are slow on the big models: fewer runs there.
             peer_runs = max(1, args.runs if size < 200_000_000 else 1)
             try:
-                peer = best(peer_runs, lambda p=path: shape_inference.infer_shapes(onnx.load(p)))
+                peer = best(peer_runs, functools.partial(infer_loaded, path))
             except EncodeError as error:  # protobuf's 2 GiB message limit
                 # onnx cannot serialise the model with its weights loaded;
                 # its own advice is infer_shapes_path, which leaves them out.
@@ -105,14 +119,12 @@ def main() -> None:
                 )
                 out = directory / "inferred.onnx"
                 peer = best(
-                    peer_runs, lambda p=path, o=out: shape_inference.infer_shapes_path(str(p), str(o))
+                    peer_runs, functools.partial(shape_inference.infer_shapes_path, str(path), str(out))
                 )
                 name += " *"
-            infer_only = best(
-                args.runs, lambda g: opgraph.infer(g), setup=lambda p=path: load_onnx(p, infer=False)
-            )
+            infer_only = best(args.runs, opgraph.infer, setup=functools.partial(load_onnx, path, infer=False))
             stripped = onnx.load(path, load_external_data=False)
-            peer_infer = best(peer_runs, lambda m=stripped: shape_inference.infer_shapes(m))
+            peer_infer = best(peer_runs, functools.partial(shape_inference.infer_shapes, stripped))
             nodes = len(stripped.graph.node)
             rows.append((name, nodes, size, ours, peer, infer_only, peer_infer))
         rss = peak_rss_growth(records.model_file(largest[1], Path(tmp) / largest[1]))

@@ -32,6 +32,7 @@ for _dir in (TESTS / "device",):
 from memory_models import all_models, onnx_models  # noqa: E402
 
 import opgraph  # noqa: E402
+from opgraph.memory import Schedule  # noqa: E402
 
 #: Families of classification networks (by label substring).
 CLASSIFIERS = (
@@ -57,7 +58,7 @@ CLASSIFIERS = (
     "swin",
     "lenet",
 )
-SCHEDULES = ("topological", "depth_first", "frees_most")
+SCHEDULES: tuple[Schedule, ...] = ("topological", "depth_first", "frees_most")
 
 
 def main() -> None:
@@ -67,7 +68,7 @@ def main() -> None:
     parser.add_argument("--soc", default="Ascend310")
     parser.add_argument("--only", nargs="*", default=None)
     args = parser.parse_args()
-    rows: list[tuple[str, dict[str, int], str, float]] = []
+    rows: list[tuple[str, dict[Schedule, int], Schedule, float]] = []
     header = " ".join(f"{name:>12}" for name in (*SCHEDULES, "chosen"))
     print(f"{'model':48} {header} {'cut':>7} {'ms':>7}")
     with tempfile.TemporaryDirectory() as tmp:

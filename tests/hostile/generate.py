@@ -13,6 +13,8 @@ at them::
 
 from __future__ import annotations
 
+import builtins
+import functools
 import json
 import random
 import sys
@@ -94,29 +96,29 @@ class TF:
         a.list.type.extend(dtypes)
         return a
 
-    def int(self, value: int) -> Any:
+    def int(self, value: builtins.int) -> Any:
         return self.AttrValue(i=value)
 
-    def ints(self, *values: int) -> Any:
+    def ints(self, *values: builtins.int) -> Any:
         a = self.AttrValue()
         a.list.i.extend(values)
         return a
 
-    def str(self, value: str) -> Any:
+    def str(self, value: builtins.str) -> Any:
         return self.AttrValue(s=value.encode())
 
-    def shape(self, dims: list[int]) -> Any:
+    def shape(self, dims: list[builtins.int]) -> Any:
         a = self.AttrValue()
         for d in dims:
             a.shape.dim.add(size=d)
         return a
 
-    def func(self, name: str) -> Any:
+    def func(self, name: builtins.str) -> Any:
         a = self.AttrValue()
         a.func.name = name
         return a
 
-    def tensor(self, dtype: int, dims: list[int], **values: Any) -> Any:
+    def tensor(self, dtype: builtins.int, dims: list[builtins.int], **values: Any) -> Any:
         a = self.AttrValue()
         a.tensor.dtype = dtype
         for d in dims:
@@ -128,14 +130,22 @@ class TF:
                 setattr(a.tensor, key, value)
         return a
 
-    def placeholder(self, g: Any, name: str, dims: list[int], dtype: int = DT_FLOAT) -> Any:
+    def placeholder(
+        self, g: Any, name: builtins.str, dims: list[builtins.int], dtype: builtins.int = DT_FLOAT
+    ) -> Any:
         return self.node(g, name, "Placeholder", dtype=self.type(dtype), shape=self.shape(dims))
 
-    def const(self, g: Any, name: str, dtype: int, dims: list[int], **values: Any) -> Any:
+    def const(
+        self, g: Any, name: builtins.str, dtype: builtins.int, dims: list[builtins.int], **values: Any
+    ) -> Any:
         return self.node(g, name, "Const", dtype=self.type(dtype), value=self.tensor(dtype, dims, **values))
 
     def function(
-        self, g: Any, name: str, inputs: list[tuple[str, int]], outputs: list[tuple[str, int]]
+        self,
+        g: Any,
+        name: builtins.str,
+        inputs: list[tuple[builtins.str, builtins.int]],
+        outputs: list[tuple[builtins.str, builtins.int]],
     ) -> Any:
         f = g.library.function.add()
         f.signature.name = name
@@ -244,19 +254,22 @@ def _tf_cases(tf: TF) -> Iterator[tuple[Case, Callable[[], Any]]]:
     yield case("function_chain_100k", lambda: _call_chain(tf, 100_000), must_fail=True)
     # 3. View chains: estimate_cost must stay near linear.
     for op in ("Identity", "StopGradient", "Snapshot"):
-        yield case(f"{op.lower()}_chain_100k", lambda op=op: _identity_chains(tf, 1, 100_000, op))
+        yield case(f"{op.lower()}_chain_100k", functools.partial(_identity_chains, tf, 1, 100_000, op))
     yield case("identity_chains_1000x1000", lambda: _identity_chains(tf, 1000, 1000))
     # 4. Unchecked arithmetic on attributes and dims.
     for op in ("DepthToSpace", "SpaceToDepth"):
         for block in (2**32, 2**61 + 4, 0, -3):
             yield case(
                 f"{op.lower()}_block_{block}".replace("-", "neg"),
-                lambda op=op, block=block: _one_op(
-                    tf, op, [1, 4, 4, 16], T=tf.type(DT_FLOAT), block_size=tf.int(block)
+                functools.partial(
+                    _one_op, tf, op, [1, 4, 4, 16], T=tf.type(DT_FLOAT), block_size=tf.int(block)
                 ),
                 must_fail=True,
             )
-    filt = lambda dims: lambda g: [tf.const(g, "w", DT_FLOAT, dims, float_val=[1.0]).name]  # noqa: E731
+
+    def filt(dims: list[int]) -> Callable[[Any], list[str]]:
+        return lambda g: [tf.const(g, "w", DT_FLOAT, dims, float_val=[1.0]).name]
+
     conv = {"T": tf.type(DT_FLOAT), "padding": tf.str("VALID")}
     yield case(
         "conv2d_huge_strides",

@@ -10,6 +10,7 @@ import re
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -160,13 +161,13 @@ def test_string_tensor_content_that_is_a_string_list_loads(tmp_path: Path) -> No
 def test_a_convolution_filter_with_a_zero_dim_is_rejected(
     op_type: str, x: list[int], filter_shape: list[int]
 ) -> None:
-    attrs = {
+    attrs_by_op: dict[str, dict[str, Any]] = {
         "Conv2D": {"strides": [1, 1, 1, 1], "pads": [0, 0, 0, 0], "padding": "VALID"},
         "DepthwiseConv2dNative": {"strides": [1, 1, 1, 1], "padding": "VALID"},
         "Conv3D": {"strides": [1, 1, 1, 1, 1], "pads": [0] * 6, "padding": "VALID"},
         "Deconvolution": {"strides": [1, 1], "pads": [0, 0, 0, 0]},
-    }[op_type]
-    graph, _ = one_node_graph(op_type, [desc(x), desc(filter_shape)], attrs)
+    }
+    graph, _ = one_node_graph(op_type, [desc(x), desc(filter_shape)], attrs_by_op[op_type])
     with pytest.raises(InvalidShapeError, match="zero dim") as info:
         opgraph.infer(graph)
     assert "internal error" not in str(info.value)

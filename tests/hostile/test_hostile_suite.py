@@ -92,11 +92,12 @@ def outcomes(
     request: pytest.FixtureRequest, cases: dict[str, generate.Case]
 ) -> dict[tuple[str, str], Outcome]:
     """Every selected (case, mode) run, in parallel, once per session."""
-    selected = [
-        (item.callspec.params["name"], item.callspec.params["mode"])
-        for item in request.session.items
-        if item.module is request.module and hasattr(item, "callspec")
-    ]
+    selected: list[tuple[str, str]] = []
+    for item in request.session.items:
+        if isinstance(item, pytest.Function) and item.module is request.module and hasattr(item, "callspec"):
+            name, mode = item.callspec.params["name"], item.callspec.params["mode"]
+            assert isinstance(name, str) and isinstance(mode, str)
+            selected.append((name, mode))
     # The big models first, so no long run starts last and stretches the suite.
     selected.sort(key=lambda key: -_weight(cases[key[0]]))
     with ThreadPoolExecutor(WORKERS) as pool:
