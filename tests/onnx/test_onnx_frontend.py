@@ -5,6 +5,7 @@ Models are built with the onnx package, an encoder independent of ours."""
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
@@ -22,9 +23,9 @@ def save(
     nodes: list[onnx.NodeProto],
     inputs: list[onnx.ValueInfoProto],
     outputs: list[str],
-    initializers: list[onnx.TensorProto] = (),
+    initializers: Sequence[onnx.TensorProto] = (),
     opsets: dict[str, int] | None = None,
-) -> Path:  # type: ignore[assignment]
+) -> Path:
     graph = helper.make_graph(
         nodes,
         "g",
@@ -247,7 +248,9 @@ def test_loop_carries_variables_and_stacks_scan_outputs_like_the_reference(tmp_p
     loop = helper.make_node("Loop", ["trips", "keep_going", "acc0"], ["acc", "scans"], body=body)
     x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 4])
     path = save(tmp_path / "m.onnx", [loop], [x], ["acc", "scans"], [trips, keep_going, two, acc0])
-    acc, scans = ReferenceEvaluator(str(path)).run(None, {"x": np.ones((2, 4), np.float32)})
+    results = ReferenceEvaluator(str(path)).run(None, {"x": np.ones((2, 4), np.float32)})
+    assert isinstance(results, list)  # the outputs in order (not intermediate=True's dict)
+    acc, scans = results
     graph = load_onnx(path)
     assert graph.node("acc").op_type == "Loop"
     assert desc(graph, "acc", 0).shape == acc.shape

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import onnx
@@ -53,7 +54,7 @@ def make(
     return model
 
 
-def call(f: str, inputs: list[str], outputs: list[str], **attrs: object) -> onnx.NodeProto:
+def call(f: str, inputs: list[str], outputs: list[str], **attrs: Any) -> onnx.NodeProto:
     return helper.make_node(f, inputs, outputs, domain=LOCAL, **attrs)
 
 

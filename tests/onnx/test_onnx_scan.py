@@ -9,6 +9,7 @@ per batch row and stacks the results (what opset 8 defines)."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import onnx
@@ -72,6 +73,13 @@ def shapes(path: Path, outputs: list[str], **load: object) -> list[tuple[str, tu
     return found
 
 
+def reference_run(model: onnx.ModelProto | Path, feeds: dict[str, Any]) -> list[Any]:
+    """The reference evaluator's outputs in order (a list, as without ``intermediate=True``)."""
+    results = ReferenceEvaluator(model).run(None, feeds)
+    assert isinstance(results, list)
+    return results
+
+
 def of(results: list[np.ndarray]) -> list[tuple[str, tuple[int, ...]]]:
     return [(NP_TO_OPGRAPH[np.asarray(r).dtype], np.asarray(r).shape) for r in results]
 
@@ -81,7 +89,7 @@ def test_states_and_scan_outputs_along_axis_0(tmp_path: Path) -> None:
     path = tmp_path / "m.onnx"
     model = save(path, [scan], [info("s0", [2]), info("x", [5, 2])], ["s", "ys"])
     feeds = {"s0": np.zeros(2, np.float32), "x": rng.standard_normal((5, 2)).astype(np.float32)}
-    want = of(ReferenceEvaluator(model).run(None, feeds))
+    want = of(reference_run(model, feeds))
     assert shapes(path, ["s", "ys"]) == want == [("FLOAT", (2,)), ("FLOAT", (5, 2))]
     assert load_onnx(path).node("s").op_type == "Scan"
 
@@ -122,7 +130,7 @@ def test_scanned_and_stacked_axes(tmp_path: Path, in_axis: int, out_axis: int) -
         ["s", "ys"],
     )
     feeds = {"s0": np.zeros(slice_shape, np.float32), "x": x}
-    assert shapes(path, ["s", "ys"]) == of(ReferenceEvaluator(oracle).run(None, feeds))
+    assert shapes(path, ["s", "ys"]) == of(reference_run(oracle, feeds))
 
 
 def test_two_scan_inputs_no_state_and_an_outer_value(tmp_path: Path) -> None:
@@ -141,7 +149,7 @@ def test_two_scan_inputs_no_state_and_an_outer_value(tmp_path: Path) -> None:
         "a": rng.standard_normal((4, 2, 3)).astype(np.float32),
         "b": rng.standard_normal((4, 1, 3)).astype(np.float32),
     }
-    assert shapes(path, ["ys"]) == of(ReferenceEvaluator(model).run(None, feeds)) == [("FLOAT", (4, 2, 3))]
+    assert shapes(path, ["ys"]) == of(reference_run(model, feeds)) == [("FLOAT", (4, 2, 3))]
 
 
 def test_the_iteration_count_is_unknown_until_the_scanned_axis_is(tmp_path: Path) -> None:
@@ -149,7 +157,7 @@ def test_the_iteration_count_is_unknown_until_the_scanned_axis_is(tmp_path: Path
     path = tmp_path / "m.onnx"
     model = save(path, [scan], [info("s0", [2]), info("x", ["steps", 2])], ["s", "ys"])
     x = rng.standard_normal((7, 2)).astype(np.float32)
-    want = of(ReferenceEvaluator(model).run(None, {"s0": np.zeros(2, np.float32), "x": x}))
+    want = of(reference_run(model, {"s0": np.zeros(2, np.float32), "x": x}))
     assert want == [("FLOAT", (2,)), ("FLOAT", (7, 2))]
     assert shapes(path, ["s", "ys"]) == [("FLOAT", (2,)), ("FLOAT", (-1, 2))]
     assert shapes(path, ["s", "ys"], input_shapes={"x": [7, 2]}) == want
@@ -170,7 +178,7 @@ def test_a_state_that_grows_widens_to_unknown_dims(tmp_path: Path) -> None:
     path = tmp_path / "m.onnx"
     model = save(path, [scan], [info("s0", [1]), info("x", [3, 2])], ["s", "ys"])
     feeds = {"s0": np.zeros(1, np.float32), "x": rng.standard_normal((3, 2)).astype(np.float32)}
-    (state, ys) = of(ReferenceEvaluator(model).run(None, feeds))
+    (state, ys) = of(reference_run(model, feeds))
     (got_state, got_ys) = shapes(path, ["s", "ys"])
     assert got_ys == ys
     # Without running the loop, the state's length is unknown.
@@ -187,7 +195,7 @@ def test_opset_8_scans_each_batch_row(tmp_path: Path) -> None:
     # The oracle: opset 9's Scan on each row, stacked.
     scan9 = helper.make_node("Scan", ["s0", "x"], ["s", "ys"], body=cumulative_body(), num_scan_inputs=1)
     row = save(tmp_path / "row.onnx", [scan9], [info("s0", [2]), info("x", [steps, 2])], ["s", "ys"], opset=9)
-    runs = [ReferenceEvaluator(row).run(None, {"s0": s0[b], "x": x[b]}) for b in range(batch)]
+    runs = [reference_run(row, {"s0": s0[b], "x": x[b]}) for b in range(batch)]
     want = of([np.stack([r[k] for r in runs]) for k in range(2)])
     assert shapes(path, ["s", "ys"]) == want == [("FLOAT", (3, 2)), ("FLOAT", (3, 5, 2))]
 
@@ -226,4 +234,4 @@ def test_a_node_may_leave_trailing_scan_outputs_out(tmp_path: Path) -> None:
     full = helper.make_node("Scan", ["s0", "x"], ["s", "ys"], body=cumulative_body(), num_scan_inputs=1)
     oracle = save(tmp_path / "oracle.onnx", [full], [info("s0", [2]), info("x", [5, 2])], ["s", "ys"])
     feeds = {"s0": np.zeros(2, np.float32), "x": rng.standard_normal((5, 2)).astype(np.float32)}
-    assert shapes(path, ["s"]) == of(ReferenceEvaluator(oracle).run(None, feeds))[:1]
+    assert shapes(path, ["s"]) == of(reference_run(oracle, feeds))[:1]

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import onnx
@@ -69,7 +70,7 @@ class SeqCase:
         return model
 
 
-def node(op: str, inputs: list[str], outputs: list[str], **attrs: object) -> onnx.NodeProto:
+def node(op: str, inputs: list[str], outputs: list[str], **attrs: Any) -> onnx.NodeProto:
     return helper.make_node(op, inputs, outputs, **attrs)
 
 
@@ -308,7 +309,9 @@ def test_a_sequence_built_in_a_loop_is_stacked_after_it(tmp_path: Path) -> None:
         ["stacked", "first"],
         {"trips": scalar(4), "yes": np.array(True), "zero": scalar(0)},
     )
-    (stacked, first) = ReferenceEvaluator(case.model()).run(None, case.inputs)
+    results = ReferenceEvaluator(case.model()).run(None, case.inputs)
+    assert isinstance(results, list)  # the outputs in order (not intermediate=True's dict)
+    (stacked, first) = results
     got = inferred(case, tmp_path)
     assert got["stacked"][0] == got["first"][0] == "FLOAT"
     # The loop joins the empty initial sequence with the one each iteration

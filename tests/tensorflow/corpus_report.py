@@ -40,7 +40,7 @@ def rate(result: Comparison) -> str:
 
 
 def main() -> None:
-    rows = []
+    rows: list[tuple[str, int, int, Comparison, Comparison]] = []
     with tempfile.TemporaryDirectory() as tmp:
         for name in model_names():
             record = load_record(name)
@@ -57,7 +57,8 @@ def main() -> None:
     print("|---|---:|---:|---|---|")
     for name, nodes, tensors, ours, at_fixed in rows:
         print(f"| {name} | {nodes} | {tensors} | {rate(ours)} | {rate(at_fixed)} |")
-    total = [sum(counts(r[k])[i] for r in rows) for k in (3, 4) for i in (0, 1)]
+    per_row = [(counts(ours), counts(at_fixed)) for *_, ours, at_fixed in rows]
+    total = [sum(c[k][i] for c in per_row) for k in (0, 1) for i in (0, 1)]
     print(
         f"\n{len(rows)} models, {sum(r[2] for r in rows)} tensors; matched "
         f"{total[0]}/{total[1]} at a dynamic batch and {total[2]}/{total[3]} at a fixed one"

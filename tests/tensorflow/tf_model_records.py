@@ -55,7 +55,7 @@ def load_record(name: str) -> Record:
 def model_file(name: str, fmt: str, directory: Path) -> Path:
     """The model as a ``.pb`` or ``.pbtxt`` file; a gzip-compressed model is
     decompressed into ``directory`` (its real size, ~100 MB for ResNet-50)."""
-    stored = DATA / load_record(name)["file"]
+    stored: Path = DATA / load_record(name)["file"]
     if fmt == "pbtxt":
         return stored.with_suffix(".pbtxt")
     if stored.suffix != ".gz":

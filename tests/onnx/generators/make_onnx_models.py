@@ -144,7 +144,7 @@ def timm_model(name: str) -> Callable[[], torch.nn.Module]:
     return build
 
 
-class OutOnly(torch.nn.Module):
+class OutOnly(torch.nn.Module):  # type: ignore[misc, unused-ignore]  # Module is Any without torch (the test extra)
     """torchvision's segmentation models return a dict; the export keeps ``out``."""
 
     def __init__(self, model: torch.nn.Module) -> None:
@@ -152,10 +152,11 @@ class OutOnly(torch.nn.Module):
         self.model = model
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        return self.model(x)["out"]  # type: ignore[no-any-return]
+        out: torch.Tensor = self.model(x)["out"]
+        return out
 
 
-class Detections(torch.nn.Module):
+class Detections(torch.nn.Module):  # type: ignore[misc, unused-ignore]  # Module is Any without torch (the test extra)
     """torchvision's detectors take a list of images and return a list of
     dicts; the export takes one image and returns boxes, scores, labels."""
 
@@ -168,7 +169,7 @@ class Detections(torch.nn.Module):
         return out["boxes"], out["scores"], out["labels"]
 
 
-class HFOutput(torch.nn.Module):
+class HFOutput(torch.nn.Module):  # type: ignore[misc, unused-ignore]  # Module is Any without torch (the test extra)
     """A Hugging Face model returning its last hidden state as a tensor; the
     positional inputs are passed by name (GPT-2's second parameter is
     ``past_key_values``, not the mask)."""
@@ -180,7 +181,8 @@ class HFOutput(torch.nn.Module):
 
     def forward(self, *args: torch.Tensor) -> torch.Tensor:
         out = self.model(**dict(zip(self.names, args, strict=True)))
-        return out.last_hidden_state  # type: ignore[no-any-return]
+        hidden: torch.Tensor = out.last_hidden_state
+        return hidden
 
 
 def hf(config_name: str, model_name: str, names: list[str], **config: Any) -> Callable[[], torch.nn.Module]:
@@ -205,7 +207,7 @@ SMALL_BERT = {
 }
 
 
-class RecurrentTagger(torch.nn.Module):
+class RecurrentTagger(torch.nn.Module):  # type: ignore[misc, unused-ignore]  # Module is Any without torch (the test extra)
     """An embedding, a two-layer bidirectional LSTM and a GRU over a free
     batch and sequence (ONNX LSTM and GRU ops)."""
 
@@ -219,10 +221,11 @@ class RecurrentTagger(torch.nn.Module):
     def forward(self, ids: torch.Tensor) -> torch.Tensor:
         x, _ = self.lstm(self.embed(ids))
         y, _ = self.gru(x)
-        return self.head(y)  # type: ignore[no-any-return]
+        logits: torch.Tensor = self.head(y)
+        return logits
 
 
-class ScriptedLoop(torch.nn.Module):
+class ScriptedLoop(torch.nn.Module):  # type: ignore[misc, unused-ignore]  # Module is Any without torch (the test extra)
     """A recurrence written as a Python loop over the free sequence length
     and a branch on the data, scripted, so that the TorchScript exporter
     writes ONNX Loop and If nodes."""
@@ -242,7 +245,7 @@ class ScriptedLoop(torch.nn.Module):
         return out
 
 
-class OpMix(torch.nn.Module):
+class OpMix(torch.nn.Module):  # type: ignore[misc, unused-ignore]  # Module is Any without torch (the test extra)
     """Ops the real models above use little or not at all, on a free batch
     and length: Einsum, ConvTranspose with output padding, GroupNorm,
     PixelShuffle (DepthToSpace), reflect padding, nearest, align-corners
@@ -277,7 +280,7 @@ class OpMix(torch.nn.Module):
         return img, total, top + picked, best, positive
 
 
-class ScriptedSequences(torch.nn.Module):
+class ScriptedSequences(torch.nn.Module):  # type: ignore[misc, unused-ignore]  # Module is Any without torch (the test extra)
     """A list grown in a loop over the free sequence length, stacked, and a
     split into a data-shaped number of chunks, scripted: ONNX sequence ops
     (SequenceEmpty/SequenceInsert/ConcatFromSequence, SplitToSequence,
@@ -303,7 +306,11 @@ def half(build: Callable[[], torch.nn.Module]) -> Callable[[], torch.nn.Module]:
 
 
 def scripted(cls: type[torch.nn.Module]) -> Callable[[], torch.nn.Module]:
-    return lambda: torch.jit.script(cls())  # type: ignore[no-any-return]
+    def build() -> torch.nn.Module:
+        module: torch.nn.Module = torch.jit.script(cls())
+        return module
+
+    return build
 
 
 def tokens(with_mask: bool = True, with_types: bool = False) -> Callable[[], tuple[Any, ...]]:

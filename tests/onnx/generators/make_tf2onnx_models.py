@@ -35,7 +35,7 @@ def build_one(name: str, app: str, size: int, opset: int) -> dict[str, Any]:
     model = getattr(tf.keras.applications, app)(weights=None, input_shape=(size, size, 3))
     spec = (tf.TensorSpec((None, size, size, 3), tf.float32, name="input"),)
 
-    @tf.function(input_signature=spec)  # type: ignore[misc]
+    @tf.function(input_signature=spec)  # type: ignore[untyped-decorator]  # TensorFlow has no type information
     def forward(x: tf.Tensor) -> tf.Tensor:
         return model(x, training=False)
 
@@ -53,7 +53,7 @@ def build_one(name: str, app: str, size: int, opset: int) -> dict[str, Any]:
         "tf2onnx",
         f"keras.applications.{app}",
         versions,
-        dims={batch: (2, 3)},  # type: ignore[dict-item]
+        dims={batch: (2, 3)},
     )
 
 

@@ -28,7 +28,7 @@ DATA = Path(__file__).resolve().parent.parent / "data"
 # Initializers of these dtypes with more elements than this go to the zero
 # external weights file; integer ones and small ones stay inline because
 # shapes may be computed from them.
-EXTERNAL_DTYPES = {
+EXTERNAL_DTYPES: dict[int, int] = {
     TensorProto.FLOAT: 4,
     TensorProto.FLOAT16: 2,
     TensorProto.BFLOAT16: 2,

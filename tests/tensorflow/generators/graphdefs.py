@@ -73,7 +73,8 @@ def graph_bytes(graph_def: graph_pb2.GraphDef, suffix: str) -> bytes:
     if suffix == ".pbtxt":
         return text_format.MessageToString(graph_def).encode()
     if suffix == ".pb":
-        return graph_def.SerializeToString(deterministic=True)
+        data: bytes = graph_def.SerializeToString(deterministic=True)
+        return data
     raise ValueError(f"a GraphDef is written as .pb or .pbtxt, not {suffix}")
 
 

@@ -89,7 +89,7 @@ def attrs() -> graph_pb2.GraphDef:
     """One custom ``AttrZoo`` node carrying every attribute kind, and the
     function its ``func`` attribute names."""
 
-    @tf.function(input_signature=[tf.TensorSpec([None], tf.float32)])
+    @tf.function(input_signature=[tf.TensorSpec([None], tf.float32)])  # type: ignore[untyped-decorator]  # TensorFlow has no type information
     def zoo_fn(v: tf.Tensor) -> tf.Tensor:
         return v * 2.0
 
