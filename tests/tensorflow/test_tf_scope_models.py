@@ -6,7 +6,6 @@ in ``opgraph.load_tensorflow``."""
 from __future__ import annotations
 
 import json
-import warnings
 from typing import Any
 
 import pytest
@@ -77,8 +76,7 @@ def test_hand_written_layer_norms_fuse_over_trailing_axes_and_the_rest_stay_unfu
     # is [1, 2] once normalised, trailing too; [0, 2] is not trailing: its
     # ops stay, with a warning, and the model still loads.
     fixture = "scope_layer_norm_axes.pbtxt"
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
+    with pytest.warns(ScopeFusionDeclined) as caught:
         graph, runs = load_tensorflow_reported(DATA / fixture)
     norms = nodes_of_type(graph, "LayerNorm")
     assert sorted(norms) == ["last/LayerNorm", "mixed/LayerNorm"]
@@ -120,8 +118,7 @@ NOT_SPELLED = {
 
 def test_every_spelling_of_a_layer_norm_fuses_and_the_others_are_declined_with_why() -> None:
     fixture = "scope_layer_norm_spellings.pbtxt"
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
+    with pytest.warns(ScopeFusionDeclined) as caught:
         graph, runs = load_tensorflow_reported(DATA / fixture)
     norms = nodes_of_type(graph, "LayerNorm")
     assert {name: (a["begin_norm_axis"], a["begin_params_axis"]) for name, a in norms.items()} == SPELLED
