@@ -4,6 +4,8 @@ errors of bad use; and TensorDesc itself."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 import pytest
 from helpers import identity_like
@@ -138,10 +140,12 @@ def test_dynamic_inputs_by_ir_and_relative_index() -> None:
         (lambda c: c.set_output_shape(3, [1]), "out of range"),
     ],
 )
-def test_bad_context_use_is_a_context_error(call: object, message: str) -> None:
+def test_bad_context_use_is_a_context_error(
+    call: Callable[[InferShapeContext], object], message: str
+) -> None:
     ctx = _conv_context()
     with pytest.raises(ContextError, match=message):
-        call(ctx)  # type: ignore[operator]
+        call(ctx)
 
 
 def test_attributes_by_name_index_and_typed_getters() -> None:
@@ -204,7 +208,7 @@ def test_set_output_shape_range_and_format() -> None:
 def test_set_output_shape_rejects_invalid_shapes(shape: object, error: type[Exception]) -> None:
     ctx = InferShapeContext.standalone("Identity", [TensorDesc(F, [2])])
     with pytest.raises(error):
-        ctx.set_output_shape(0, shape)  # type: ignore[arg-type]
+        ctx.set_output_shape(0, shape)  # type: ignore[arg-type]  # deliberately wrong: checks the runtime error
 
 
 def test_set_output_dtype_on_a_dtype_context() -> None:

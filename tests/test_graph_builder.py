@@ -201,7 +201,7 @@ def test_format_given_by_name_equals_format_given_by_enum() -> None:
 def test_invalid_input_shapes_are_rejected(shape: object, error: type[Exception]) -> None:
     graph = Graph()
     with pytest.raises(error):
-        graph.add_input("x", DataType.FLOAT, shape)  # type: ignore[arg-type]
+        graph.add_input("x", DataType.FLOAT, shape)  # type: ignore[arg-type]  # deliberately wrong: checks the runtime error
 
 
 def test_unknown_rank_input_is_accepted() -> None:

@@ -76,7 +76,7 @@ def test_input_shapes_that_are_not_int_sequences_are_typed(
 
 def test_input_shapes_must_be_a_mapping() -> None:
     with pytest.raises(ShapeTypeError, match="maps input names to shapes"):
-        load_tensorflow(TF_MODEL, [("x", [1, 2])], infer=False)  # type: ignore[arg-type]
+        load_tensorflow(TF_MODEL, [("x", [1, 2])], infer=False)  # type: ignore[arg-type]  # deliberately wrong: checks the runtime error
 
 
 @pytest.mark.parametrize("shape", [[-1, 28, 28, 1], [1, 28, 28, 1], [-2], [0, 28, 28, 1], [2**62, 28, 28, 1]])

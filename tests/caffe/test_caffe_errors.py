@@ -5,6 +5,7 @@ exception and layer types without a plugin: test_caffe_plugins_errors.py.)"""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
@@ -56,11 +57,11 @@ def one_layer(
     return write(tmp_path, name, ONE_LAYER.format(layer_type=layer_type, bottom=bottom, params=params))
 
 
-def parse_error(*args: object, **kwargs: object) -> str:
-    """The message of the ParseError ``load_caffe(*args, **kwargs)`` raises;
-    decode errors concern no node."""
+def parse_error(prototxt: Path, weights: Path | None = None, custom_protos: Sequence[Path] = ()) -> str:
+    """The message of the ParseError ``load_caffe(prototxt, weights, custom_protos)``
+    raises; decode errors concern no node."""
     with pytest.raises(ParseError) as info:
-        load_caffe(*args, **kwargs)  # type: ignore[arg-type]
+        load_caffe(prototxt, weights, custom_protos)
     assert (info.value.node, info.value.origin_op_type, info.value.unsupported) == (None, None, [])
     return str(info.value)
 

@@ -112,7 +112,7 @@ def test_options_change_the_estimate() -> None:
     assert fp32.node("relu").bytes == 2 * fp16.node("relu").bytes
     assert fp32.node("conv").padded_flops == fp16.node("conv").padded_flops
     with pytest.raises(ValueError, match="unknown precision mode 'fp8'"):
-        opgraph.estimate_cost(g, "Ascend310", precision="fp8")  # type: ignore[arg-type]
+        opgraph.estimate_cost(g, "Ascend310", precision="fp8")  # type: ignore[arg-type]  # deliberately wrong: checks the runtime error
     with pytest.raises(CostError, match="no Cube mode for float") as info:
         opgraph.estimate_cost(g, "Ascend310", precision="must_keep_origin_dtype")
     assert info.value.node == "conv"

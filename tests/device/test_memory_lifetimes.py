@@ -140,9 +140,9 @@ def test_bad_lifetime_sets_are_rejected() -> None:
     with pytest.raises(MemoryPlanError, match="alignment"):
         opgraph.plan_lifetimes([1], [0], [0], alignment=0)
     with pytest.raises(ValueError, match=r"unknown strategy 'best'.*greedy_repair"):
-        opgraph.plan_lifetimes([1], [0], [0], strategy="best")  # type: ignore[arg-type]
+        opgraph.plan_lifetimes([1], [0], [0], strategy="best")  # type: ignore[arg-type]  # deliberately wrong: checks the runtime error
     with pytest.raises(TypeError, match="1-D sequence of integers"):
-        opgraph.plan_lifetimes([1.5], [0], [0])  # type: ignore[list-item]
+        opgraph.plan_lifetimes([1.5], [0], [0])  # type: ignore[list-item]  # deliberately wrong: checks the runtime error
     with pytest.raises(MemoryPlanError, match="overflows"):
         opgraph.plan_lifetimes([2**62, 2**62, 2**62, 2**62], [0, 0, 0, 0], [0, 0, 0, 0])
 

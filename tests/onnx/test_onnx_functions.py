@@ -8,6 +8,7 @@ must fail fast with a ParseError naming the function and the limit."""
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -64,7 +65,7 @@ def function(
     outputs: list[str],
     nodes: list[onnx.NodeProto],
     opset: int = 17,
-    attributes: list[str] = (),  # type: ignore[assignment]
+    attributes: Sequence[str] = (),
 ) -> onnx.FunctionProto:
     return helper.make_function(
         LOCAL,

@@ -63,8 +63,8 @@ def save(
     return model
 
 
-def shapes(path: Path, outputs: list[str], **load: object) -> list[tuple[str, tuple[int, ...]]]:
-    graph, report = load_onnx_reported(path, **load)  # type: ignore[arg-type]
+def shapes(path: Path, outputs: list[str], **load: Any) -> list[tuple[str, tuple[int, ...]]]:
+    graph, report = load_onnx_reported(path, **load)
     found = []
     for name in outputs:
         producer, index = report.tensors[name].rsplit(":", 1)

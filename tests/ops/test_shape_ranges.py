@@ -47,7 +47,7 @@ def infer(
 
 def ranges(desc: TensorDesc) -> list[Range] | None:
     r = desc.shape_range
-    return None if r is None else [tuple(p) for p in r]  # type: ignore[misc]
+    return None if r is None else [(lo, hi) for lo, hi in r]
 
 
 def test_graph_inputs_keep_their_range() -> None:

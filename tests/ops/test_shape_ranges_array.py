@@ -62,7 +62,7 @@ def infer(op_type: str, inputs: Sequence[Feed], attrs: dict[str, Any] | None = N
 
 def ranges(desc: TensorDesc) -> list[Range] | None:
     r = desc.shape_range
-    return None if r is None else [tuple(p) for p in r]  # type: ignore[misc]
+    return None if r is None else [(lo, hi) for lo, hi in r]
 
 
 def i32(v: Any) -> np.ndarray[Any, Any]:

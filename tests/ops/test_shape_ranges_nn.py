@@ -51,7 +51,7 @@ def infer(*args: Any, **kwargs: Any) -> TensorDesc:
 
 def ranges(desc: TensorDesc) -> list[Range] | None:
     r = desc.shape_range
-    return None if r is None else [tuple(p) for p in r]  # type: ignore[misc]
+    return None if r is None else [(lo, hi) for lo, hi in r]
 
 
 # --- matrix products ---------------------------------------------------------

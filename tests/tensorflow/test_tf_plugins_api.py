@@ -170,7 +170,7 @@ def test_auto_mapping_dynamic_rejects_an_unknown_port_kind() -> None:
         auto_mapping_dynamic(
             FrameworkOp("n", "Custom", [], {"N": 2}),
             Operator("n", "IrOp"),
-            [("inputs", "x", "N")],  # type: ignore[list-item]
+            [("inputs", "x", "N")],  # type: ignore[list-item]  # deliberately wrong: checks the runtime error
         )
 
 
@@ -232,7 +232,7 @@ def test_a_plugin_needs_origin_op_types() -> None:
 
 def test_plugin_functions_must_be_callable() -> None:
     with pytest.raises(TypeError, match="must be callable, got str"):
-        register_plugin("TopK", [unique_name("T")], parse_params="parse")  # type: ignore[arg-type]
+        register_plugin("TopK", [unique_name("T")], parse_params="parse")  # type: ignore[arg-type]  # deliberately wrong: checks the runtime error
 
 
 def test_a_second_user_plugin_for_an_origin_type_needs_override() -> None:
@@ -263,7 +263,7 @@ def test_input_edits_are_checked_when_registering() -> None:
     assert InputReorder([1, 0]).order == (1, 0)
     assert InputReorder([1, 0]) == InputReorder((1, 0))
     with pytest.raises(TypeError, match="an input edit is a DelInputWithCond"):
-        register_plugin("Relu", [unique_name("E")], parse_params=_noop, input_edits=[(1, 0)])  # type: ignore[list-item]
+        register_plugin("Relu", [unique_name("E")], parse_params=_noop, input_edits=[(1, 0)])  # type: ignore[list-item]  # deliberately wrong: checks the runtime error
 
 
 def test_parse_error_lists_unsupported_ops_as_named_tuples() -> None:

@@ -57,7 +57,7 @@ def test_a_parse_function_returns_none(tmp_path: Path) -> None:
 
     @plugin("TopK", origin_op_types=[types["TopKV2"]])
     def parse_topk(src: FrameworkOp, dst: Operator) -> None:
-        return True  # type: ignore[return-value]
+        return True  # type: ignore[return-value]  # deliberately wrong: checks the runtime error
 
     with pytest.raises(
         ParseError, match="returned bool; a parse function fills its Operator and returns None"
@@ -104,7 +104,7 @@ def test_parse_op_to_graph_returns_a_graph(tmp_path: Path) -> None:
         "SquaredDifference",
         [types["SquaredDifference"]],
         parse_params=auto_mapping,
-        parse_op_to_graph=lambda op: None,  # type: ignore[arg-type,return-value]
+        parse_op_to_graph=lambda op: None,  # type: ignore[arg-type,return-value]  # deliberately wrong: checks the runtime error
     )
     with pytest.raises(
         ParseError, match=r"returned NoneType; parse_op_to_graph must return an opgraph\.Graph$"

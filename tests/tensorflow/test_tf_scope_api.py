@@ -56,7 +56,7 @@ def test_features_and_patterns_are_plain_values() -> None:
     assert NodeAttrFeature("A", "b", 1).value == 1
     assert NodeAttrFeature("A", "b", 0.5).value == 0.5
     with pytest.raises(TypeError, match="bool, int, float or str, got list"):
-        NodeAttrFeature("A", "b", [1])  # type: ignore[arg-type]
+        NodeAttrFeature("A", "b", [1])  # type: ignore[arg-type]  # deliberately wrong: checks the runtime error
     assert repr(NodeOpTypeFeature("Mul", -1)) == 'NodeOpTypeFeature("Mul", -1, step=0)'
 
 
@@ -269,7 +269,7 @@ def test_set_nodes_takes_nodes_or_names_and_fuses_ops_outside_scopes() -> None:
             chosen.set_nodes([mul, "blk/relu"])
             assert chosen.nodes == ["blk/mul", "blk/relu"]
             with pytest.raises(TypeError, match="ScopeNodes or op names"):
-                chosen.set_nodes([1])  # type: ignore[list-item]
+                chosen.set_nodes([1])  # type: ignore[list-item]  # deliberately wrong: checks the runtime error
             results.append(chosen)
             return True
 

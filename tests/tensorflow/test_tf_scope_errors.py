@@ -137,7 +137,7 @@ def test_splicing_errors_name_the_op_and_the_missing_map() -> None:
 
 def test_registration_checks_the_class_and_duplicate_names() -> None:
     with pytest.raises(RegistrationError, match="ScopeBasePass subclass"):
-        register_scope_fusion_pass(int)  # type: ignore[type-var]
+        register_scope_fusion_pass(int)  # type: ignore[type-var]  # deliberately wrong: checks the runtime error
 
     class Nameless(ScopeBasePass):
         def define_patterns(self) -> PatternGroups:
