@@ -327,6 +327,7 @@ class CostReport:
 
     @property
     def total_ms(self) -> float:
+        """The estimated device time in milliseconds."""
         return self.total_us / 1000.0
 
     @property
@@ -383,10 +384,12 @@ class CostReport:
         }
 
     def to_json(self) -> str:
+        """The report as JSON (:meth:`to_dict`'s contents); :meth:`from_json` reads it back."""
         return json.dumps(self.to_dict())
 
     @classmethod
     def from_json(cls, text: str) -> CostReport:
+        """A report from the JSON :meth:`to_json` wrote."""
         data = json.loads(text)
         return cls._from_dict(data)
 

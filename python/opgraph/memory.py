@@ -237,6 +237,7 @@ class MemoryPlan(_Arena):
         }
 
     def to_json(self, *, indent: int | None = None) -> str:
+        """:meth:`to_dict` as JSON text, indented by ``indent`` spaces when given."""
         return json.dumps(self.to_dict(), indent=indent)
 
     def plot(self, path: str | PathLike[str], *, title: str | None = None) -> None:

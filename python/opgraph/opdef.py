@@ -99,6 +99,7 @@ class AttrSpec:
 
     @property
     def required(self) -> bool:
+        """Whether the attribute has no default."""
         return self.default is NO_DEFAULT
 
 

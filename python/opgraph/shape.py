@@ -15,6 +15,7 @@ UNKNOWN_RANK: Shape = (-2,)
 
 
 def is_unknown_rank(shape: Shape) -> bool:
+    """Whether ``shape`` is GE's unknown-rank shape ``(-2,)``."""
     return shape == UNKNOWN_RANK
 
 

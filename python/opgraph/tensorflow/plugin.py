@@ -99,9 +99,10 @@ def fusion_plugin(
     input_edits: Sequence[InputEdit] = (),
     override: bool = False,
 ) -> Callable[[_FusionParse], _FusionParse]:
-    """Registers the decorated ``parse(fused: list[FrameworkOp], dst: Operator)
-    -> None`` as the ``fusion_parse_params`` of a plugin for the fused op
-    types a scope-fusion pass produces (``origin_op_types``)."""
+    """Registers the decorated function as the ``fusion_parse_params`` of a
+    plugin for the fused op types a scope-fusion pass produces
+    (``origin_op_types``); it is called as ``parse(fused, dst)`` with the
+    fused ops (``list[FrameworkOp]``) and the :class:`Operator` to fill."""
     return fusion_parse_params_plugin(
         Framework.TENSORFLOW,
         op_type,

@@ -35,6 +35,7 @@ class TensorCase:
 
     @property
     def shape(self) -> Shape:
+        """The concrete shape of :attr:`array`."""
         return tuple(int(d) for d in self.array.shape)
 
     def describe(self) -> str:
@@ -62,6 +63,7 @@ class PortCase:
 
     @property
     def absent(self) -> bool:
+        """Whether this is an OPTIONAL input left out of the case."""
         return self.param_type == ParamType.OPTIONAL and not self.instances
 
     def reference_arg(self) -> npt.NDArray[Any] | list[npt.NDArray[Any]] | None:

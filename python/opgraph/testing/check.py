@@ -44,9 +44,12 @@ class Outcome:
 
     @property
     def rejected(self) -> bool:
+        """Whether the side raised instead of producing outputs."""
         return self.error is not None
 
     def describe(self, names: Sequence[str]) -> str:
+        """One line for a failure message: the error (and its cause) when
+        rejected, else each output, named from ``names``, as dtype and shape."""
         if self.error is not None:
             text = f"rejected: {type(self.error).__name__}: {self.error}"
             cause = self.error.__cause__

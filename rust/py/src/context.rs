@@ -48,12 +48,38 @@ pub struct PyOpContext {
     access: RefCell<Access>,
 }
 
+/// What a verify function receives: the node's inputs and attributes
+/// (everything :class:`OpContext` reads). The function returns ``False`` or
+/// raises to reject the node.
+///
+/// Build one with :meth:`standalone` to unit-test a verify function.
 #[pyclass(module = "opgraph._core", name = "VerifyContext", extends = PyOpContext, unsendable)]
 pub struct PyVerifyContext;
 
+/// What an infer-dtype function receives: :class:`OpContext`'s reads plus
+/// :meth:`set_output_dtype`. Build one with :meth:`standalone` to unit-test
+/// an infer-dtype function.
 #[pyclass(module = "opgraph._core", name = "InferDataTypeContext", extends = PyOpContext, unsendable)]
 pub struct PyInferDataTypeContext;
 
+/// What an infer-shape function receives: :class:`OpContext`'s reads plus
+/// setters for each output's shape, shape range and format.
+///
+/// Build one with :meth:`standalone` to unit-test an infer-shape function; a
+/// DYNAMIC input is given as a list of descriptors, and its instances are
+/// numbered after the inputs before it:
+///
+/// >>> from opgraph import DataType, InferShapeContext, TensorDesc
+/// >>> ctx = InferShapeContext.standalone(
+/// ...     "ConcatD",
+/// ...     [[TensorDesc(DataType.FLOAT, [2, 3]), TensorDesc(DataType.FLOAT, [4, 3])]],
+/// ...     {"concat_dim": 0},
+/// ... )
+/// >>> ctx.dynamic_input_count(0), ctx.dynamic_input_shape(0, 1), ctx.input_shape(1)
+/// (2, (4, 3), (4, 3))
+/// >>> ctx.set_output_shape(0, [6, 3])
+/// >>> ctx.output_desc(0).shape
+/// (6, 3)
 #[pyclass(module = "opgraph._core", name = "InferShapeContext", extends = PyOpContext, unsendable)]
 pub struct PyInferShapeContext;
 
@@ -156,11 +182,13 @@ fn desc_obj(py: Python<'_>, desc: Option<TensorDesc>) -> PyResult<Option<Py<PyTe
 
 #[pymethods]
 impl PyOpContext {
+    /// The name of the node being checked or inferred.
     #[getter]
     fn node_name(&self, py: Python<'_>) -> PyResult<String> {
         self.with(py, |c| Ok(c.node_name().to_owned()))
     }
 
+    /// The node's op type.
     #[getter]
     fn op_type(&self, py: Python<'_>) -> PyResult<String> {
         self.with(py, |c| Ok(c.op_type().to_owned()))
@@ -177,16 +205,21 @@ impl PyOpContext {
         desc_obj(py, desc)
     }
 
+    /// Origin shape of input instance ``i`` (``-1``: unknown dim, ``(-2,)``:
+    /// unknown rank). Raises :class:`~opgraph.ContextError` when ``i`` is out of
+    /// range or the input is absent.
     fn input_shape<'py>(&self, py: Python<'py>, i: usize) -> PyResult<Bound<'py, PyTuple>> {
         let shape = self.with(py, |c| Ok(c.input_shape(i)?.clone()))?;
         shape_to_py(py, &shape)
     }
 
+    /// Dtype of input instance ``i``; :class:`~opgraph.ContextError` as :meth:`input_shape`.
     fn input_dtype<'py>(&self, py: Python<'py>, i: usize) -> PyResult<Bound<'py, PyAny>> {
         let dtype = self.with(py, |c| c.input_dtype(i))?;
         dtype_to_py(py, dtype)
     }
 
+    /// Origin format of input instance ``i``; :class:`~opgraph.ContextError` as :meth:`input_shape`.
     fn input_format<'py>(&self, py: Python<'py>, i: usize) -> PyResult<Bound<'py, PyAny>> {
         let format = self.with(py, |c| Ok(c.input(i)?.origin_format))?;
         format_to_py(py, format)
@@ -204,6 +237,7 @@ impl PyOpContext {
         shape.map(|s| shape_to_py(py, &s)).transpose()
     }
 
+    /// Descriptor of OPTIONAL prototype input ``ir_index``, or None when absent.
     fn optional_input_desc(
         &self,
         py: Python<'_>,
@@ -213,10 +247,14 @@ impl PyOpContext {
         desc_obj(py, desc)
     }
 
+    /// How many instances DYNAMIC prototype input ``ir_index`` has on this node.
     fn dynamic_input_count(&self, py: Python<'_>, ir_index: usize) -> PyResult<usize> {
         self.with(py, |c| c.dynamic_input_count(ir_index))
     }
 
+    /// Shape of instance ``relative_index`` of DYNAMIC prototype input
+    /// ``ir_index``. Raises :class:`~opgraph.ContextError` when either index is
+    /// out of range.
     fn dynamic_input_shape<'py>(
         &self,
         py: Python<'py>,
@@ -231,6 +269,7 @@ impl PyOpContext {
         shape_to_py(py, &shape)
     }
 
+    /// Dtype of instance ``relative_index`` of DYNAMIC prototype input ``ir_index``.
     fn dynamic_input_dtype<'py>(
         &self,
         py: Python<'py>,
@@ -243,6 +282,7 @@ impl PyOpContext {
         dtype_to_py(py, dtype)
     }
 
+    /// Descriptor of instance ``relative_index`` of DYNAMIC prototype input ``ir_index``.
     fn dynamic_input_desc(
         &self,
         py: Python<'_>,
@@ -294,35 +334,44 @@ impl PyOpContext {
         attr_to_py(py, &value)
     }
 
+    /// Whether attribute ``name`` has a value (set on the node, or a prototype default).
     fn has_attr(&self, py: Python<'_>, name: &str) -> PyResult<bool> {
         self.with(py, |c| Ok(c.attr(name).is_some()))
     }
 
+    /// Attribute ``name`` as an int. Raises :class:`~opgraph.ContextError` when
+    /// it is missing or not an int. The other ``attr_*`` readers work alike.
     fn attr_int(&self, py: Python<'_>, name: &str) -> PyResult<i64> {
         self.with(py, |c| c.attr_int(name))
     }
 
+    /// Attribute ``name`` as a float (errors as :meth:`attr_int`).
     fn attr_float(&self, py: Python<'_>, name: &str) -> PyResult<f64> {
         self.with(py, |c| c.attr_float(name))
     }
 
+    /// Attribute ``name`` as a bool (errors as :meth:`attr_int`).
     fn attr_bool(&self, py: Python<'_>, name: &str) -> PyResult<bool> {
         self.with(py, |c| c.attr_bool(name))
     }
 
+    /// Attribute ``name`` as a str (errors as :meth:`attr_int`).
     fn attr_str(&self, py: Python<'_>, name: &str) -> PyResult<String> {
         self.with(py, |c| Ok(c.attr_str(name)?.to_owned()))
     }
 
+    /// Attribute ``name`` as a :class:`~opgraph.DataType` (errors as :meth:`attr_int`).
     fn attr_dtype<'py>(&self, py: Python<'py>, name: &str) -> PyResult<Bound<'py, PyAny>> {
         let dtype = self.with(py, |c| c.attr_dtype(name))?;
         dtype_to_py(py, dtype)
     }
 
+    /// Attribute ``name`` as a list of ints (errors as :meth:`attr_int`).
     fn attr_list_int(&self, py: Python<'_>, name: &str) -> PyResult<Vec<i64>> {
         self.with(py, |c| Ok(c.attr_ints(name)?.to_vec()))
     }
 
+    /// Attribute ``name`` as a list of floats (errors as :meth:`attr_int`).
     fn attr_list_float(&self, py: Python<'_>, name: &str) -> PyResult<Vec<f64>> {
         self.with(py, |c| match c.attr(name) {
             Some(AttrValue::ListFloat(v)) => Ok(v.clone()),
@@ -335,6 +384,7 @@ impl PyOpContext {
         })
     }
 
+    /// Attribute ``name`` as a list of strs (errors as :meth:`attr_int`).
     fn attr_list_str(&self, py: Python<'_>, name: &str) -> PyResult<Vec<String>> {
         self.with(py, |c| match c.attr(name) {
             Some(AttrValue::ListStr(v)) => Ok(v.clone()),
@@ -346,6 +396,7 @@ impl PyOpContext {
         })
     }
 
+    /// Number of output instances (DYNAMIC outputs counted per instance).
     fn output_count(&self, py: Python<'_>) -> PyResult<usize> {
         self.with(py, |c| Ok(c.output_count()))
     }
@@ -381,6 +432,7 @@ impl PyInferShapeContext {
             .with(slf.py(), |c| c.set_output_shape_range(i, ranges))
     }
 
+    /// Sets the origin format of output instance ``i`` (a :class:`~opgraph.Format` or its name).
     fn set_output_format(
         slf: PyRef<'_, Self>,
         i: usize,
@@ -391,6 +443,12 @@ impl PyInferShapeContext {
             .with(slf.py(), |c| c.set_output_format(i, format))
     }
 
+    /// A context over a one-node graph of ``op_type`` (a registered type), to
+    /// unit-test an infer-shape function. ``inputs`` gives one entry per prototype
+    /// input: a :class:`TensorDesc`, None for an absent OPTIONAL input, or a list
+    /// of descriptors for a DYNAMIC input. ``attrs`` are the node's attributes.
+    /// Raises :class:`~opgraph.UnknownOpTypeError` for an unregistered type and
+    /// :class:`~opgraph.GraphError` when the inputs do not fit the prototype.
     #[staticmethod]
     #[pyo3(signature = (op_type, inputs, attrs = None, *, name = "node"))]
     fn standalone<'py>(
@@ -406,12 +464,15 @@ impl PyInferShapeContext {
 
 #[pymethods]
 impl PyInferDataTypeContext {
+    /// Sets the dtype of output instance ``i``.
     fn set_output_dtype(slf: PyRef<'_, Self>, i: usize, dtype: &Bound<'_, PyAny>) -> PyResult<()> {
         let dtype = dtype_from_py(dtype)?;
         slf.as_super()
             .with(slf.py(), |c| c.set_output_dtype(i, dtype))
     }
 
+    /// A context over a one-node graph of ``op_type``, to unit-test an
+    /// infer-dtype function; arguments as :meth:`InferShapeContext.standalone`.
     #[staticmethod]
     #[pyo3(signature = (op_type, inputs, attrs = None, *, name = "node"))]
     fn standalone<'py>(
@@ -427,6 +488,8 @@ impl PyInferDataTypeContext {
 
 #[pymethods]
 impl PyVerifyContext {
+    /// A context over a one-node graph of ``op_type``, to unit-test a verify
+    /// function; arguments as :meth:`InferShapeContext.standalone`.
     #[staticmethod]
     #[pyo3(signature = (op_type, inputs, attrs = None, *, name = "node"))]
     fn standalone<'py>(

@@ -244,7 +244,8 @@ pub fn tensor_from_py(obj: &Bound<'_, PyAny>) -> PyResult<HostTensor> {
         .map_err(|e| PyValueError::new_err(e.to_string()))
 }
 
-/// A function reference or named attribute group (GE's `NamedAttrs`).
+/// A function reference or named attribute group (GE's `NamedAttrs`):
+/// ``NamedAttrs(name, attrs=None)``.
 #[pyclass(module = "opgraph._core", name = "NamedAttrs", frozen)]
 pub struct PyNamedAttrs {
     pub name: String,
@@ -262,11 +263,13 @@ impl PyNamedAttrs {
         })
     }
 
+    /// The function's or group's name.
     #[getter]
     fn name(&self) -> &str {
         &self.name
     }
 
+    /// Its attributes (a fresh dict).
     #[getter]
     fn attrs<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         attrs_to_py(py, &self.attrs)

@@ -99,6 +99,7 @@ impl PyDeviceSpec {
             .map_err(|e| spec_err(py, e))
     }
 
+    /// A description from TOML text; :class:`~opgraph.DeviceSpecError` when it is invalid.
     #[staticmethod]
     fn from_toml(py: Python<'_>, text: &str) -> PyResult<PyDeviceSpec> {
         DeviceSpec::from_toml(text)
@@ -106,6 +107,7 @@ impl PyDeviceSpec {
             .map_err(|e| spec_err(py, e))
     }
 
+    /// A description from JSON text; :class:`~opgraph.DeviceSpecError` when it is invalid.
     #[staticmethod]
     fn from_json(py: Python<'_>, text: &str) -> PyResult<PyDeviceSpec> {
         DeviceSpec::from_json(text)
@@ -113,38 +115,47 @@ impl PyDeviceSpec {
             .map_err(|e| spec_err(py, e))
     }
 
+    /// This description as TOML text, which :meth:`from_toml` reads back.
     fn to_toml(&self) -> String {
         self.spec.to_toml()
     }
 
+    /// This description as JSON text, which :meth:`from_json` reads back.
     fn to_json(&self) -> String {
         self.spec.to_json()
     }
 
+    /// The preset's or description's name (e.g. ``Ascend910B2``).
     #[getter]
     fn name(&self) -> String {
         self.spec.name.clone()
     }
+    /// Other names :meth:`preset` accepts for it.
     #[getter]
     fn aliases(&self) -> Vec<String> {
         self.spec.aliases.clone()
     }
+    /// Number of AI Cores (each with a Cube unit).
     #[getter]
     fn ai_cores(&self) -> u32 {
         self.spec.ai_cores
     }
+    /// Cores that run vector ops (the AI Cores, or split vector cores).
     #[getter]
     fn vector_cores(&self) -> u32 {
         self.spec.vector_cores
     }
+    /// Core clock in MHz.
     #[getter]
     fn clock_mhz(&self) -> f64 {
         self.spec.clock_mhz
     }
+    /// Off-chip (DDR / HBM) bandwidth of the whole chip, in GB/s.
     #[getter]
     fn memory_gb_per_s(&self) -> f64 {
         self.spec.memory_gb_per_s
     }
+    /// Fixed cost of one AI Core task (launch, scalar set-up, pipeline fill), in microseconds.
     #[getter]
     fn task_launch_us(&self) -> f64 {
         self.spec.task_launch_us

@@ -102,7 +102,7 @@ pub fn check_formats(py: Python<'_>, graph: &PyGraph, soc: &str) -> PyResult<Vec
     Ok(found.iter().map(ToString::to_string).collect())
 }
 
-/// GE's storage shape of a tensor (see `opgraph_core::device::formats::storage_shape`).
+/// GE's storage shape of a tensor; :func:`opgraph.storage_shape` documents the rules.
 #[pyfunction]
 #[pyo3(signature = (shape, origin_format, storage_format, dtype, groups = 1, soc = "Ascend910B"))]
 pub fn storage_shape(

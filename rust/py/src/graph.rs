@@ -23,6 +23,20 @@ use std::sync::OnceLock;
 static NEXT_GRAPH_ID: AtomicU64 = AtomicU64::new(1);
 
 /// A computation graph; `add_*` methods build it, `opgraph.infer` infers it.
+///
+/// ``Graph(name="graph")`` is empty. Nodes are addressed by name and tensors
+/// by :class:`TensorRef` handles, which ``add_input``, ``add_const`` and
+/// ``add_node`` return:
+///
+/// >>> import opgraph
+/// >>> from opgraph import DataType, Graph
+/// >>> g = Graph("net")
+/// >>> x = g.add_input("x", DataType.FLOAT, [2, 3])
+/// >>> y = g.add_node("Relu", "relu", [x])
+/// >>> opgraph.infer(g)
+/// []
+/// >>> g.desc(y)
+/// TensorDesc(float[2, 3], ND)
 #[pyclass(module = "opgraph._core", name = "Graph")]
 pub struct PyGraph {
     pub graph: Graph,
@@ -54,6 +68,18 @@ pub struct TensorRef {
 
 /// A tensor descriptor: dtype, origin and storage format and shape, shape
 /// range and host value.
+///
+/// ``TensorDesc(dtype, shape, format=None, *, value=None, shape_range=None)``
+/// builds one (format ND by default; ``value`` a numpy-convertible host value;
+/// ``shape_range`` inclusive ``(min, max)`` per dim), e.g. for
+/// :meth:`InferShapeContext.standalone`:
+///
+/// >>> import numpy as np
+/// >>> from opgraph import DataType, TensorDesc
+/// >>> TensorDesc(DataType.FLOAT, [1, 3, 224, 224], "NCHW")
+/// TensorDesc(float[1, 3, 224, 224], NCHW)
+/// >>> TensorDesc(DataType.INT64, [2], value=np.array([4, 5])).value
+/// array([4, 5])
 #[pyclass(module = "opgraph._core", name = "TensorDesc", frozen)]
 pub struct PyTensorDesc {
     pub desc: TensorDesc,
@@ -224,6 +250,7 @@ impl PyGraph {
         PyGraph::from_graph(Graph::new(name))
     }
 
+    /// The graph's name.
     #[getter]
     fn name(&self) -> &str {
         &self.graph.name
@@ -462,6 +489,7 @@ impl PyGraph {
         }
     }
 
+    /// The graph's inputs (its Data nodes' outputs), in order.
     #[getter]
     fn inputs(&self, py: Python<'_>) -> PyResult<Vec<TensorRef>> {
         self.usable(py)?;
@@ -473,6 +501,7 @@ impl PyGraph {
             .collect())
     }
 
+    /// The graph's outputs, as set by :meth:`set_outputs`.
     #[getter]
     fn outputs(&self, py: Python<'_>) -> PyResult<Vec<TensorRef>> {
         self.usable(py)?;
@@ -484,6 +513,7 @@ impl PyGraph {
             .collect())
     }
 
+    /// An independent copy of the graph (later edits to either do not affect the other).
     fn copy(&self, py: Python<'_>) -> PyResult<PyGraph> {
         self.usable(py)?;
         Ok(PyGraph::from_graph(self.graph.clone()))
@@ -555,6 +585,7 @@ impl TensorRef {
         &self.node_name
     }
 
+    /// The producing node's output index.
     #[getter]
     fn index(&self) -> u32 {
         self.index
@@ -605,6 +636,7 @@ impl PyTensorDesc {
         Ok(PyTensorDesc { desc })
     }
 
+    /// The element type.
     #[getter]
     fn dtype<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         dtype_to_py(py, self.desc.dtype)
@@ -622,16 +654,20 @@ impl PyTensorDesc {
         format_to_py(py, self.desc.origin_format)
     }
 
+    /// The format the device stores it in (the origin format until
+    /// :func:`~opgraph.prepare` chooses one).
     #[getter]
     fn storage_format<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         format_to_py(py, self.desc.storage_format)
     }
 
+    /// The shape in the storage format (e.g. NC1HWC0's five dims).
     #[getter]
     fn storage_shape<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
         shape_to_py(py, &self.desc.storage_shape)
     }
 
+    /// Inclusive ``(min, max)`` per dim (``max == -1``: unbounded), or None when not set.
     #[getter]
     fn shape_range(&self) -> Option<Vec<(i64, i64)>> {
         self.desc.shape_range.clone()
@@ -687,16 +723,19 @@ impl PyTensorDesc {
 
 #[pymethods]
 impl PyNode {
+    /// The node's name.
     #[getter]
     fn name(&self) -> &str {
         &self.node.name
     }
 
+    /// The node's op type.
     #[getter]
     fn op_type(&self) -> &str {
         &self.node.op_type
     }
 
+    /// The attributes set on the node (prototype defaults not filled in).
     #[getter]
     fn attrs<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         attrs_to_py(py, &self.node.attrs)
@@ -717,6 +756,7 @@ impl PyNode {
         self.sources.clone()
     }
 
+    /// Descriptors of the output instances.
     #[getter]
     fn outputs(&self) -> Vec<PyTensorDesc> {
         self.node
@@ -726,11 +766,13 @@ impl PyNode {
             .collect()
     }
 
+    /// Names of the nodes this one runs after without reading their data.
     #[getter]
     fn control_inputs(&self) -> Vec<String> {
         self.control_names.clone()
     }
 
+    /// Names of the node's bodies (``then_branch``, ``body`` …); see :meth:`Graph.subgraph`.
     #[getter]
     fn subgraph_names(&self) -> Vec<String> {
         self.node.subgraphs.iter().map(|s| s.name.clone()).collect()

@@ -10,7 +10,17 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
-/// One framework node. A copy: keeping it after the plugin returns is safe.
+/// One framework node, as a parser plugin receives it. A copy: keeping it
+/// after the plugin returns is safe.
+///
+/// ``FrameworkOp(name, op_type, inputs=[], attrs=None, *, control_inputs=[],
+/// fused_ops=[])`` builds one by hand to unit-test a plugin function; inputs
+/// are ``node``, ``node:index`` or ``node:arg:index`` names:
+///
+/// >>> from opgraph.tensorflow import FrameworkOp
+/// >>> op = FrameworkOp("add", "AddV2", ["x", "y:1"], {"T": 1})
+/// >>> op.inputs, op.get_attr("T")
+/// (['x:0', 'y:1'], 1)
 #[pyclass(module = "opgraph._core", name = "FrameworkOp", frozen)]
 pub struct PyFrameworkOp {
     pub op: FrameworkOp,
@@ -64,6 +74,7 @@ impl PyFrameworkOp {
         })
     }
 
+    /// The framework node's name.
     #[getter]
     fn name(&self) -> &str {
         &self.op.name
@@ -93,6 +104,7 @@ impl PyFrameworkOp {
         attrs_to_py(py, &self.op.attrs)
     }
 
+    /// Whether the framework node has attribute ``name``.
     fn has_attr(&self, name: &str) -> bool {
         self.op.attrs.get(name).is_some()
     }

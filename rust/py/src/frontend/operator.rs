@@ -18,6 +18,17 @@ enum State {
     Expired,
 }
 
+/// The IR operator a parser plugin fills (GE's ``ge::Operator``): its
+/// attributes, dynamic port sizes and formats. It is valid only during the
+/// plugin call it was passed to; using it afterwards raises
+/// :class:`~opgraph.ContextError`. ``Operator(name, op_type)`` builds one by
+/// hand to unit-test a plugin function:
+///
+/// >>> from opgraph._core import Operator
+/// >>> op = Operator("conv1", "Conv2D")
+/// >>> op.set_attr("strides", [1, 1, 1, 1])
+/// >>> op.get_attr("strides")
+/// [1, 1, 1, 1]
 #[pyclass(module = "opgraph._core", name = "Operator")]
 pub struct PyOperator {
     state: State,
@@ -81,6 +92,7 @@ impl PyOperator {
         PyOperator::writable(OpDraft::new(name, op_type))
     }
 
+    /// The IR node's name.
     #[getter]
     fn name(&self, py: Python<'_>) -> PyResult<String> {
         Ok(self.draft(py)?.name.clone())
@@ -98,6 +110,7 @@ impl PyOperator {
         attrs_to_py(py, &self.draft(py)?.attrs)
     }
 
+    /// Whether attribute ``name`` has been set.
     fn has_attr(&self, py: Python<'_>, name: &str) -> PyResult<bool> {
         Ok(self.draft(py)?.attrs.get(name).is_some())
     }

@@ -142,7 +142,7 @@ pub fn auto_mapping(
     core_mapping::auto_mapping(&src.op, draft).map_err(|e| plugin_err(py, e))
 }
 
-/// GE's `AutoMappingByOpFnDynamic`: [`auto_mapping`], then sizes each
+/// GE's `AutoMappingByOpFnDynamic`: :func:`auto_mapping`, then sizes each
 /// `(kind, port, count_attr)` dynamic port from an int or type-list attribute.
 #[pyfunction]
 pub fn auto_mapping_dynamic(

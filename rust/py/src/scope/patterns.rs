@@ -52,16 +52,19 @@ impl PyNodeOpTypeFeature {
         }
     }
 
+    /// The op type counted.
     #[getter]
     fn op_type(&self) -> String {
         self.inner.op_type.clone()
     }
 
+    /// The count required (or the remainder, with ``step``).
     #[getter]
     fn num(&self) -> i32 {
         self.inner.num
     }
 
+    /// The modulus applied to the count (0: exact count).
     #[getter]
     fn step(&self) -> i32 {
         self.inner.step
@@ -104,16 +107,19 @@ impl PyNodeAttrFeature {
         })
     }
 
+    /// The op type whose attribute is checked.
     #[getter]
     fn op_type(&self) -> String {
         self.inner.op_type.clone()
     }
 
+    /// The attribute's name.
     #[getter]
     fn attr(&self) -> String {
         self.inner.attr.clone()
     }
 
+    /// The value the attribute must equal.
     #[getter]
     fn value<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         Ok(match &self.inner.value {
@@ -143,26 +149,31 @@ impl PyScopeFeature {
         }
     }
 
+    /// The sub-type descendants must have ("": no condition).
     #[getter]
     fn sub_type(&self) -> String {
         self.inner.sub_type.clone()
     }
 
+    /// How many descendants of ``sub_type`` are required (or the remainder, with ``step``).
     #[getter]
     fn num(&self) -> i32 {
         self.inner.num
     }
 
+    /// The last name the scope must have ("": no condition).
     #[getter]
     fn suffix(&self) -> String {
         self.inner.suffix.clone()
     }
 
+    /// Text some descendant's last name must contain ("": no condition).
     #[getter]
     fn sub_scope_mask(&self) -> String {
         self.inner.sub_scope_mask.clone()
     }
 
+    /// The modulus applied to the count (0: exact count).
     #[getter]
     fn step(&self) -> i32 {
         self.inner.step
@@ -187,11 +198,13 @@ impl PyScopePattern {
         }
     }
 
+    /// The sub-type a matching scope gets.
     #[getter]
     fn sub_type(&self) -> String {
         self.inner.sub_type.clone()
     }
 
+    /// The op-type count features, in the order added.
     #[getter]
     fn node_op_type_features(&self) -> Vec<PyNodeOpTypeFeature> {
         let features = self.inner.node_op_type_features.iter();
@@ -200,6 +213,7 @@ impl PyScopePattern {
             .collect()
     }
 
+    /// The attribute features, in the order added.
     #[getter]
     fn node_attr_features(&self) -> Vec<PyNodeAttrFeature> {
         let features = self.inner.node_attr_features.iter();
@@ -208,6 +222,7 @@ impl PyScopePattern {
             .collect()
     }
 
+    /// The sub-scope features, in the order added.
     #[getter]
     fn scope_features(&self) -> Vec<PyScopeFeature> {
         let features = self.inner.scope_features.iter();
@@ -216,11 +231,13 @@ impl PyScopePattern {
             .collect()
     }
 
+    /// Sets the sub-type a matching scope gets; returns the pattern.
     fn set_sub_type(mut slf: PyRefMut<'_, Self>, sub_type: String) -> PyRefMut<'_, Self> {
         slf.inner.sub_type = sub_type;
         slf
     }
 
+    /// Adds an op-type count feature; returns the pattern (calls chain).
     fn add_node_op_type_feature<'a>(
         mut slf: PyRefMut<'a, Self>,
         feature: PyRef<'_, PyNodeOpTypeFeature>,
@@ -229,6 +246,7 @@ impl PyScopePattern {
         slf
     }
 
+    /// Adds an attribute feature; returns the pattern.
     fn add_node_attr_feature<'a>(
         mut slf: PyRefMut<'a, Self>,
         feature: PyRef<'_, PyNodeAttrFeature>,
@@ -237,6 +255,7 @@ impl PyScopePattern {
         slf
     }
 
+    /// Adds a sub-scope feature; returns the pattern.
     fn add_scope_feature<'a>(
         mut slf: PyRefMut<'a, Self>,
         feature: PyRef<'_, PyScopeFeature>,

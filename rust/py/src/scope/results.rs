@@ -116,16 +116,19 @@ impl PyFusionScopesResult {
 
 #[pymethods]
 impl PyFusionScopesResult {
+    /// Sets the fused op's name.
     fn set_name(&mut self, py: Python<'_>, name: String) -> PyResult<()> {
         self.inner_mut(py)?.set_name(name);
         Ok(())
     }
 
+    /// Sets the fused op's type (``SCOPE_TO_MULTI_NODES`` for a many-to-many result).
     fn set_type(&mut self, py: Python<'_>, op_type: String) -> PyResult<()> {
         self.inner_mut(py)?.set_type(op_type);
         Ok(())
     }
 
+    /// Sets a free-text description of the fusion.
     fn set_description(&mut self, py: Python<'_>, description: String) -> PyResult<()> {
         self.inner_mut(py)?.set_description(description);
         Ok(())
@@ -172,16 +175,19 @@ impl PyFusionScopesResult {
         })
     }
 
+    /// The fused op's name.
     #[getter]
     fn name(&self) -> String {
         self.inner.name.clone()
     }
 
+    /// The fused op's type.
     #[getter]
     fn r#type(&self) -> String {
         self.inner.op_type.clone()
     }
 
+    /// The description set by :meth:`set_description`.
     #[getter]
     fn description(&self) -> String {
         self.inner.description.clone()
@@ -275,26 +281,31 @@ impl PyInnerNodeInfo {
         Ok(slf.clone())
     }
 
+    /// The inner node's name.
     #[getter]
     fn name(&self, py: Python<'_>) -> PyResult<String> {
         self.read(py, |n| n.name.clone())
     }
 
+    /// The inner node's framework op type.
     #[getter]
     fn r#type(&self, py: Python<'_>) -> PyResult<String> {
         self.read(py, |n| n.op_type.clone())
     }
 
+    /// Its data inputs as added by :meth:`insert_input`.
     #[getter]
     fn inputs(&self, py: Python<'_>) -> PyResult<Vec<(String, i32)>> {
         self.read(py, |n| n.inputs.clone())
     }
 
+    /// Its outputs as declared by :meth:`insert_output`.
     #[getter]
     fn outputs(&self, py: Python<'_>) -> PyResult<Vec<(String, i32)>> {
         self.read(py, |n| n.outputs.clone())
     }
 
+    /// The attributes set by :meth:`set_attr` (a fresh dict).
     #[getter]
     fn attrs<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         attrs_to_py(py, &self.read(py, |n| n.attrs.clone())?)

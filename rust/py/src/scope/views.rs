@@ -68,6 +68,7 @@ fn nodes_map<'py>(
 
 #[pymethods]
 impl PyScopeGraph {
+    /// The scope tree built from the op names.
     #[getter]
     fn scope_tree(&self) -> PyScopeTree {
         PyScopeTree {
@@ -213,6 +214,7 @@ impl PyScope {
 
 #[pymethods]
 impl PyScopeNode {
+    /// The op's full name.
     #[getter]
     fn name(&self) -> String {
         self.op().name.clone()
@@ -234,6 +236,7 @@ impl PyScopeNode {
             .collect()
     }
 
+    /// Names of the ops this one has control edges from.
     #[getter]
     fn control_inputs(&self) -> Vec<String> {
         self.op().control_inputs.clone()
