@@ -68,7 +68,15 @@ from .errors import (
     VerifyError,
 )
 from .format import Format
-from .memory import LifetimePlan, MemoryPlan, PlannedTensor, check_placement, plan_lifetimes, plan_memory
+from .memory import (
+    LifetimePlan,
+    MemoryPlan,
+    PlannedTensor,
+    ProfilePlan,
+    check_placement,
+    plan_lifetimes,
+    plan_memory,
+)
 from .onnx import load_onnx
 from .opdef import (
     DYNAMIC,
@@ -130,6 +138,7 @@ __all__ = [
     "PlannedTensor",
     "PluginWarning",
     "PrepareReport",
+    "ProfilePlan",
     "RegistrationError",
     "Shape",
     "ShapeArgumentError",

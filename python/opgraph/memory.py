@@ -16,11 +16,11 @@ steps) with the same strategies."""
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from os import PathLike
-from typing import Any, Literal, get_args
+from typing import Any, Literal, get_args, overload
 
 import numpy as np
 import numpy.typing as npt
@@ -265,6 +265,20 @@ class MemoryPlan(_Arena):
         )
 
 
+InputShapes = Mapping[str, Sequence[int]]
+"""One profile: a shape for each graph input it fixes, by input name."""
+
+
+@dataclass(frozen=True)
+class ProfilePlan:
+    """The plan of one profile (see :func:`plan_memory`): the graph with
+    ``input_shapes`` given to its inputs, inferred again and planned."""
+
+    input_shapes: dict[str, tuple[int, ...]]
+    plan: MemoryPlan
+
+
+@overload
 def plan_memory(
     graph: Graph,
     *,
@@ -273,7 +287,33 @@ def plan_memory(
     use_shape_ranges: bool = True,
     allow_dynamic: bool = False,
     schedule: Schedule | Literal["auto"] = "auto",
-) -> MemoryPlan:
+    profiles: None = None,
+) -> MemoryPlan: ...
+
+
+@overload
+def plan_memory(
+    graph: Graph,
+    *,
+    strategy: Strategy | None = None,
+    alignment: int = OFFSET_ALIGNMENT,
+    use_shape_ranges: bool = True,
+    allow_dynamic: bool = False,
+    schedule: Schedule | Literal["auto"] = "auto",
+    profiles: Sequence[InputShapes],
+) -> list[ProfilePlan]: ...
+
+
+def plan_memory(
+    graph: Graph,
+    *,
+    strategy: Strategy | None = None,
+    alignment: int = OFFSET_ALIGNMENT,
+    use_shape_ranges: bool = True,
+    allow_dynamic: bool = False,
+    schedule: Schedule | Literal["auto"] = "auto",
+    profiles: Sequence[InputShapes] | None = None,
+) -> MemoryPlan | list[ProfilePlan]:
     """Plans the memory of an inferred ``graph``.
 
     Nodes run one step each, in an order chosen to lower the peak of live
@@ -291,10 +331,46 @@ def plan_memory(
     names one. Tensors with unknown dims are sized by their shape ranges'
     upper bounds when ``use_shape_ranges`` and every such dim has one;
     otherwise :class:`~opgraph.errors.MemoryPlanError` names the tensor, or
-    with ``allow_dynamic=True`` they are left out (region ``dynamic``)."""
+    with ``allow_dynamic=True`` they are left out (region ``dynamic``).
+
+    With ``profiles`` (ATC's ``--dynamic_batch_size`` / ``--dynamic_dims``:
+    one static plan per profile), each profile maps input names to shapes,
+    e.g. ``[{"data": [1, 3, 224, 224]}, {"data": [8, 3, 224, 224]}]``; a
+    copy of ``graph`` takes them (:meth:`Graph.set_input_shape`), is
+    inferred again and planned, and one :class:`ProfilePlan` per profile is
+    returned in the order given. ``graph`` itself is left as it is. Give
+    profiles before :func:`opgraph.prepare` stores an input in a device
+    format."""
+    if profiles is not None:
+        return [
+            _plan_profile(graph, profile, strategy, alignment, use_shape_ranges, allow_dynamic, schedule)
+            for profile in profiles
+        ]
     return MemoryPlan(
         _core.plan_memory(graph, strategy, alignment, use_shape_ranges, allow_dynamic, schedule)
     )
+
+
+def _plan_profile(
+    graph: Graph,
+    profile: InputShapes,
+    strategy: Strategy | None,
+    alignment: int,
+    use_shape_ranges: bool,
+    allow_dynamic: bool,
+    schedule: Schedule | Literal["auto"],
+) -> ProfilePlan:
+    if not isinstance(profile, Mapping):
+        raise TypeError(
+            f"a profile maps input names to shapes, e.g. {{'data': [1, 3, 224, 224]}}; got {profile!r}"
+        )
+    shapes = {name: tuple(int(d) for d in shape) for name, shape in profile.items()}
+    copy = graph.copy()
+    for name, shape in shapes.items():
+        copy.set_input_shape(name, list(shape))
+    _core.infer(copy, False, None)
+    raw = _core.plan_memory(copy, strategy, alignment, use_shape_ranges, allow_dynamic, schedule)
+    return ProfilePlan(shapes, MemoryPlan(raw))
 
 
 def _column(values: ArrayLikeInt, name: str) -> Int64Array:

@@ -224,6 +224,12 @@ class Graph:
         node): inclusive `(min, max)` per dim, `max == -1` unbounded; a known
         dim must lie in its range. Infer the graph again for its tensors to
         take it (as ATC's `--input_shape="x:1,3,128~2048,128~2048"`)."""
+    def set_input_shape(self, name: str, shape: Sequence[int]) -> None:
+        """Sets the shape of graph input `name` (a Data or Placeholder node),
+        keeping its rank and dtype: one profile of ATC's
+        `--dynamic_batch_size`/`--dynamic_dims`. Each dim is a size or -1,
+        and lies in the input's shape range when it has one. Infer the graph
+        again for its tensors to take it."""
     def add_const(self, name: str, value: npt.ArrayLike, format: Format | str | None = None) -> TensorRef:
         """Adds a Const node holding a copy of `value` (a numpy array)."""
     def add_node(

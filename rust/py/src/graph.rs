@@ -13,7 +13,7 @@ use crate::errors::{
 use opgraph_core::builder::{add_op, OpSpec, PortInput};
 use opgraph_core::graph::{Graph, Node, NodeId, OutputRef, Subgraph};
 use opgraph_core::op::global_registry;
-use opgraph_core::types::{Format, TensorDesc};
+use opgraph_core::types::{Format, Shape, TensorDesc};
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyMapping, PyTuple};
@@ -321,6 +321,62 @@ impl PyGraph {
             }
         }
         self.graph.node_mut(id).outputs[0].shape_range = Some(shape_range);
+        Ok(())
+    }
+
+    /// Sets the shape of graph input `name` (a Data or Placeholder node),
+    /// keeping its rank and dtype: one profile of ATC's
+    /// `--dynamic_batch_size`/`--dynamic_dims`. Each dim is a size or -1,
+    /// and lies in the input's shape range when it has one. Infer the graph
+    /// again for its tensors to take it.
+    fn set_input_shape(&mut self, py: Python<'_>, name: &str, shape: Vec<i64>) -> PyResult<()> {
+        self.usable(py)?;
+        let id = self.find(py, name)?;
+        let node = self.graph.node(id);
+        let bad = |message: String| exception(shape_argument_error(py), message);
+        if !matches!(node.op_type.as_str(), "Data" | "Placeholder") {
+            return Err(bad(format!(
+                "'{name}' is a {} node, not a graph input",
+                node.op_type
+            )));
+        }
+        let desc = &node.outputs[0];
+        if let Some(rank) = desc.shape().rank() {
+            if rank != shape.len() {
+                return Err(bad(format!(
+                    "input '{name}' has rank {rank} (shape {}); the new shape {shape:?} has rank {}",
+                    desc.shape(),
+                    shape.len()
+                )));
+            }
+        }
+        if let Some(i) = shape.iter().position(|&d| d < -1) {
+            return Err(bad(format!(
+                "input '{name}': dim {i} of {shape:?} is {}; a dim is a size (>= 0) or -1 (unknown)",
+                shape[i]
+            )));
+        }
+        if let Some(ranges) = &desc.shape_range {
+            let outside = shape
+                .iter()
+                .zip(ranges)
+                .position(|(&d, &(lo, hi))| d >= 0 && (d < lo || (hi != -1 && d > hi)));
+            if let Some(i) = outside {
+                return Err(bad(format!(
+                    "input '{name}': dim {i} of {shape:?} lies outside the input's shape range \
+                     {:?}",
+                    ranges[i]
+                )));
+            }
+        }
+        if desc.storage_format != desc.origin_format {
+            // Its storage shape depends on the SoC, which only prepare knows.
+            return Err(bad(format!(
+                "input '{name}' is stored as {} by prepare; set its shape before preparing the graph",
+                desc.storage_format.name()
+            )));
+        }
+        self.graph.node_mut(id).outputs[0].set_shape(Shape::from_dims(&shape));
         Ok(())
     }
 

@@ -1,7 +1,9 @@
 //! `infer(graph)` and the enumeration tables the Python enums are checked against.
 
 use crate::budget::{bytes_per_node, ensure_room};
-use crate::errors::{failure_to_py, guard_panics, guard_panics_detached, is_internal};
+use crate::errors::{
+    device_error, exception, failure_to_py, guard_panics, guard_panics_detached, is_internal,
+};
 use crate::graph::PyGraph;
 use opgraph_core::graph::Graph;
 use opgraph_core::infer::{infer_graph, InferOptions, DEFAULT_FOLD_LIMIT};
@@ -25,6 +27,34 @@ fn uses_user_ops(graph: &Graph, registry: &OpRegistry, seen: &mut HashSet<*const
     })
 }
 
+/// The first output, bodies included, that prepare stored in a device
+/// format, as `(node, output, format)`. Inference resets every computed
+/// output, so inferring such a graph again would silently drop the formats
+/// (and with them the storage sizes the memory plan and the cost model
+/// read); sources (inputs, weights) keep theirs but are not looked at.
+fn prepared_output(
+    graph: &Graph,
+    registry: &OpRegistry,
+    seen: &mut HashSet<*const Graph>,
+) -> Option<(String, usize, Format)> {
+    graph.nodes().iter().find_map(|n| {
+        let computed = registry.get(&n.op_type).is_some_and(|s| !s.source);
+        let stored = n
+            .outputs
+            .iter()
+            .position(|d| d.storage_format != d.origin_format)
+            .filter(|_| computed)
+            .map(|i| (n.name.clone(), i, n.outputs[i].storage_format));
+        stored.or_else(|| {
+            n.subgraphs.iter().find_map(|s| {
+                seen.insert(Arc::as_ptr(&s.graph))
+                    .then(|| prepared_output(&s.graph, registry, seen))
+                    .flatten()
+            })
+        })
+    })
+}
+
 /// Verifies and infers every node. Raises the first failure; with
 /// `collect_errors=True` returns every failure instead (empty when all passed).
 #[pyfunction]
@@ -41,6 +71,20 @@ pub fn infer(
         fold_limit: fold_limit.unwrap_or(DEFAULT_FOLD_LIMIT),
     };
     graph.usable(py)?;
+    if let Some((node, output, format)) =
+        prepared_output(&graph.graph, &registry, &mut HashSet::new())
+    {
+        return Err(exception(
+            device_error(py),
+            format!(
+                "graph '{}' is prepared for a device (node '{node}' output {output} is stored \
+                 as {}); inferring it again would drop the storage formats prepare chose: infer \
+                 before prepare, or load the model again",
+                graph.graph.name,
+                format.name()
+            ),
+        ));
+    }
     let during = "the inference engine";
     let g = &mut graph.graph;
     ensure_room(py, "infer", g.len(), bytes_per_node::INFER)?;
