@@ -69,4 +69,4 @@ def test_auto_keeps_the_lowest_peak(graph: opgraph.Graph) -> None:
 
 def test_an_unknown_schedule_names_the_known_ones(graph: opgraph.Graph) -> None:
     with pytest.raises(ValueError, match="unknown schedule 'fastest'; the schedules are auto, topological"):
-        opgraph.plan_memory(graph, schedule="fastest")  # type: ignore[arg-type]  # deliberately wrong: checks the runtime error
+        opgraph.plan_memory(graph, schedule="fastest")  # type: ignore[call-overload]  # deliberately wrong: checks the runtime error
