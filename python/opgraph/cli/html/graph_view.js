@@ -33,7 +33,7 @@ class GraphView {
       return [node.op, this.tree.label(member)];
     }
     const group = this.tree.groups.get(member);
-    return [group.label, `${group.ops} ops${group.timeUs > 0 ? ", " + fmtUs(group.timeUs) : ""}`];
+    return [group.label, `${group.ops} op${group.ops === 1 ? "" : "s"}${group.timeUs > 0 ? ", " + fmtUs(group.timeUs) : ""}`];
   }
 
   /** Lays out and draws the visible graph; returns the layout time in ms. */
@@ -175,8 +175,10 @@ class GraphView {
     const box = this.positions.get(id);
     if (!box) return this.fit();
     const rect = this.svg.getBoundingClientRect();
-    const scale = Math.max(this.scale, 0.6);
-    this.moveTo(rect.width / 2 - box.x * scale, rect.height / 2 - box.y * scale, scale);
+    const scale = Math.max(this.scale, MIN_FIT_SCALE);
+    // A box taller than the view (a large expanded scope) shows its top, where its inputs enter.
+    const top = box.height * scale > rect.height ? box.y - box.height / 2 - 20 / scale : null;
+    this.moveTo(rect.width / 2 - box.x * scale, top === null ? rect.height / 2 - box.y * scale : -top * scale, scale);
   }
 
   /** The whole graph in view, or, when that would make it unreadable, its top at a readable size. */
