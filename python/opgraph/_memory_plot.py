@@ -60,8 +60,21 @@ def draw_plan(
 ) -> None:
     """One rectangle per buffer (steps on x, addresses on y), the live bytes
     per step, the lower bound and the arena size, saved to ``path``; with
-    ``names`` (one per buffer), the largest buffers are labelled. The legend
-    sits below the axes, off the data."""
+    ``names`` (one per buffer), the largest buffers are numbered and named in
+    a legend beside the axes. The other legend sits below, off the data."""
+    plan_figure(sizes, offsets, firsts, lasts, totals, title, names).savefig(path, dpi=120)
+
+
+def plan_figure(
+    sizes: npt.NDArray[np.int64],
+    offsets: npt.NDArray[np.int64],
+    firsts: npt.NDArray[np.int64],
+    lasts: npt.NDArray[np.int64],
+    totals: _Totals,
+    title: str,
+    names: Sequence[str] | None = None,
+) -> Any:
+    """The Figure :func:`draw_plan` saves (on the Agg canvas)."""
     try:
         from matplotlib import colormaps
         from matplotlib.backends.backend_agg import FigureCanvasAgg
@@ -144,7 +157,7 @@ def draw_plan(
     bar.ax.yaxis.set_major_formatter(FuncFormatter(lambda value, _pos: f"{value:g}"))
     bar.ax.yaxis.set_minor_formatter(FuncFormatter(lambda _value, _pos: ""))
     bar.set_label(f"buffer size ({unit}): its colour")
-    fig.savefig(path, dpi=120)
+    return fig
 
 
 def _size_range(sizes: npt.NDArray[np.int64], scale: float) -> tuple[float, float]:
