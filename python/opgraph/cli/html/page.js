@@ -25,9 +25,9 @@ function nodePanel(node) {
     const t = producer && producer.outputs[Number(input.slice(input.lastIndexOf(":") + 1))];
     return t ? [String(i), t.name, t.dtype, `${fmtShape(t.shape)} ${t.format}`, `${fmtShape(t.storage_shape)} ${t.storage_format}`] : [String(i), input, "", "", ""];
   });
-  const outputs = node.outputs.map((t) => {
+  const outputs = node.outputs.map((t, i) => {
     const m = t.memory;
-    return [t.name, t.dtype, `${fmtShape(t.shape)} ${t.format}`, `${fmtShape(t.storage_shape)} ${t.storage_format}`,
+    return [String(i), t.dtype, `${fmtShape(t.shape)} ${t.format}`, `${fmtShape(t.storage_shape)} ${t.storage_format}`,
       el("td", { "data-field": "offset" }, m && m[1] !== null && m[1] >= 0 ? String(m[1]) : "–"),
       m ? fmtBytes(m[0]) : "–", m ? `${m[2]}–${m[3]}` : "–", m ? m[4] + (m[5] ? ` (view of ${m[5]})` : "") : "–"];
   });
@@ -38,7 +38,7 @@ function nodePanel(node) {
     el("h4", {}, "Inputs"),
     table(["#", "tensor", "dtype", "origin shape, format", "storage shape, format"], inputs),
     el("h4", {}, "Outputs"),
-    table(["tensor", "dtype", "origin shape, format", "storage shape, format", "offset", "size", "steps", "region"], outputs),
+    table(["#", "dtype", "origin shape, format", "storage shape, format", "offset", "size", "steps", "region"], outputs),
     el("h4", {}, "Attributes"),
     attrs.length ? table(["name", "value"], attrs) : el("p", { class: "hint" }, "none"),
   ];
