@@ -15,8 +15,9 @@ from onnx_model_records import fixed_input_shapes, load_record, model_file  # no
 
 import opgraph  # noqa: E402
 from opgraph import DataType  # noqa: E402
-from opgraph.cli.compile import CompileOptions, CompileResult  # noqa: E402
-from opgraph.cost import estimate_cost  # noqa: E402
+from opgraph.cli.compile import BatchProfile, CompileOptions, CompileResult  # noqa: E402
+from opgraph.cost import BatchCost, estimate_cost  # noqa: E402
+from opgraph.errors import OpgraphError  # noqa: E402
 from opgraph.memory import plan_memory  # noqa: E402
 
 #: A corpus model with 800 nodes (DenseNet-121: deep scopes, wide concats).
@@ -65,17 +66,21 @@ def synthetic_onnx(path: Path, stages: int, blocks: int) -> Path:
 
 
 def hostile_result(soc: str = "Ascend310P3") -> CompileResult:
-    """A compiled two-node graph whose node names are :data:`HOSTILE`."""
+    """A compiled two-node graph whose node names are :data:`HOSTILE`, with
+    a warning and an error naming it and two batch-size profiles."""
     graph = opgraph.Graph(HOSTILE)
     x = graph.add_input(f"{HOSTILE}/in", DataType.FLOAT, [1, 16])
     y = graph.add_node("Relu", f"{HOSTILE}/relu", [x])
     graph.set_outputs([y])
     opgraph.infer(graph)
     options = CompileOptions(model=Path(f"{HOSTILE}.onnx"), framework="onnx", soc=soc)
+    memory, cost = plan_memory(graph), estimate_cost(graph, soc)
     return CompileResult(
         options,
         graph,
-        memory=plan_memory(graph),
-        cost=estimate_cost(graph, soc),
+        memory=memory,
+        cost=cost,
         warnings=[f"a warning naming {HOSTILE}"],
+        errors=[OpgraphError(f"an error naming {HOSTILE}")],
+        profiles=[BatchProfile(b, memory, BatchCost(b, cost.total_us * b)) for b in (1, 4)],
     )

@@ -48,6 +48,10 @@ def test_hostile_names_stay_text(tmp_path: Path) -> None:
     assert isinstance(nodes, list)
     assert {n["name"] for n in nodes} == {f"{HOSTILE}/in", f"{HOSTILE}/relu"}
     assert data["warnings"] == [f"a warning naming {HOSTILE}"]
+    errors = data["errors"]
+    assert isinstance(errors, list) and errors[0]["message"] == f"an error naming {HOSTILE}"
+    profiles = data["profiles"]
+    assert isinstance(profiles, list) and [p["batch"] for p in profiles] == [1, 4]
     title = re.search(r"<title>(.*)</title>", page)
     assert title is not None and "&lt;/script&gt;" in title.group(1)
 

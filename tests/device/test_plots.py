@@ -6,12 +6,16 @@ opgraph draws); the memory plot names its largest tensors in a legend."""
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pytest
-from memory_models import fixed_input_shapes, load_onnx_record, onnx_model_file
+
+sys.path.append(str(Path(__file__).resolve().parent.parent / "onnx"))
+from onnx_model_records import fixed_input_shapes, model_file
+from onnx_model_records import load_record as load_onnx_record
 
 import opgraph
 from opgraph._roofline import LINKS, ceilings, roofline_points
@@ -28,7 +32,7 @@ SOCS = ("Ascend310P3", "Ascend310")
 
 def compiled(name: str, soc: str, workdir: Path) -> tuple[opgraph.Graph, CostReport]:
     graph = opgraph.load_onnx(
-        onnx_model_file(name, workdir), input_shapes=fixed_input_shapes(load_onnx_record(name))
+        model_file(name, workdir), input_shapes=fixed_input_shapes(load_onnx_record(name))
     )
     prepare(graph, soc)
     return graph, estimate_cost(graph, soc)
