@@ -199,11 +199,13 @@ def cost_charts(cost: CostReport | None) -> dict[str, Any] | None:
 
 def view_data(result: CompileResult, report: dict[str, Any]) -> dict[str, Any]:
     """Everything the page shows. ``report`` is :func:`~.report.build_report`'s."""
+    memory = report["memory"]
     return {
         "model": report["model"],
         "nodes": graph_nodes(result, report),
         "memory": memory_timeline(result.memory),
-        "memory_totals": report["memory"] and {k: v for k, v in report["memory"].items() if k != "tensors"},
+        # The plan's totals; its tensors are in the nodes' outputs already.
+        "memory_totals": None if memory is None else {k: v for k, v in memory.items() if k != "tensors"},
         "cost": cost_charts(result.cost),
         "profiles": report["profiles"],
         "warnings": report["warnings"],

@@ -109,6 +109,7 @@ class GraphView {
       if (Math.abs(dx) + Math.abs(dy) > 3) drag.moved = true;
       if (drag.moved) this.moveTo(drag.tx + dx, drag.ty + dy, this.scale);
     });
+    this.svg.addEventListener("pointerleave", () => { drag = null; });
     this.svg.addEventListener("pointerup", (e) => {
       const wasDrag = drag && drag.moved;
       drag = null;
