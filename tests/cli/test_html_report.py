@@ -132,3 +132,12 @@ def test_no_asset_can_end_its_element(stray: str) -> None:
     for path in HTML_DIR.rglob("*"):
         if path.suffix in (".js", ".css") and path.parent.name != "vendor":
             assert stray not in path.read_text().lower(), path
+
+
+def test_non_finite_numbers_become_null() -> None:
+    """JSON.parse refuses Infinity: a non-finite figure must not break the page."""
+    result = hostile_result()
+    assert result.cost is not None
+    result.cost.total_us = float("inf")
+    data = view_data(result, build_report(result))
+    assert json.loads(json_for_script(data))["cost"]["total_us"] is None

@@ -21,6 +21,7 @@ from ..cost import BOUNDS, CostReport, DeviceSpec
 from ..errors import DeviceSpecError
 from ..memory import MemoryPlan
 from .compile import CompileResult
+from .report import _finite as finite
 
 #: The longest attribute value shown in full; longer ones are cut.
 ATTR_CHARS = 160
@@ -200,15 +201,19 @@ def cost_charts(cost: CostReport | None) -> dict[str, Any] | None:
 def view_data(result: CompileResult, report: dict[str, Any]) -> dict[str, Any]:
     """Everything the page shows. ``report`` is :func:`~.report.build_report`'s."""
     memory = report["memory"]
-    return {
-        "model": report["model"],
-        "nodes": graph_nodes(result, report),
-        "memory": memory_timeline(result.memory),
-        # The plan's totals; its tensors are in the nodes' outputs already.
-        "memory_totals": None if memory is None else {k: v for k, v in memory.items() if k != "tensors"},
-        "cost": cost_charts(result.cost),
-        "profiles": report["profiles"],
-        "warnings": report["warnings"],
-        "errors": report["errors"],
-        "scope_passes": report["scope_passes"],
-    }
+    # JSON has no inf / nan (JSON.parse would refuse the page's data): they become null.
+    data: dict[str, Any] = finite(
+        {
+            "model": report["model"],
+            "nodes": graph_nodes(result, report),
+            "memory": memory_timeline(result.memory),
+            # The plan's totals; its tensors are in the nodes' outputs already.
+            "memory_totals": None if memory is None else {k: v for k, v in memory.items() if k != "tensors"},
+            "cost": cost_charts(result.cost),
+            "profiles": report["profiles"],
+            "warnings": report["warnings"],
+            "errors": report["errors"],
+            "scope_passes": report["scope_passes"],
+        }
+    )
+    return data
