@@ -44,7 +44,7 @@ def live_bytes(
 
 
 #: How many of the largest buffers the plot names.
-LABELLED_BUFFERS = 6
+LABELLED_BUFFERS = 8
 
 
 @literal_text
@@ -60,19 +60,35 @@ def draw_plan(
 ) -> None:
     """One rectangle per buffer (steps on x, addresses on y), the live bytes
     per step, the lower bound and the arena size, saved to ``path``; with
-    ``names`` (one per buffer), the largest buffers are labelled. The legend
-    sits below the axes, off the data."""
+    ``names`` (one per buffer), the largest buffers are numbered and named in
+    a legend beside the axes. The other legend sits below, off the data."""
+    plan_figure(sizes, offsets, firsts, lasts, totals, title, names).savefig(path, dpi=120)
+
+
+def plan_figure(
+    sizes: npt.NDArray[np.int64],
+    offsets: npt.NDArray[np.int64],
+    firsts: npt.NDArray[np.int64],
+    lasts: npt.NDArray[np.int64],
+    totals: _Totals,
+    title: str,
+    names: Sequence[str] | None = None,
+) -> Any:
+    """The Figure :func:`draw_plan` saves (on the Agg canvas)."""
     try:
         from matplotlib import colormaps
         from matplotlib.backends.backend_agg import FigureCanvasAgg
+        from matplotlib.cm import ScalarMappable
         from matplotlib.collections import PolyCollection
+        from matplotlib.colors import LogNorm
         from matplotlib.figure import Figure
+        from matplotlib.ticker import FuncFormatter
     except ImportError as error:
         raise ImportError("plotting a memory plan needs matplotlib: pip install 'opgraph[plot]'") from error
 
     top = max(totals.arena_bytes, totals.lower_bound_bytes, 1)
     unit, scale = _unit(top)
-    fig = Figure(figsize=(11, 6), layout="constrained")
+    fig = Figure(figsize=(14, 6), layout="constrained")
     FigureCanvasAgg(fig)
     ax = fig.add_subplot()
     x0, x1 = firsts.astype(float), lasts.astype(float) + 1.0
@@ -113,15 +129,52 @@ def draw_plan(
         f"x{totals.ratio:.3f})",
     )
     if names is not None:
-        _label_largest(ax, names, sizes, offsets, firsts, lasts, scale)
+        named = _label_largest(ax, names, sizes, offsets, firsts, lasts, scale, unit, faces)
+        # The largest tensors' full names, beside the axes (the numbers mark their boxes).
+        fig.legend(
+            handles=named,
+            loc="outside right upper",
+            title=f"largest tensors ({unit}, steps)",
+            fontsize=7,
+            title_fontsize=8,
+            frameon=False,
+        )
     # Steps before the first buffer (constants, inputs) hold nothing to draw.
     ax.set_xlim(int(firsts.min()) if firsts.size else 0, steps)
     ax.set_ylim(0, top / scale * 1.08)
     ax.set_xlabel("step (nodes in schedule order)")
     ax.set_ylabel(f"address ({unit})")
     ax.set_title(f"{title}: {len(sizes)} buffers")
-    fig.legend(loc="outside lower center", ncols=3, frameon=False)
-    fig.savefig(path, dpi=120)
+    lines, labels = ax.get_legend_handles_labels()
+    fig.legend(lines, labels, loc="outside lower center", ncols=3, frameon=False)
+    bar = fig.colorbar(
+        ScalarMappable(norm=LogNorm(*_size_range(sizes, scale)), cmap="viridis"),
+        ax=ax,
+        fraction=0.025,
+        aspect=40,
+    )
+    # Mathtext is off while opgraph draws: plain numbers, not "$10^{0}$".
+    bar.ax.yaxis.set_major_formatter(FuncFormatter(lambda value, _pos: f"{value:g}"))
+    bar.ax.yaxis.set_minor_formatter(FuncFormatter(lambda _value, _pos: ""))
+    bar.set_label(f"buffer size ({unit}): its colour")
+    return fig
+
+
+def _size_range(sizes: npt.NDArray[np.int64], scale: float) -> tuple[float, float]:
+    """The colour scale's ends: the smallest and largest buffer (log scale)."""
+    if not sizes.size:
+        return 1.0 / scale, 2.0 / scale
+    low, high = float(max(int(sizes.min()), 1)), float(max(int(sizes.max()), 1))
+    return low / scale, max(high, low * 2) / scale
+
+
+#: Longest tensor name the legend shows in full (longer ones keep their tail).
+NAME_CHARS = 48
+
+
+def short_name(name: str) -> str:
+    """``name``, or its last :data:`NAME_CHARS` characters after an ellipsis."""
+    return name if len(name) <= NAME_CHARS else "\u2026" + name[-(NAME_CHARS - 1) :]
 
 
 def _label_largest(
@@ -132,27 +185,39 @@ def _label_largest(
     firsts: npt.NDArray[np.int64],
     lasts: npt.NDArray[np.int64],
     scale: float,
-) -> None:
-    """Names the largest buffers inside their rectangles (the last two parts
-    of the tensor's name), skipping one whose label would sit on another's."""
+    unit: str,
+    faces: Any,
+) -> list[Any]:
+    """Numbers the largest buffers inside their rectangles (skipping one
+    whose number would sit on another's) and returns their legend entries:
+    number, tensor name, size and lifetime, in the buffer's colour."""
+    from matplotlib.patches import Patch
+
     x_span = max(float(lasts.max()) - float(firsts.min()), 1.0) if lasts.size else 1.0
     y_span = max(float((offsets + sizes).max()) / scale, 1e-9) if sizes.size else 1.0
     placed: list[tuple[float, float]] = []
+    entries = []
     for i in np.argsort(-sizes, kind="stable"):
         if len(placed) == LABELLED_BUFFERS:
             break
         x = (float(firsts[i]) + float(lasts[i]) + 1.0) / 2
         y = (float(offsets[i]) + float(sizes[i]) / 2) / scale
-        if any(abs(x - px) < 0.2 * x_span and abs(y - py) < 0.06 * y_span for px, py in placed):
+        if any(abs(x - px) < 0.03 * x_span and abs(y - py) < 0.04 * y_span for px, py in placed):
             continue
         placed.append((x, y))
-        short = "/".join(names[i].split("/")[-2:])
+        number = len(placed)
         ax.annotate(
-            f"{short} ({sizes[i] / scale:,.2f})",
+            str(number),
             (x, y),
             ha="center",
             va="center",
             fontsize=7,
-            bbox={"boxstyle": "round,pad=0.2", "facecolor": "white", "alpha": 0.8, "linewidth": 0},
+            bbox={"boxstyle": "circle,pad=0.2", "facecolor": "white", "alpha": 0.85, "linewidth": 0},
             zorder=5,
         )
+        label = (
+            f"{number}. {short_name(names[i])}  {sizes[i] / scale:,.2f} {unit}, "
+            f"steps {int(firsts[i])}\u2013{int(lasts[i])}"
+        )
+        entries.append(Patch(facecolor=faces[i], label=label))
+    return entries

@@ -98,11 +98,13 @@ def test_out_writes_report_dot_and_plots(tmp_path: Path) -> None:
     out = tmp_path / "build"
     done = run_cli("compile", "--example", "lenet", "--out", out)
     assert done.returncode == 0, done.stderr
-    for name in ("report.json", "graph.dot", "memory.png", "cost.png"):
+    for name in ("report.json", "report.html", "graph.dot", "memory.png", "cost.png"):
         assert (out / name).stat().st_size > 0, name
     assert (out / "memory.png").read_bytes()[:4] == b"\x89PNG"
     assert "conv1" in (out / "graph.dot").read_text()
-    assert (out / "graph.svg").exists() == (shutil.which("dot") is not None)
+    # report.html is the graph view: no unreadable whole-graph SVG any more.
+    assert not (out / "graph.svg").exists()
+    assert "report.html" in done.stdout
     jsonschema.validate(json.loads((out / "report.json").read_text()), load_schema())
 
 

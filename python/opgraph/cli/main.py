@@ -37,6 +37,7 @@ from .compile import (
     run,
 )
 from .graph_dot import write_dot
+from .html_report import write_html_report
 from .profile_plot import plot_profiles
 from .report import build_report, write_report
 from .summary import error_paragraph, one_paragraph, print_summary
@@ -164,7 +165,7 @@ def _parser() -> argparse.ArgumentParser:
         "--out",
         type=Path,
         metavar="DIR",
-        help="write report.json, graph.dot(.svg), memory.png, cost.png (and profiles.png with --batch-sizes)",
+        help="write report.json, report.html, graph.dot, memory.png, cost.png (profiles.png: --batch-sizes)",
     )
     c.add_argument("--json", type=Path, metavar="FILE", help="write the report (JSON) to FILE")
     c.add_argument(
@@ -249,8 +250,9 @@ def _stages(console: Console) -> Any:
 def _write_out(out: Path, report: dict[str, Any], result: Any, console: Console) -> None:
     out.mkdir(parents=True, exist_ok=True)
     write_report(report, out / "report.json")
-    svg = write_dot(result.graph, out / "graph.dot")
-    written = ["report.json", "graph.dot"] + ([svg.name] if svg else [])
+    write_html_report(result, out / "report.html", report=report)
+    write_dot(result.graph, out / "graph.dot")
+    written = ["report.json", "report.html", "graph.dot"]
     try:
         with warnings.catch_warnings():
             # A name with a character the font lacks draws a box; no warning for it.
