@@ -13,7 +13,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-import jsonschema  # type: ignore[import-untyped]  # (no stubs without types-jsonschema)
+import jsonschema
 
 from opgraph.cli.report import load_schema
 from opgraph.cost import CostReport
