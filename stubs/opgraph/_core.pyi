@@ -440,6 +440,7 @@ def _register_panicking_op(op_type: str) -> None:
 
 # The memory planner (opgraph.memory wraps these).
 
+def parse_insert_op_config(text: str) -> str: ...
 def memory_strategies() -> list[str]: ...
 def plan_memory(
     graph: Graph,
