@@ -63,7 +63,9 @@ def _entries(path: Path, text: str) -> list[tuple[str, str, bool]]:
                     path=str(path),
                     field=group,
                 )
-            entries += [(group, name, _switch(path, name, value)) for name, value in switches.items()]
+            entries += [
+                (group, name, _switch(path, f"{group}.{name}", value)) for name, value in switches.items()
+            ]
         return entries
     entries = []
     for number, raw in enumerate(text.splitlines(), 1):
