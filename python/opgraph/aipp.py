@@ -20,10 +20,20 @@ from pathlib import Path
 from typing import Any
 
 from . import _core
+from ._core import Graph, InferDataTypeContext, InferShapeContext
+from .dtype import DataType
 from .errors import AtcConfigError
 from .format import Format
 
-__all__ = ["IMAGE_CHANNELS", "AippConfig", "AippStage", "apply_aipp", "read_insert_op_config"]
+__all__ = [
+    "AIPP_OP_TYPE",
+    "IMAGE_CHANNELS",
+    "AippConfig",
+    "AippStage",
+    "apply_aipp",
+    "insert_aipp",
+    "read_insert_op_config",
+]
 
 #: Channels of each 8-bit image format the stage reads (``input_format``).
 IMAGE_CHANNELS: dict[str, int] = {
@@ -262,3 +272,65 @@ def stage_layout(format: Format | str, default: str) -> str:
     """NCHW or NHWC: the input's own 4-D format, else ``default``."""
     name = format.name if isinstance(format, Format) else str(format)
     return name if name in ("NCHW", "NHWC") else default
+
+
+AIPP_OP_TYPE = "Aipp"
+"""The op type of the stage in the graph (GE's name for it)."""
+
+
+def _register_aipp_op() -> None:
+    """Registers the stage's op once: a uint8 image in, the model's input
+    out, as its attributes describe (``output_shape``, ``output_dtype``,
+    ``output_format``). Registered on first use, so ``import opgraph``
+    keeps its op count."""
+    from .opdef import OpDef, register, registered_op_types
+
+    if AIPP_OP_TYPE in registered_op_types():
+        return
+    op = OpDef(AIPP_OP_TYPE)
+    op.input("images", dtypes=[DataType.UINT8])
+    op.output("features")
+    op.attr("output_shape", list[int])
+    op.attr("output_dtype", DataType)
+    op.attr("output_format", str)
+    op.attr("image_format", str)
+
+    @op.infer_dtype
+    def _dtype(ctx: InferDataTypeContext) -> None:
+        ctx.set_output_dtype(0, ctx.attr_dtype("output_dtype"))
+
+    @op.infer_shape
+    def _shape(ctx: InferShapeContext) -> None:
+        ctx.set_output_shape(0, ctx.attr_list_int("output_shape"))
+        ctx.set_output_format(0, ctx.attr_str("output_format"))
+
+    register(op)
+
+
+def insert_aipp(graph: Graph, stage: AippStage) -> None:
+    """Puts ``stage`` into ``graph`` as ATC does (before inference): the
+    input node now delivers the uint8 NHWC image, an ``Aipp`` node turns it
+    into the tensor the model read, and the model's readers read that. The
+    image buffer is then the graph's input (I/O memory) and the stage an op
+    the cost model times."""
+    _register_aipp_op()
+    ref = next(r for r in graph.inputs if r.node == stage.input)
+    readers = [
+        (node.name, i)
+        for node in graph.nodes()
+        for i, source in enumerate(node.input_sources)
+        if source is not None and source[0] == ref.node and source[1] == ref.index
+    ]
+    attrs = {
+        "output_shape": stage.output_shape,
+        "output_dtype": DataType[stage.output_dtype],
+        "output_format": stage.output_format,
+        "image_format": stage.image_format,
+    }
+    features = graph.add_node(AIPP_OP_TYPE, f"{ref.node}_aipp", [ref], attrs)
+    for name, i in readers:
+        graph.set_input(name, i, features)
+    outputs = graph.outputs
+    if any(o.node == ref.node and o.index == ref.index for o in outputs):
+        graph.set_outputs([features if o.node == ref.node and o.index == ref.index else o for o in outputs])
+    graph.set_input_desc(ref.node, DataType.UINT8, stage.input_shape, "NHWC")

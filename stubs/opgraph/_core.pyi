@@ -60,6 +60,7 @@ __all__ = [
     "load_tensorflow",
     "memory_strategies",
     "op_schema",
+    "parse_insert_op_config",
     "parser_plugins",
     "plan_lifetimes",
     "plan_memory",
@@ -159,6 +160,9 @@ class Graph:
         shape_range: Sequence[tuple[int, int]] | None = None,
     ) -> TensorRef: ...
     def set_input_shape_range(self, name: str, shape_range: Sequence[tuple[int, int]]) -> None: ...
+    def set_input_desc(
+        self, name: str, dtype: DataType, shape: Sequence[int], format: Format | str | None = None
+    ) -> None: ...
     def add_const(self, name: str, value: npt.ArrayLike, format: Format | str | None = None) -> TensorRef: ...
     def add_node(
         self,

@@ -11,9 +11,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from cli_helpers import run_cli
+from cli_helpers import MODELS, run_cli
 
-from opgraph.cli.atc_options import ATC_OPTIONS
+import opgraph
+from opgraph.cli.atc_options import ATC_OPTIONS, flag_table
+
+DATA = Path(__file__).with_name("data")
+README = Path(__file__).resolve().parents[2] / "README.md"
 
 
 def compile_lenet(tmp_path: Path, *args: str) -> tuple[dict[str, Any], str]:
@@ -137,9 +141,11 @@ def test_every_documented_atc_option_is_accepted(tmp_path: Path) -> None:
     assert len(report["notes"]) == len(no_effect)
 
 
-def test_atc_spellings_single_dash_and_hyphens(tmp_path: Path) -> None:
-    from cli_helpers import MODELS
+def test_the_readme_table_is_the_option_table() -> None:
+    assert flag_table() in README.read_text()
 
+
+def test_atc_spellings_single_dash_and_hyphens(tmp_path: Path) -> None:
     line = (
         f"atc -framework=0 -model={MODELS / 'lenet.prototxt'} --weight {MODELS / 'lenet.caffemodel'} "
         "--input-shape=data:2,1,28,28 --soc-version=Ascend310P3 --output=out/lenet --out-nodes=ip1:0"
@@ -150,3 +156,24 @@ def test_atc_spellings_single_dash_and_hyphens(tmp_path: Path) -> None:
     # ip1's output (brought back to its origin format for the graph output).
     assert [t["name"].split("/")[0].split(":")[0] for t in report["model"]["outputs"]] == ["ip1"]
     assert report["model"]["inputs"][0]["shape"] == [2, 1, 28, 28]
+
+
+@pytest.mark.parametrize("soc", opgraph.SOC_VERSIONS)
+def test_every_soc_takes_a_pasted_line_with_aipp(tmp_path: Path, soc: str) -> None:
+    """Every SoC the command accepts, through `opgraph atc` with an AIPP
+    stage (the Aipp op through each target's formats, memory and cost)."""
+    line = (
+        f"--framework=0 --model={MODELS / 'lenet.prototxt'} --weight={MODELS / 'lenet.caffemodel'} "
+        f"--input_shape=data:1,1,28,28 --soc_version={soc} --output=out/lenet "
+        f"--insert_op_conf={DATA / 'aipp_gray_pad.cfg'} --log=error"
+    )
+    done = run_cli("atc", *line.split(), cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    report = json.loads((tmp_path / "out" / "lenet.json").read_text())
+    assert report["model"]["soc"] == soc
+    (image,) = report["model"]["inputs"]
+    assert (image["dtype"], image["shape"]) == ("UINT8", [1, 24, 24, 1])
+    assert report["memory"]["input_bytes"] < 1 * 1 * 28 * 28 * 4
+    if report["cost"] is not None:
+        (aipp,) = [n for n in report["cost"]["nodes"] if n["op_type"] == "Aipp"]
+        assert aipp["time_us"] > 0

@@ -99,7 +99,12 @@ def _check(report: dict[str, Any], expect: dict[str, Any], stdout: str, stderr: 
         (stage,) = report["aipp"]
         assert stage["before"]["dtype"] == "UINT8"
         assert stage["before"]["shape"] == expect["aipp_before"]
-        assert stage["after"]["shape"] == model["inputs"][0]["shape"]
+        # The model's input is now the uint8 image; the Aipp node makes what the model read.
+        (image,) = [t for t in model["inputs"] if t["name"] == f"{stage['input']}:0"]
+        assert (image["dtype"], image["shape"]) == ("UINT8", expect["aipp_before"])
+        (aipp,) = [n for n in report["nodes"] if n["op_type"] == "Aipp"]
+        assert aipp["outputs"][0]["shape"] == stage["after"]["shape"]
+        assert aipp["outputs"][0]["dtype"] == stage["after"]["dtype"]
         assert "AIPP" in stdout
         if "aipp_bytes" in expect:
             assert stage["before"]["bytes"] == expect["aipp_bytes"]

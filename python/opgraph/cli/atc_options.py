@@ -129,3 +129,12 @@ def no_effect_notes(args: argparse.Namespace) -> list[str]:
         for option in NO_EFFECT
         if getattr(args, f"atc_{option.name}", None) is not None
     ]
+
+
+def flag_table() -> str:
+    """The options as the README's Markdown table (tests/cli keeps them equal)."""
+    rows = ["| ATC option | in opgraph |", "|---|---|"]
+    for option in ATC_OPTIONS:
+        status = "implemented" if option.implemented else "accepted without effect"
+        rows.append(f"| `--{option.name}` | {status}: {option.note} |")
+    return "\n".join(rows)

@@ -5,14 +5,14 @@ from __future__ import annotations
 
 import re
 import warnings
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Collection, Iterator
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from .. import infer as infer_graph
 from .._core import Graph, TensorDesc
-from ..aipp import AippStage, apply_aipp, read_insert_op_config, stage_layout
+from ..aipp import AippStage, apply_aipp, insert_aipp, read_insert_op_config, stage_layout
 from ..caffe import load_caffe
 from ..cost import BatchCost, CostReport, DeviceSpec, PrecisionMode, estimate_cost
 from ..device import SOC_VERSIONS, PrepareReport, prepare
@@ -409,7 +409,7 @@ def _run(options: CompileOptions, stage: Stage) -> CompileResult:
     result.notes += switches.notes
     if result.errors:
         return result
-    specs = profile_specs(options, result.graph)
+    specs = profile_specs(options, result.graph, {stage.input: stage.output_shape for stage in result.aipp})
     if specs:
         with stage("profiles"):
             try:
@@ -435,13 +435,18 @@ def _pipeline(options: CompileOptions, stage: Stage, switches: _Switches) -> Com
     result = CompileResult(options, graph, scope_passes=scope_passes, symbols=symbols)
     for name, ranges in options.input_ranges.items():
         graph.set_input_shape_range(name, ranges)
-    _cast_outputs(graph, options.output_types)
     result.notes += _precision_overrides(graph, options)
+    if options.insert_op_conf is not None:
+        result.aipp = aipp_stages(graph, options)
+        for aipp in result.aipp:
+            insert_aipp(graph, aipp)
     with stage("infer"):
         result.errors = infer_graph(graph, collect_errors=options.collect_errors)
+        if not result.errors and _cast_outputs(graph, options.output_types):
+            result.errors = infer_graph(graph, collect_errors=options.collect_errors)
     if result.errors:
         return result
-    result.notes += check_input_format(graph, options)
+    result.notes += check_input_format(graph, options, {s.input for s in result.aipp})
     unknown = unknown_tensors(graph)
     if unknown:
         shown = ", ".join(unknown[:3]) + (" ..." if len(unknown) > 3 else "")
@@ -450,8 +455,6 @@ def _pipeline(options: CompileOptions, stage: Stage, switches: _Switches) -> Com
             "ranges' upper bounds (without those that have none) and the cost model is skipped: "
             "fix the input shapes with --input-shape NAME:D,D,..."
         )
-    if options.insert_op_conf is not None:
-        result.aipp = aipp_stages(graph, options)
     with stage("formats"):
         result.prepared = prepare_for_precision(graph, options.soc, options.precision)
     with stage("memory"):
@@ -474,12 +477,12 @@ def _pipeline(options: CompileOptions, stage: Stage, switches: _Switches) -> Com
     return result
 
 
-def _cast_outputs(graph: Graph, output_types: dict[str | None, DataType]) -> None:
-    """ATC's ``--output_type``: a Cast in front of each graph output whose
-    dtype is set (``None`` sets every output's)."""
+def _cast_outputs(graph: Graph, output_types: dict[str | None, DataType]) -> bool:
+    """ATC's ``--output_type`` on an inferred graph: a Cast after each graph
+    output whose dtype is set (``None`` sets every output's) and differs.
+    True when a Cast went in (the graph is then inferred again)."""
     if not output_types:
-        return
-    outputs = []
+        return False
     names = {f"{t.node}:{t.index}" for t in graph.outputs}
     unknown = [n for n in output_types if n is not None and n not in names]
     if unknown:
@@ -487,14 +490,17 @@ def _cast_outputs(graph: Graph, output_types: dict[str | None, DataType]) -> Non
             f"--output_type names {', '.join(unknown)}, which are not graph outputs "
             f"(the outputs: {', '.join(sorted(names))})"
         )
+    outputs, cast = [], False
     for ref in graph.outputs:
         dtype = output_types.get(f"{ref.node}:{ref.index}", output_types.get(None))
-        if dtype is None:
+        if dtype is None or graph.desc(ref).dtype == dtype:
             outputs.append(ref)
             continue
         name = f"{ref.node}_output_type_{ref.index}"
         outputs.append(graph.add_node("Cast", name, [ref], {"dst_type": int(dtype)}))
+        cast = True
     graph.set_outputs(outputs)
+    return cast
 
 
 def _precision_overrides(graph: Graph, options: CompileOptions) -> list[str]:
@@ -524,14 +530,17 @@ def default_layout(options: CompileOptions) -> str:
     return "NHWC" if options.framework == "tensorflow" else "NCHW"
 
 
-def check_input_format(graph: Graph, options: CompileOptions) -> list[str]:
+def check_input_format(graph: Graph, options: CompileOptions, images: Collection[str] = ()) -> list[str]:
     """``--input_format`` against the model's inputs: a note for each input
-    whose rank or own format disagrees (ATC builds such models anyway)."""
+    whose rank or own format disagrees (ATC builds such models anyway).
+    ``images``, the inputs an AIPP stage feeds, are NHWC images whatever it says."""
     wanted = options.input_format
     if wanted is None or wanted == "ND":
         return []
     notes = []
     for ref in graph.inputs:
+        if ref.node in images:
+            continue
         desc = graph.desc(ref)
         dims = list(desc.shape)
         rank_ok = dims == [-2] or len(dims) == _FORMAT_RANKS[wanted]
@@ -547,10 +556,11 @@ def check_input_format(graph: Graph, options: CompileOptions) -> list[str]:
 
 
 def aipp_stages(graph: Graph, options: CompileOptions) -> list[AippStage]:
-    """The ``--insert_op_conf`` stages in front of the model inputs they name."""
+    """The ``--insert_op_conf`` stages in front of the model inputs they
+    name (read from the loaded graph, before inference)."""
     assert options.insert_op_conf is not None
     check_input_file(options.insert_op_conf, "--insert_op_conf", "an AIPP config file")
-    stages = []
+    stages: list[AippStage] = []
     inputs = graph.inputs
     for config in read_insert_op_config(options.insert_op_conf):
         rank = config.input_rank
@@ -562,6 +572,12 @@ def aipp_stages(graph: Graph, options: CompileOptions) -> list[AippStage]:
                 field="related_input_rank",
             )
         ref = inputs[rank]
+        if any(s.input == ref.node for s in stages):
+            raise AtcConfigError(
+                f"--insert_op_conf {config.path!r}: related_input_rank: {rank} is given twice",
+                path=config.path,
+                field="related_input_rank",
+            )
         desc = graph.desc(ref)
         layout = stage_layout(desc.format, default_layout(options))
         stages.append(apply_aipp(config, ref.node, list(desc.shape), desc.dtype.name, layout))

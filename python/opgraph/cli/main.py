@@ -166,7 +166,9 @@ def _parser() -> argparse.ArgumentParser:
         "--precision-mode",
         "--precision_mode",
         choices=PRECISION_CHOICES,
-        help="ATC's precision mode (default force_fp16)",
+        metavar="MODE",
+        help="ATC's precision mode: force_fp16 (default), allow_fp32_to_fp16, must_keep_origin_dtype "
+        "(ATC's others are estimated as the nearest, with a note)",
     )
     c.add_argument(
         "--batch-sizes",

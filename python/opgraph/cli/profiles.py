@@ -6,6 +6,7 @@ shapes; a :class:`Profile` keeps its memory plan and cost."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -70,12 +71,15 @@ def parse_profile_dims(option: str, text: str, example: str, width: int | None =
     return profiles
 
 
-def batched_shapes(graph: Graph, batch: int) -> dict[str, list[int]]:
-    """Every graph input's shape (as inferred) with its first dim set to
-    ``batch``; rank-0 inputs stay as they are."""
+def batched_shapes(
+    graph: Graph, batch: int, model_shapes: Mapping[str, list[int]] | None = None
+) -> dict[str, list[int]]:
+    """Every graph input's shape (as inferred, or as ``model_shapes`` gives
+    it: the model's own shape of an input an AIPP stage feeds) with its
+    first dim set to ``batch``; rank-0 inputs stay as they are."""
     shapes = {}
     for ref in graph.inputs:
-        dims = list(graph.node(ref.node).outputs[ref.index].shape)
+        dims = list((model_shapes or {}).get(ref.node) or graph.node(ref.node).outputs[ref.index].shape)
         shapes[ref.node] = [batch, *dims[1:]] if dims else dims
     return shapes
 
@@ -90,9 +94,15 @@ def _unknown_count(shapes: dict[str, list[int]]) -> int:
     return sum(d == -1 for dims in shapes.values() for d in dims)
 
 
-def profile_specs(options: CompileOptions, graph: Graph) -> list[ProfileSpec]:
-    """The profiles the options ask for (none without a dynamic option)."""
-    specs = [ProfileSpec(f"batch {b}", batched_shapes(graph, b), b) for b in sorted(set(options.batch_sizes))]
+def profile_specs(
+    options: CompileOptions, graph: Graph, model_shapes: Mapping[str, list[int]] | None = None
+) -> list[ProfileSpec]:
+    """The profiles the options ask for (none without a dynamic option);
+    ``model_shapes``: see :func:`batched_shapes`."""
+    specs = [
+        ProfileSpec(f"batch {b}", batched_shapes(graph, b, model_shapes), b)
+        for b in sorted(set(options.batch_sizes))
+    ]
     given = options.input_shapes
     if options.image_sizes:
         unknown = {name: sum(d == -1 for d in dims) for name, dims in given.items()}

@@ -58,10 +58,6 @@ def print_summary(
     io = Table(title="inputs and outputs", title_justify="left", show_edge=False)
     for column in ("", "tensor", "dtype", "shape", "format", "storage"):
         io.add_column(column)
-    for stage in report.get("aipp", []):
-        before = stage["before"]
-        io.add_row("aipp input", escape(f"{stage['input']} ({stage['image_format']})"), before["dtype"],
-                   escape(_shape(before["shape"])), before["format"], "-")  # fmt: skip
     for kind in ("inputs", "outputs"):
         for t in model[kind]:
             shape = escape(_shape(t["shape"], t.get("symbols")))
