@@ -271,9 +271,17 @@ def _decode(options: CompileOptions) -> tuple[Graph, list[ScopePassRun], dict[st
         )
         return graph, [], {}
     if options.framework == "onnx":
-        graph, report = load_onnx_reported(
-            options.model, options.input_shapes, options.outputs or None, options.plugins, infer=False
-        )
+        try:
+            graph, report = load_onnx_reported(
+                options.model, options.input_shapes, options.outputs or None, options.plugins, infer=False
+            )
+        except ParseError as error:
+            by_value = _onnx_value_outputs(options) if _UNKNOWN_OUTPUT.match(str(error)) else None
+            if by_value is None:
+                raise
+            graph, report = load_onnx_reported(
+                options.model, options.input_shapes, by_value, options.plugins, infer=False
+            )
         return graph, [], report.symbols
     graph, runs = load_tensorflow_reported(
         options.model,
@@ -285,6 +293,17 @@ def _decode(options: CompileOptions) -> tuple[Graph, list[ScopePassRun], dict[st
         infer=False,
     )
     return graph, runs, {}
+
+
+def _onnx_value_outputs(options: CompileOptions) -> list[str] | None:
+    """``--out_nodes`` naming ONNX values (``logits``, as Netron shows a
+    model's tensors) as the IR tensors holding them (``/fc/Gemm:0``); None
+    when no requested output is a value name."""
+    if not options.outputs:
+        return None
+    _, full = load_onnx_reported(options.model, options.input_shapes, None, options.plugins, infer=False)
+    named = [full.tensors.get(name, name) for name in options.outputs]
+    return named if named != options.outputs else None
 
 
 # The core's messages for a name the model lacks (rust/core/src/frontend/convert).
