@@ -28,6 +28,7 @@ _BUILD = "it tunes how ATC builds or compiles kernels, which opgraph does not do
 _DEBUG = "it controls ATC's debug or dump output, which opgraph does not produce"
 
 ATC_OPTIONS: tuple[AtcOption, ...] = (
+    _implemented("help", "--help (and --h after opgraph atc): the options"),
     _implemented("mode", "0 (build a model) only; other modes are a usage error"),
     _implemented("model", "the model file (as MODEL)"),
     _implemented("weight", "the Caffe .caffemodel (as --weights)"),
@@ -41,7 +42,7 @@ ATC_OPTIONS: tuple[AtcOption, ...] = (
     _implemented("dynamic_image_size", "one profile per H,W pair"),
     _implemented("dynamic_dims", "one profile per set of -1 dims"),
     _implemented("output", "the report is written to OUTPUT.json (no .om is produced)"),
-    _implemented("output_type", "graph outputs cast to the dtype (Cast nodes: cost and output memory)"),
+    _implemented("output_type", "graph outputs of another dtype get a Cast (cost and output memory)"),
     _implemented("out_nodes", "the graph's outputs; the graph is pruned to them"),
     _implemented("insert_op_conf", "AIPP: uint8 image input, crop/resize/padding, stage reported"),
     _implemented("soc_version", "the target: formats, memory and the cost preset"),
@@ -56,6 +57,7 @@ ATC_OPTIONS: tuple[AtcOption, ...] = (
     _implemented("enable_scope_fusion_passes", "TensorFlow scope fusion passes to run"),
     _implemented("log", "debug/info/warning/error/null: how much opgraph prints"),
     _no_effect("enable_small_channel", "opgraph's cost model pads every convolution's C to C0"),
+    _implemented("json", "the report's file (ATC's --json converts an .om with --mode=1, refused)"),
     _no_effect("om", "it names an .om to convert to JSON (--mode=1), which opgraph does not read"),
     _no_effect("singleop", "single-op JSON files are not compiled by opgraph (see opgraph check-op)"),
     _no_effect("check_report", "ATC's pre-check report is not written"),

@@ -428,7 +428,8 @@ def _run(options: CompileOptions, stage: Stage) -> CompileResult:
     result.notes += switches.notes
     if result.errors:
         return result
-    specs = profile_specs(options, result.graph, {stage.input: stage.output_shape for stage in result.aipp})
+    model_shapes = {aipp.input: aipp.output_shape for aipp in result.aipp}
+    specs = profile_specs(options, result.graph, model_shapes)
     if specs:
         with stage("profiles"):
             try:
@@ -447,8 +448,8 @@ def _run(options: CompileOptions, stage: Stage) -> CompileResult:
 
 
 def _pipeline(options: CompileOptions, stage: Stage, switches: _Switches) -> CompileResult:
-    """parse -> graph edits (output types, per-op precision) -> infer ->
-    AIPP -> formats -> memory -> cost: the main compile and each profile."""
+    """parse -> per-op precision -> AIPP -> infer (-> output casts, infer
+    again) -> formats -> memory -> cost: the main compile and each profile."""
     with stage("parse"):
         graph, scope_passes, symbols = _load(options)
     result = CompileResult(options, graph, scope_passes=scope_passes, symbols=symbols)
