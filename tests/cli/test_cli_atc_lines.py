@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import jsonschema
 import pytest
 from cli_helpers import MODELS, run_cli
 
@@ -77,8 +78,6 @@ def test_a_pasted_atc_line_runs_and_its_flags_take_effect(tmp_path: Path, row: d
     written = tmp_path / expect["output_file"]
     assert written.is_file(), sorted(str(p.relative_to(tmp_path)) for p in tmp_path.rglob("*"))
     report = json.loads(written.read_text())
-    import jsonschema
-
     jsonschema.validate(report, load_schema())
     assert report["output_file"] == expect["output_file"].removeprefix("./")
     assert "no .om" in done.stdout
