@@ -183,3 +183,16 @@ class MemoryPlanError(DeviceError):
     def __init__(self, message: str, *, tensor: str | None = None) -> None:
         super().__init__(message, node=None if tensor is None else tensor.rsplit(":", 1)[0])
         self.tensor = tensor
+
+
+class AtcConfigError(OpgraphError):
+    """A configuration file an ATC option names (``--insert_op_conf``,
+    ``--keep_dtype``, ``--customize_dtypes``, ``--op_precision_mode``,
+    ``--fusion_switch_file``) cannot be used: it does not parse, or a field
+    has a value that does not fit the model. ``path`` is the file and
+    ``field`` the offending field (or line), when one is to blame."""
+
+    def __init__(self, message: str, *, path: str | None = None, field: str | None = None) -> None:
+        super().__init__(message)
+        self.path = path
+        self.field = field

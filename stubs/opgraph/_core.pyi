@@ -60,6 +60,7 @@ __all__ = [
     "load_tensorflow",
     "memory_strategies",
     "op_schema",
+    "parse_insert_op_config",
     "parser_plugins",
     "plan_lifetimes",
     "plan_memory",
@@ -230,6 +231,9 @@ class Graph:
         `--dynamic_batch_size`/`--dynamic_dims`. Each dim is a size or -1,
         and lies in the input's shape range when it has one. Infer the graph
         again for its tensors to take it."""
+    def set_input_desc(
+        self, name: str, dtype: DataType, shape: Sequence[int], format: Format | str | None = None
+    ) -> None: ...
     def add_const(self, name: str, value: npt.ArrayLike, format: Format | str | None = None) -> TensorRef:
         """Adds a Const node holding a copy of `value` (a numpy array)."""
     def add_node(
@@ -715,6 +719,7 @@ def _register_panicking_op(op_type: str) -> None:
 
 # The memory planner (opgraph.memory wraps these).
 
+def parse_insert_op_config(text: str) -> str: ...
 def memory_strategies() -> list[str]:
     """The strategy names, in reporting order."""
 

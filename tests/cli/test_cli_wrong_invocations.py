@@ -168,7 +168,7 @@ CASES = {
     "plugin fails on a layer": Case(
         ("compile", LENET, "--plugins", "{w}/bad_parse.py"), 1, ("'relu1'", "ValueError", "line [red]three")
     ),
-    "unknown option": Case(("compile", LENET, "--output", "x"), 2, ("--output", "opgraph compile --help")),
+    "unknown option": Case(("compile", LENET, "--outptu", "x"), 2, ("--outptu", "opgraph compile --help")),
     "two models": Case(("compile", LENET, CNN), 2, ("cnn.pbtxt", "opgraph compile --help")),
     "no model": Case(("compile",), 2, ("MODEL", "--example")),
     # check-op

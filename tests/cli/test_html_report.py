@@ -141,3 +141,17 @@ def test_non_finite_numbers_become_null() -> None:
     result.cost.total_us = float("inf")
     data = view_data(result, build_report(result))
     assert json.loads(json_for_script(data))["cost"]["total_us"] is None
+
+
+def test_atc_output_with_report_html_writes_the_page_beside_the_json(tmp_path: Path) -> None:
+    from opgraph.cli.main import main
+
+    target = tmp_path / "om" / "lenet_bs1"
+    assert main(["compile", "--example", "lenet", f"--output={target}", "--report", "html", "-q"]) == 0
+    report = json.loads(target.with_suffix(".json").read_text())
+    data = page_data(target.with_suffix(".html").read_text())
+    nodes = data["nodes"]
+    assert isinstance(nodes, list)
+    assert {n["name"] for n in nodes} <= {n["name"] for n in report["nodes"]}
+    assert main(["compile", "--example", "lenet", f"--output={tmp_path / 'plain'}", "-q"]) == 0
+    assert (tmp_path / "plain.json").exists() and not (tmp_path / "plain.html").exists()

@@ -5,21 +5,33 @@ from __future__ import annotations
 
 import re
 import warnings
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Collection, Iterator
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from .. import infer as infer_graph
 from .._core import Graph, TensorDesc
+from ..aipp import AippStage, apply_aipp, insert_aipp, read_insert_op_config, stage_layout
 from ..caffe import load_caffe
 from ..cost import BatchCost, CostReport, DeviceSpec, PrecisionMode, estimate_cost
 from ..device import SOC_VERSIONS, PrepareReport, prepare
-from ..errors import CostError, DeviceSpecError, MemoryPlanError, OpgraphError, ParseError
+from ..dtype import DataType
+from ..errors import AtcConfigError, CostError, DeviceSpecError, MemoryPlanError, OpgraphError, ParseError
 from ..memory import MemoryPlan, plan_memory
 from ..onnx import load_onnx_reported
 from ..tensorflow import load_tensorflow_reported
 from ..tensorflow.scope_report import ScopePassRun
+from .fusion_switch import read_fusion_switches
+from .precision_config import (
+    PrecisionOverrides,
+    customize_dtypes_selectors,
+    keep_dtype_selectors,
+    op_precision_selectors,
+    resolve,
+)
+from .profiles import Profile, ProfileSpec, profile_specs
+from .profiles import batched_shapes as batched_shapes  # re-exported
 from .usage import UsageError as UsageError  # re-exported: opgraph.cli.compile.UsageError
 from .usage import check_input_file
 from .user_code import import_plugins
@@ -52,17 +64,26 @@ class CompileOptions:
     input_ranges: dict[str, list[tuple[int, int]]] = field(default_factory=dict)
     #: Batch sizes to estimate the cost at as well (``--batch-sizes``).
     batch_sizes: list[int] = field(default_factory=list)
+    #: ATC's ``--dynamic_image_size`` (H, W) pairs: one profile each.
+    image_sizes: list[tuple[int, int]] = field(default_factory=list)
+    #: ATC's ``--dynamic_dims``: values of the ``-1`` dims, one profile each.
+    dynamic_dims: list[list[int]] = field(default_factory=list)
+    #: ATC's ``--input_format`` (NCHW, NHWC, ND, NCDHW, NDHWC), if given.
+    input_format: str | None = None
+    #: ATC's ``--insert_op_conf`` (AIPP) file.
+    insert_op_conf: Path | None = None
+    #: ATC's ``--output_type``: dtype per output tensor (``None``: every output).
+    output_types: dict[str | None, DataType] = field(default_factory=dict)
+    #: ATC's ``--keep_dtype``, ``--customize_dtypes``, ``--op_precision_mode`` files.
+    keep_dtype: Path | None = None
+    customize_dtypes: Path | None = None
+    op_precision_mode: Path | None = None
+    #: ATC's ``--fusion_switch_file``.
+    fusion_switch_file: Path | None = None
 
 
-@dataclass(frozen=True)
-class BatchProfile:
-    """The model compiled again with every input's batch set to ``batch``
-    (one profile of ATC's ``--dynamic_batch_size``): its memory plan and
-    cost estimate (``None`` where that stage was skipped)."""
-
-    batch: int
-    memory: MemoryPlan | None
-    cost: BatchCost | None
+BatchProfile = Profile
+"""The older name of :class:`Profile` (profiles were per batch size only)."""
 
 
 @dataclass
@@ -77,8 +98,12 @@ class CompileResult:
     prepared: PrepareReport | None = None
     memory: MemoryPlan | None = None
     cost: CostReport | None = None
-    #: One per ``--batch-sizes`` entry, smallest batch first.
-    profiles: list[BatchProfile] = field(default_factory=list)
+    #: One per ``--batch-sizes`` / ``--dynamic_image_size`` / ``--dynamic_dims`` entry.
+    profiles: list[Profile] = field(default_factory=list)
+    #: The AIPP stages (``--insert_op_conf``), one per model input it feeds.
+    aipp: list[AippStage] = field(default_factory=list)
+    #: One line per option accepted without effect or config entry not applied.
+    notes: list[str] = field(default_factory=list)
 
 
 def framework_of_suffix(model: Path) -> str | None:
@@ -246,9 +271,17 @@ def _decode(options: CompileOptions) -> tuple[Graph, list[ScopePassRun], dict[st
         )
         return graph, [], {}
     if options.framework == "onnx":
-        graph, report = load_onnx_reported(
-            options.model, options.input_shapes, options.outputs or None, options.plugins, infer=False
-        )
+        try:
+            graph, report = load_onnx_reported(
+                options.model, options.input_shapes, options.outputs or None, options.plugins, infer=False
+            )
+        except ParseError as error:
+            by_value = _onnx_value_outputs(options) if _UNKNOWN_OUTPUT.match(str(error)) else None
+            if by_value is None:
+                raise
+            graph, report = load_onnx_reported(
+                options.model, options.input_shapes, by_value, options.plugins, infer=False
+            )
         return graph, [], report.symbols
     graph, runs = load_tensorflow_reported(
         options.model,
@@ -260,6 +293,17 @@ def _decode(options: CompileOptions) -> tuple[Graph, list[ScopePassRun], dict[st
         infer=False,
     )
     return graph, runs, {}
+
+
+def _onnx_value_outputs(options: CompileOptions) -> list[str] | None:
+    """``--out_nodes`` naming ONNX values (``logits``, as Netron shows a
+    model's tensors) as the IR tensors holding them (``/fc/Gemm:0``); None
+    when no requested output is a value name."""
+    if not options.outputs:
+        return None
+    _, full = load_onnx_reported(options.model, options.input_shapes, None, options.plugins, infer=False)
+    named = [full.tensors.get(name, name) for name in options.outputs]
+    return named if named != options.outputs else None
 
 
 # The core's messages for a name the model lacks (rust/core/src/frontend/convert).
@@ -349,16 +393,80 @@ def run(options: CompileOptions, stage: Stage = _no_progress) -> CompileResult:
     return result
 
 
+@dataclass(frozen=True)
+class _Switches:
+    """What the option files change, read once per compile."""
+
+    ub_fusion: bool = True
+    notes: tuple[str, ...] = ()
+
+
+def _read_switches(options: CompileOptions) -> tuple[CompileOptions, _Switches]:
+    """``--fusion_switch_file`` folded into the options (scope passes) and
+    the cost model's UB fusion switch."""
+    if options.fusion_switch_file is None:
+        return options, _Switches()
+    check_input_file(options.fusion_switch_file, "--fusion_switch_file", "a fusion switch file")
+    switches = read_fusion_switches(options.fusion_switch_file)
+    if options.framework == "tensorflow":
+        enabled = [p for p in switches.enable_scope_passes if p not in options.scope_passes]
+        disabled = [p for p in switches.disable_scope_passes if p not in options.disabled_scope_passes]
+        options = replace(
+            options,
+            scope_passes=[*options.scope_passes, *enabled],
+            disabled_scope_passes=[*options.disabled_scope_passes, *disabled],
+        )
+    notes = list(switches.notes)
+    if not switches.ub_fusion:
+        notes.append("--fusion_switch_file: UBFusion ALL is off: the cost model fuses no element-wise op")
+    return options, _Switches(switches.ub_fusion, tuple(notes))
+
+
 def _run(options: CompileOptions, stage: Stage) -> CompileResult:
+    options, switches = _read_switches(options)
+    result = _pipeline(options, stage, switches)
+    result.notes += switches.notes
+    if result.errors:
+        return result
+    model_shapes = {aipp.input: aipp.output_shape for aipp in result.aipp}
+    specs = profile_specs(options, result.graph, model_shapes)
+    if specs:
+        with stage("profiles"):
+            try:
+                result.profiles = [_profile(options, switches, spec) for spec in specs]
+            except OpgraphError as error:
+                result.warnings.append(f"the profiles are skipped: {error}")
+        if result.cost is not None:
+            result.cost.batch_sweep = [
+                BatchCost(p.batch, p.cost.total_us)
+                for p in result.profiles
+                if p.batch is not None and p.cost is not None
+            ]
+    if result.cost is not None:
+        result.warnings += list(_cost_flags(result.cost))
+    return result
+
+
+def _pipeline(options: CompileOptions, stage: Stage, switches: _Switches) -> CompileResult:
+    """parse -> per-op precision -> AIPP -> infer (-> output casts, infer
+    again) -> formats -> memory -> cost: the main compile and each profile."""
     with stage("parse"):
         graph, scope_passes, symbols = _load(options)
     result = CompileResult(options, graph, scope_passes=scope_passes, symbols=symbols)
     for name, ranges in options.input_ranges.items():
         graph.set_input_shape_range(name, ranges)
+    result.notes += _precision_overrides(graph, options)
+    if options.insert_op_conf is not None:
+        result.aipp = aipp_stages(graph, options)
+        for aipp in result.aipp:
+            insert_aipp(graph, aipp)
     with stage("infer"):
         result.errors = infer_graph(graph, collect_errors=options.collect_errors)
+        if not result.errors and _cast_outputs(graph, options.output_types):
+            result.errors = infer_graph(graph, collect_errors=options.collect_errors)
     if result.errors:
         return result
+    result.notes += check_input_format(graph, options, {s.input for s in result.aipp})
     unknown = unknown_tensors(graph)
     if unknown:
         shown = ", ".join(unknown[:3]) + (" ..." if len(unknown) > 3 else "")
@@ -381,48 +489,140 @@ def _run(options: CompileOptions, stage: Stage) -> CompileResult:
         if spec is not None:
             with stage("cost"):
                 try:
-                    result.cost = estimate_cost(graph, spec, precision=options.precision)
+                    result.cost = estimate_cost(
+                        graph, spec, precision=options.precision, fuse=switches.ub_fusion
+                    )
                 except CostError as error:
                     result.warnings.append(f"cost model skipped: {error}")
-
-    if options.batch_sizes:
-        with stage("batch sizes"):
-            try:
-                result.profiles = [_profile(options, graph, b) for b in sorted(set(options.batch_sizes))]
-            except OpgraphError as error:
-                result.warnings.append(f"the per-batch-size profiles are skipped: {error}")
-        if result.cost is not None:
-            result.cost.batch_sweep = [p.cost for p in result.profiles if p.cost is not None]
-    if result.cost is not None:
-        result.warnings += list(_cost_flags(result.cost))
     return result
 
 
-def batched_shapes(graph: Graph, batch: int) -> dict[str, list[int]]:
-    """Every graph input's shape (as inferred) with its first dim set to
-    ``batch``; rank-0 inputs stay as they are."""
-    shapes = {}
+def _cast_outputs(graph: Graph, output_types: dict[str | None, DataType]) -> bool:
+    """ATC's ``--output_type`` on an inferred graph: a Cast after each graph
+    output whose dtype is set (``None`` sets every output's) and differs.
+    True when a Cast went in (the graph is then inferred again)."""
+    if not output_types:
+        return False
+    names = {f"{t.node}:{t.index}" for t in graph.outputs}
+    unknown = [n for n in output_types if n is not None and n not in names]
+    if unknown:
+        raise UsageError(
+            f"--output_type names {', '.join(unknown)}, which are not graph outputs "
+            f"(the outputs: {', '.join(sorted(names))})"
+        )
+    outputs, cast = [], False
+    for ref in graph.outputs:
+        dtype = output_types.get(f"{ref.node}:{ref.index}", output_types.get(None))
+        if dtype is None or graph.desc(ref).dtype == dtype:
+            outputs.append(ref)
+            continue
+        name = f"{ref.node}_output_type_{ref.index}"
+        outputs.append(graph.add_node("Cast", name, [ref], {"dst_type": int(dtype)}))
+        cast = True
+    graph.set_outputs(outputs)
+    return cast
+
+
+def _precision_overrides(graph: Graph, options: CompileOptions) -> list[str]:
+    """ATC's per-op precision files applied to ``graph``; their notes."""
+    overrides = PrecisionOverrides()
+    readers = (
+        ("--keep_dtype", options.keep_dtype, keep_dtype_selectors),
+        ("--customize_dtypes", options.customize_dtypes, customize_dtypes_selectors),
+        ("--op_precision_mode", options.op_precision_mode, op_precision_selectors),
+    )
+    for option, path, read in readers:
+        if path is not None:
+            check_input_file(path, option, "a config file")
+            resolve(graph, option, read(path), overrides)
+    overrides.apply(graph)
+    return overrides.notes
+
+
+_FORMAT_RANKS = {"NCHW": 4, "NHWC": 4, "NCDHW": 5, "NDHWC": 5}
+
+
+def default_layout(options: CompileOptions) -> str:
+    """The 4-D layout of model inputs: ``--input_format`` when it is NCHW or
+    NHWC, else the framework's (NHWC for TensorFlow, NCHW otherwise)."""
+    if options.input_format in ("NCHW", "NHWC"):
+        return options.input_format
+    return "NHWC" if options.framework == "tensorflow" else "NCHW"
+
+
+def check_input_format(graph: Graph, options: CompileOptions, images: Collection[str] = ()) -> list[str]:
+    """``--input_format`` against the model's inputs: a note for each input
+    whose rank or own format disagrees (ATC builds such models anyway).
+    ``images``, the inputs an AIPP stage feeds, are NHWC images whatever it says."""
+    wanted = options.input_format
+    if wanted is None or wanted == "ND":
+        return []
+    notes = []
     for ref in graph.inputs:
-        dims = list(graph.node(ref.node).outputs[ref.index].shape)
-        shapes[ref.node] = [batch, *dims[1:]] if dims else dims
-    return shapes
+        if ref.node in images:
+            continue
+        desc = graph.desc(ref)
+        dims = list(desc.shape)
+        rank_ok = dims == [-2] or len(dims) == _FORMAT_RANKS[wanted]
+        own = desc.format.name
+        if not rank_ok:
+            notes.append(
+                f"--input_format {wanted}: input {ref.node!r} has rank {len(dims)}, not "
+                f"{_FORMAT_RANKS[wanted]}; its dims are taken as they are (ND)"
+            )
+        elif own in _FORMAT_RANKS and own != wanted:
+            notes.append(f"--input_format {wanted}: input {ref.node!r} is {own} in the model")
+    return notes
 
 
-def _profile(options: CompileOptions, graph: Graph, batch: int) -> BatchProfile:
-    """The model loaded again with every input's batch set to ``batch``,
-    prepared, planned and costed as the main compile is."""
-    again = replace(options, input_shapes=batched_shapes(graph, batch), batch_sizes=[])
-    model, _, _ = _load(again)
-    errors = infer_graph(model, collect_errors=False)
-    if errors or unknown_tensors(model):
-        raise CostError(f"the model does not infer to static shapes with its batch set to {batch}")
-    prepare_for_precision(model, options.soc, options.precision)
-    memory = plan_memory(model)
-    spec, _ = cost_preset(options.soc)
+def aipp_stages(graph: Graph, options: CompileOptions) -> list[AippStage]:
+    """The ``--insert_op_conf`` stages in front of the model inputs they
+    name (read from the loaded graph, before inference)."""
+    assert options.insert_op_conf is not None
+    check_input_file(options.insert_op_conf, "--insert_op_conf", "an AIPP config file")
+    stages: list[AippStage] = []
+    inputs = graph.inputs
+    for config in read_insert_op_config(options.insert_op_conf):
+        rank = config.input_rank
+        if rank >= len(inputs):
+            raise AtcConfigError(
+                f"--insert_op_conf {config.path!r}: related_input_rank: is {rank} but the model has "
+                f"{len(inputs)} input(s)",
+                path=config.path,
+                field="related_input_rank",
+            )
+        ref = inputs[rank]
+        if any(s.input == ref.node for s in stages):
+            raise AtcConfigError(
+                f"--insert_op_conf {config.path!r}: related_input_rank: {rank} is given twice",
+                path=config.path,
+                field="related_input_rank",
+            )
+        desc = graph.desc(ref)
+        layout = stage_layout(desc.format, default_layout(options))
+        stages.append(apply_aipp(config, ref.node, list(desc.shape), desc.dtype.name, layout))
+    return stages
+
+
+def _profile(options: CompileOptions, switches: _Switches, spec: ProfileSpec) -> Profile:
+    """The model compiled by the same pipeline with the profile's input
+    shapes: its memory plan and cost estimate."""
+    again = replace(
+        options,
+        input_shapes=spec.input_shapes,
+        input_ranges={},
+        batch_sizes=[],
+        image_sizes=[],
+        dynamic_dims=[],
+        collect_errors=False,
+    )
+    compiled = _pipeline(again, _no_progress, switches)
+    if compiled.errors or unknown_tensors(compiled.graph):
+        raise CostError(f"the model does not infer to static shapes for profile {spec.label}")
     cost = None
-    if spec is not None:
-        cost = BatchCost(batch, estimate_cost(model, spec, precision=options.precision).total_us)
-    return BatchProfile(batch, memory, cost)
+    if compiled.cost is not None:
+        cost = BatchCost(spec.batch or 1, compiled.cost.total_us)
+    return Profile(spec.label, spec.input_shapes, spec.batch, compiled.memory, cost)
 
 
 def _cost_flags(cost: CostReport) -> Iterator[str]:

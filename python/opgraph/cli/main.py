@@ -13,19 +13,29 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+import time
 import warnings
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager, nullcontext
 from pathlib import Path
-from typing import Any, NoReturn, cast
+from typing import Any, NoReturn
 
 from rich.console import Console
 from rich.markup import escape
 
 from .. import __version__
-from ..cost import PRECISION_MODES, PrecisionMode
-from ..errors import InternalError, OpgraphError, ShapeArgumentError
+from ..errors import AtcConfigError, InternalError, OpgraphError, ShapeArgumentError
 from . import examples, ops
+from .atc import atc_argv
+from .atc_flags import (
+    LOG_LEVELS,
+    PRECISION_CHOICES,
+    atc_options,
+    atc_precision,
+    output_report_path,
+    parse_output_type,
+)
+from .atc_options import add_no_effect_options, no_effect_notes
 from .compile import (
     FRAMEWORKS,
     MODEL_FILE,
@@ -39,6 +49,7 @@ from .compile import (
 from .graph_dot import write_dot
 from .html_report import write_html_report
 from .profile_plot import plot_profiles
+from .profiles import parse_profile_dims
 from .report import build_report, write_report
 from .summary import error_paragraph, one_paragraph, print_summary
 from .usage import UsageError, check_input_file, check_output, output_failure
@@ -48,14 +59,18 @@ ATC_FRAMEWORKS = {"0": "caffe", "3": "tensorflow", "5": "onnx"}
 PLOT_EXTRA = "pip install 'opgraph[plot]'"
 
 COMPILE_EPILOG = """\
-ATC spellings are accepted too, so an ATC command line can be pasted:
-  --model, --weight, --framework=0|3|5 (0 Caffe, 3 TensorFlow, 5 ONNX), --input_shape="data:1,3,224,224",
-  --soc_version, --out_nodes="node:0;node2:0", --enable_scope_fusion_passes, --precision_mode.
+ATC command lines paste as they are (also: opgraph atc <the rest of an atc line>). Implemented:
+  --model, --weight, --framework=0|3|5, --input_shape (-1, MIN~MAX), --input_format, --soc_version,
+  --out_nodes, --output (writes OUTPUT.json; no .om), --output_type, --log, --mode=0,
+  --dynamic_batch_size, --dynamic_image_size, --dynamic_dims (profiles), --insert_op_conf (AIPP),
+  --precision_mode(_v2), --op_precision_mode, --keep_dtype, --customize_dtypes, --fusion_switch_file,
+  --enable_scope_fusion_passes. ATC's other options are accepted with a note that they change nothing.
 
 examples:
   opgraph compile --example lenet
   opgraph compile model.pb --input-shape "x:1,224,224,3" --soc Ascend310P3 --out build/
-  opgraph compile --model=net.prototxt --weight=net.caffemodel --framework=0 --soc_version=Ascend910B2
+  opgraph atc --framework=5 --model=net.onnx --output=net_bs1 --input_format=NCHW \\
+      --input_shape="image:1,3,224,224" --log=error --soc_version=Ascend310P3
 
 exit codes: 0 compiled, 1 the model has errors, 2 usage error."""
 
@@ -151,9 +166,10 @@ def _parser() -> argparse.ArgumentParser:
     c.add_argument(
         "--precision-mode",
         "--precision_mode",
-        choices=PRECISION_MODES,
-        default="force_fp16",
-        help="ATC's precision mode (default force_fp16)",
+        choices=PRECISION_CHOICES,
+        metavar="MODE",
+        help="ATC's precision mode: force_fp16 (default), allow_fp32_to_fp16, must_keep_origin_dtype "
+        "(ATC's others are estimated as the nearest, with a note)",
     )
     c.add_argument(
         "--batch-sizes",
@@ -169,9 +185,26 @@ def _parser() -> argparse.ArgumentParser:
     )
     c.add_argument("--json", type=Path, metavar="FILE", help="write the report (JSON) to FILE")
     c.add_argument(
+        "--report",
+        choices=("json", "html"),
+        default="json",
+        help="with --output=x: html writes x.html (the explorable page) beside x.json",
+    )
+    c.add_argument(
         "--collect-errors", action="store_true", help="report every failing node, not just the first"
     )
     c.add_argument("-q", "--quiet", action="store_true", help="no summary")
+    c.add_argument("--log", type=str.lower, choices=LOG_LEVELS, help="ATC's log level: how much is printed")
+    atc_options(c)
+    add_no_effect_options(c)
+
+    sub.add_parser(
+        "atc",
+        help="compile from the rest of an ATC command line, as ATC spells it",
+        description="opgraph atc --framework=5 --model=net.onnx ... runs opgraph compile on an ATC "
+        "command line (-name and --name-with-hyphens spellings too).",
+        add_help=False,
+    )
 
     o = sub.add_parser(
         "ops",
@@ -197,12 +230,20 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _options(args: argparse.Namespace) -> CompileOptions:
+def _options(args: argparse.Namespace) -> tuple[CompileOptions, list[str]]:
+    if args.mode not in (None, "0"):
+        raise UsageError(
+            f"--mode {args.mode}: opgraph builds models (--mode=0) only; it does not convert .om files "
+            "or check models (modes 1, 3, 5, 6)"
+        )
     if args.model and args.model_option and args.model != args.model_option:
         raise UsageError(f"MODEL {args.model!r} and --model {args.model_option!r} disagree: give one")
     model_arg = args.model or args.model_option
-    input_shapes = parse_input_shapes(args.input_shape) if args.input_shape else {}
-    input_ranges = parse_input_ranges(args.input_shape) if args.input_shape else {}
+    if args.input_shape and args.input_shape_range:
+        raise UsageError("give --input_shape or --input_shape_range, not both")
+    shape_text = args.input_shape or args.input_shape_range
+    input_shapes = parse_input_shapes(shape_text) if shape_text else {}
+    input_ranges = parse_input_ranges(shape_text) if shape_text else {}
     if args.example:
         if model_arg:
             raise UsageError("give MODEL or --example, not both")
@@ -217,6 +258,12 @@ def _options(args: argparse.Namespace) -> CompileOptions:
         framework = ATC_FRAMEWORKS.get(args.framework, args.framework) or framework_of(model)
     else:
         raise UsageError("no model: give MODEL (or --model=MODEL) or --example NAME")
+    precision, notes = atc_precision(args)
+    image_sizes = (
+        parse_profile_dims("--dynamic_image_size", args.dynamic_image_size, '"224,224;448,448"', 2)
+        if args.dynamic_image_size
+        else []
+    )
     return CompileOptions(
         model=model,
         framework=framework,
@@ -229,20 +276,34 @@ def _options(args: argparse.Namespace) -> CompileOptions:
         custom_protos=list(args.custom_proto),
         scope_passes=_split_list(args.enable_scope_fusion_passes),
         disabled_scope_passes=_split_list(args.disable_scope_fusion_passes),
-        precision=cast(PrecisionMode, args.precision_mode),
+        precision=precision,
         collect_errors=args.collect_errors,
         batch_sizes=parse_batch_sizes(args.batch_sizes) if args.batch_sizes is not None else [],
-    )
+        image_sizes=[(h, w) for h, w in image_sizes],
+        dynamic_dims=parse_profile_dims("--dynamic_dims", args.dynamic_dims, '"1,128;4,256"')
+        if args.dynamic_dims
+        else [],
+        input_format=args.input_format,
+        insert_op_conf=args.insert_op_conf,
+        output_types=parse_output_type(args.output_type) if args.output_type else {},
+        keep_dtype=args.keep_dtype,
+        customize_dtypes=args.customize_dtypes,
+        op_precision_mode=args.op_precision_mode,
+        fusion_switch_file=args.fusion_switch_file,
+    ), notes
 
 
-def _stages(console: Console) -> Any:
-    if not console.is_terminal:
-        return lambda _name: nullcontext()
+def _stages(console: Console, err: Console, debug: bool) -> Any:
+    """The progress display on a terminal; with ``--log=debug`` each
+    stage's time on stderr as well."""
 
     @contextmanager
     def stage(name: str) -> Iterator[None]:
-        with console.status(f"[bold]{name}[/bold] ..."):
+        started = time.perf_counter()
+        with console.status(f"[bold]{name}[/bold] ...") if console.is_terminal else nullcontext():
             yield
+        if debug:
+            err.print(f"debug: {name} took {1000 * (time.perf_counter() - started):.1f} ms", highlight=False)
 
     return stage
 
@@ -274,20 +335,29 @@ def _plot(out: Path, report: dict[str, Any], result: Any) -> list[str]:
         result.cost.plot(out / "cost.png")
         written.append("cost.png")
     if result.profiles:
-        plot_profiles(result.profiles, out / "profiles.png", f"{name}: by batch size")
+        plot_profiles(result.profiles, out / "profiles.png", f"{name}: by profile")
         written.append("profiles.png")
     return written
 
 
 def _write_outputs(args: argparse.Namespace, report: dict[str, Any], result: Any, console: Console) -> None:
-    """``--json FILE`` and ``--out DIR``, parent directories created; a
-    failure to write is a usage error naming the option and the file."""
-    if args.json:
+    """``--json FILE``, ATC's ``--output`` (OUTPUT.json) and ``--out DIR``,
+    parent directories created; a failure to write is a usage error naming
+    the option and the file."""
+    for option, path in (("--json", args.json), ("--output", args.output_report)):
+        if path is None:
+            continue
         try:
-            args.json.parent.mkdir(parents=True, exist_ok=True)
-            write_report(report, args.json)
+            path.parent.mkdir(parents=True, exist_ok=True)
+            write_report(report, path)
         except OSError as error:
-            raise output_failure(args.json, "--json", error) from None
+            raise output_failure(path, option, error) from None
+    if args.output_report is not None and args.report == "html":
+        page = args.output_report.with_suffix(".html")
+        try:
+            write_html_report(result, page, report=report)
+        except OSError as error:
+            raise output_failure(page, "--output", error) from None
     if args.out:
         try:
             _write_out(args.out, report, result, console)
@@ -296,25 +366,33 @@ def _write_outputs(args: argparse.Namespace, report: dict[str, Any], result: Any
 
 
 def _compile(args: argparse.Namespace, console: Console, err: Console) -> int:
-    options = _options(args)
-    if args.json:
-        check_output(args.json, "--json", directory=False)
+    options, notes = _options(args)
+    args.output_report = output_report_path(args.output) if args.output is not None else None
+    for option, path in (("--json", args.json), ("--output", args.output_report)):
+        if path is not None:
+            check_output(path, option, directory=False)
     if args.out:
         check_output(args.out, "--out", directory=True)
-    stage: Any = _stages(console)
+    level = args.log or "info"
+    stage: Any = _stages(console, err, level == "debug")
     try:
         result = run(options, stage)
     except ShapeArgumentError as problem:
         raise UsageError(f"--input-shape: {problem}") from None
+    except AtcConfigError as problem:
+        raise UsageError(str(problem)) from None
     except InternalError:
         raise
     except OpgraphError as problem:
         err.print(error_paragraph(problem, options.framework), highlight=False, markup=False, soft_wrap=True)
         return EXIT_MODEL_ERROR
+    result.notes[:0] = [*notes, *no_effect_notes(args)]
     # The report lists every node: built only when something reads it (a
     # million-node graph takes seconds), not for a quiet run without output.
-    wanted = bool(args.json or args.out or not args.quiet)
+    wanted = bool(args.json or args.out or args.output_report or not args.quiet)
     report = build_report(result) if wanted else {}
+    if report and args.output_report is not None:
+        report["output_file"] = str(args.output_report)
     _write_outputs(args, report, result, console)
     if result.errors:
         for failure in result.errors:
@@ -324,7 +402,14 @@ def _compile(args: argparse.Namespace, console: Console, err: Console) -> int:
         err.print(f"{len(result.errors)} node(s) failed", highlight=False)
         return EXIT_MODEL_ERROR
     if not args.quiet:
-        print_summary(console, report)
+        print_summary(
+            console, report, warnings=level in ("debug", "info", "warning"), notes=level in ("debug", "info")
+        )
+        if args.output_report is not None:
+            shown = escape(str(args.output_report))
+            if args.report == "html":
+                shown += f" and {escape(str(args.output_report.with_suffix('.html')))}"
+            console.print(f"wrote {shown} (--output: the report; opgraph estimates, no .om is produced)")
     return EXIT_OK
 
 
@@ -364,13 +449,20 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _dispatch(argv: Sequence[str] | None, err: Console) -> int:
     parser = _parser()
-    args, unknown = parser.parse_known_args(argv)
+    tokens = list(sys.argv[1:] if argv is None else argv)
+    if tokens and tokens[0] == "atc":
+        tokens = atc_argv(tokens[1:])
+    args, unknown = parser.parse_known_args(tokens)
     if unknown:  # argparse would point at "opgraph --help", not the command's
         command = f"opgraph {args.command}" if args.command else "opgraph"
         raise UsageError(f"unrecognized arguments: {' '.join(unknown)} (see {command} --help)")
     console = new_console()
     if args.command == "compile":
         return _compile(args, console, err)
+    if args.command == "atc":  # only `opgraph atc` alone reaches here
+        raise UsageError(
+            "opgraph atc: no ATC arguments (e.g. opgraph atc --framework=5 --model=net.onnx ...)"
+        )
     if args.command == "ops":
         return ops.ops_command(args.words, console)
     if args.command == "check-op":

@@ -13,9 +13,10 @@ from .. import __version__
 from .._core import Graph, TensorDesc
 from ..errors import NodeError, OpgraphError, ParseError
 from ..tensorflow.scope_report import ScopePassRun
-from .compile import BatchProfile, CompileResult
+from .compile import CompileResult
+from .profiles import Profile
 
-SCHEMA_VERSION = "1.2"
+SCHEMA_VERSION = "1.3"
 SCHEMA_PATH = Path(__file__).with_name("report.schema.json")
 
 ORIGIN_OP_TYPE_ATTRS = ("_origin_op_type", "original_type", "_original_type")
@@ -125,9 +126,11 @@ def _pass_run(run: ScopePassRun) -> dict[str, Any]:
     }
 
 
-def _profile(profile: BatchProfile) -> dict[str, Any]:
+def _profile(profile: Profile) -> dict[str, Any]:
     memory, cost = profile.memory, profile.cost
     return {
+        "label": profile.label,
+        "input_shapes": {name: list(dims) for name, dims in profile.input_shapes.items()},
         "batch": profile.batch,
         "arena_bytes": None if memory is None else memory.arena_bytes,
         "lower_bound_bytes": None if memory is None else memory.lower_bound_bytes,
@@ -150,6 +153,9 @@ def build_report(result: CompileResult, errors: list[OpgraphError] | None = None
         "memory": _finite(memory),
         "cost": _finite(cost),
         "profiles": [_profile(p) for p in result.profiles],
+        "aipp": [stage.to_dict() for stage in result.aipp],
+        "output_file": None,
+        "notes": list(result.notes),
         "warnings": list(result.warnings),
         "errors": [error_dict(e) for e in (errors if errors is not None else result.errors)],
     }

@@ -37,8 +37,12 @@ def _shape(dims: list[int], symbols: list[str] | None = None) -> str:
     return "[" + ", ".join(dim(i, d) for i, d in enumerate(dims)) + "]"
 
 
-def print_summary(console: Console, report: dict[str, Any]) -> None:
-    """Model, op types, inputs/outputs, memory, latency with the top-10 ops, warnings."""
+def print_summary(
+    console: Console, report: dict[str, Any], *, warnings: bool = True, notes: bool = True
+) -> None:
+    """Model, op types, inputs/outputs (and AIPP stages), memory, latency
+    with the top-10 ops, profiles, warnings and notes (``--log`` may leave
+    the last two out)."""
     model = report["model"]
     console.print(
         f"[bold]{escape(model['name'])}[/bold]  {escape(model['path'])}  ({model['framework']}, "
@@ -67,6 +71,8 @@ def print_summary(console: Console, report: dict[str, Any]) -> None:
             f"(lower bound {_bytes(memory['lower_bound_bytes'])}, {memory['chosen_strategy']}), "
             f"weights {_bytes(memory['weights_bytes'])}, I/O {_bytes(memory['io_bytes'])}"
         )
+    for stage in report.get("aipp", []):
+        console.print(_aipp_line(stage))
     cost = report["cost"]
     if cost is not None:
         total = cost["total_us"]
@@ -91,18 +97,36 @@ def print_summary(console: Console, report: dict[str, Any]) -> None:
     passes = [_pass_line(run) for run in report["scope_passes"] if run["status"] != "not enabled"]
     if passes:
         console.print(f"[bold]scope fusion[/bold]  {escape('; '.join(passes))}", highlight=False)
-    for warning in report["warnings"]:
+    for warning in report["warnings"] if warnings else []:
         console.print(f"[yellow]warning:[/yellow] {escape(warning)}", highlight=False)
+    for note in report.get("notes", []) if notes else []:
+        console.print(f"[cyan]note:[/cyan] {escape(note)}", highlight=False)
+
+
+def _aipp_line(stage: dict[str, Any]) -> str:
+    """One AIPP stage: the image it reads and the model input it makes."""
+    before, after = stage["before"], stage["after"]
+    steps = [name for name in ("crop", "resize", "padding", "csc_switch") if stage[name]]
+    return (
+        f"[bold]AIPP[/bold] ({stage['mode']}) {escape(stage['image_format'])} uint8 "
+        f"{escape(_shape(before['shape']))} NHWC, buffer {_bytes(before['bytes'])} -> "
+        f"{escape(stage['input'])} {after['dtype']} {escape(_shape(after['shape']))} {after['format']}"
+        + (f" ({', '.join(steps)})" if steps else "")
+    )
 
 
 def _profiles_table(profiles: list[dict[str, Any]]) -> Table:
-    """Memory and cost per batch size (``--batch-sizes``)."""
-    table = Table(title="by batch size", title_justify="left", show_edge=False)
-    for name in ("batch", "arena", "weights", "I/O", "latency ms", "samples/s"):
+    """Memory and cost per profile (``--dynamic_batch_size``,
+    ``--dynamic_image_size``, ``--dynamic_dims``)."""
+    by_batch = all(p["batch"] is not None for p in profiles)
+    table = Table(title="by batch size" if by_batch else "by profile", title_justify="left", show_edge=False)
+    first = "batch" if by_batch else "profile"
+    rate = "samples/s" if by_batch else "runs/s"
+    for name in (first, "arena", "weights", "I/O", "latency ms", rate):
         table.add_column(name, justify="right")
     for p in profiles:
         table.add_row(
-            str(p["batch"]),
+            str(p["batch"]) if by_batch else escape(p["label"]),
             _bytes(p["arena_bytes"]),
             _bytes(p["weights_bytes"]),
             _bytes(p["io_bytes"]),

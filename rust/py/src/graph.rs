@@ -380,6 +380,37 @@ impl PyGraph {
         Ok(())
     }
 
+    /// Replaces what graph input `name` (a Data or Placeholder node)
+    /// delivers: its dtype, shape and format (`None`: kept), its shape range
+    /// dropped; what ATC's AIPP does to the input it feeds (a uint8 image).
+    /// Infer the graph again for its readers to see it.
+    #[pyo3(signature = (name, dtype, shape, format = None))]
+    fn set_input_desc(
+        &mut self,
+        py: Python<'_>,
+        name: &str,
+        dtype: &Bound<'_, PyAny>,
+        shape: &Bound<'_, PyAny>,
+        format: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<()> {
+        self.usable(py)?;
+        let id = self.find(py, name)?;
+        let node = self.graph.node(id);
+        if !matches!(node.op_type.as_str(), "Data" | "Placeholder") {
+            return Err(exception(
+                shape_argument_error(py),
+                format!("'{name}' is a {} node, not a graph input", node.op_type),
+            ));
+        }
+        let format = match format {
+            Some(format) => format_from_py(format)?,
+            None => node.outputs[0].origin_format,
+        };
+        let desc = TensorDesc::new(dtype_from_py(dtype)?, shape_arg(shape, Some(name))?, format);
+        self.graph.node_mut(id).outputs[0] = desc;
+        Ok(())
+    }
+
     /// Adds a Const node holding a copy of `value` (a numpy array).
     #[pyo3(signature = (name, value, format = None))]
     fn add_const(

@@ -11,6 +11,7 @@ mod errors;
 mod frontend;
 mod graph;
 mod infer;
+mod insert_op;
 mod memory;
 mod registry;
 mod scope;
@@ -50,6 +51,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(registry::registered_op_types, m)?)?;
     m.add_function(wrap_pyfunction!(registry::op_schema, m)?)?;
     m.add_function(wrap_pyfunction!(registry::_register_panicking_op, m)?)?;
+    m.add_function(wrap_pyfunction!(insert_op::parse_insert_op_config, m)?)?;
     m.add_function(wrap_pyfunction!(memory::plan_memory, m)?)?;
     m.add_function(wrap_pyfunction!(memory::plan_lifetimes, m)?)?;
     m.add_function(wrap_pyfunction!(memory::check_placement, m)?)?;

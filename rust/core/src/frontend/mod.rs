@@ -22,6 +22,7 @@ pub mod convert;
 pub mod draft;
 pub mod error;
 pub mod framework;
+pub mod insert_op;
 pub mod mapped;
 pub mod onnx;
 pub mod plugin;

@@ -72,6 +72,19 @@ impl PrecisionMode {
     }
 }
 
+/// The node attribute that overrides the graph's precision mode for one
+/// node (a string, one of [`PrecisionMode::name`]): what ATC's
+/// `--keep_dtype`, `--customize_dtypes` and `--op_precision_mode` set per op.
+pub const PRECISION_MODE_ATTR: &str = "_precision_mode";
+
+/// The precision mode `node` asks for in [`PRECISION_MODE_ATTR`], if any.
+pub(crate) fn node_precision(node: &crate::graph::Node) -> Option<PrecisionMode> {
+    match node.attrs.get(PRECISION_MODE_ATTR) {
+        Some(crate::types::AttrValue::Str(name)) => PrecisionMode::from_name(name),
+        _ => None,
+    }
+}
+
 /// How to estimate.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct CostOptions {

@@ -45,6 +45,17 @@ pub(super) fn node_work(
     spec: &DeviceSpec,
     opts: &CostOptions,
 ) -> Result<Option<Work>, CostError> {
+    let own;
+    let opts = match super::node_precision(node) {
+        Some(precision) if precision != opts.precision => {
+            own = CostOptions {
+                precision,
+                ..opts.clone()
+            };
+            &own
+        }
+        _ => opts,
+    };
     Ok(Some(match class {
         OpClass::Free(_) | OpClass::Subgraph => return Ok(None),
         OpClass::Cube => cube::cube_work(graph, node, spec, opts)?,

@@ -298,3 +298,42 @@ fn cube_split_balances_output_blocks_over_cores() {
     // Independent units (batch, groups) spread first when they divide evenly.
     assert_eq!(super::cube::split(4, 1, 1, 7, 2, (1.0, 1.0)).per_core, 14);
 }
+
+#[test]
+fn a_node_precision_attribute_overrides_the_graph_mode_for_that_node() {
+    // Two fp32 Adds under force_fp16; the second keeps fp32 by its attribute.
+    let mut g = Graph::new("keep");
+    let d = desc(DataType::Float, &[1024, 1024], Format::Nd);
+    let a = input(&mut g, "a", d.clone());
+    let b = input(&mut g, "b", d.clone());
+    let half = op(&mut g, "Add", "half", &[a, b], d.clone(), &[]);
+    let keep = AttrValue::Str("must_keep_origin_dtype".into());
+    let kept = op(
+        &mut g,
+        "Add",
+        "kept",
+        &[half, a],
+        d,
+        &[(PRECISION_MODE_ATTR, keep)],
+    );
+    g.set_outputs(vec![kept]).unwrap();
+    let options = CostOptions {
+        fuse: false,
+        l2_residency: false,
+        ..CostOptions::default()
+    };
+    let r = estimate(&g, &options);
+    assert_eq!(row(&r, "half").bytes, 3.0 * 1024.0 * 1024.0 * 2.0);
+    assert_eq!(row(&r, "kept").bytes, 3.0 * 1024.0 * 1024.0 * 4.0);
+    // An unknown mode name is no override.
+    let mut other = g.clone();
+    let id = other.find("kept").unwrap();
+    other
+        .node_mut(id)
+        .attrs
+        .set(PRECISION_MODE_ATTR, AttrValue::Str("fp64".into()));
+    assert_eq!(
+        row(&estimate(&other, &options), "kept").bytes,
+        3.0 * 1024.0 * 1024.0 * 2.0
+    );
+}

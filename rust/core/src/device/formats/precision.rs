@@ -12,6 +12,7 @@
 use super::edges::{Consumers, Groups, Use};
 use super::half::to_fp16;
 use super::rules::{rule, Rule, CUBE_OPS};
+use crate::device::cost::PrecisionMode;
 use crate::device::DeviceError;
 use crate::graph::{Graph, Node, NodeId, OutputRef};
 use crate::types::{AttrValue, DataType};
@@ -27,6 +28,12 @@ pub struct PrecisionChanges {
 
 type Dtypes = Vec<SmallVec<[DataType; 1]>>;
 
+/// A cube op the user asked to keep in its model dtype (ATC's
+/// `--keep_dtype`, or a per-op precision of `must_keep_origin_dtype`).
+fn keeps_origin_dtype(node: &Node) -> bool {
+    crate::device::cost::node_precision(node) == Some(PrecisionMode::MustKeepOriginDtype)
+}
+
 pub fn compute_cube_ops_in_fp16(
     graph: &mut Graph,
     order: &[NodeId],
@@ -35,7 +42,7 @@ pub fn compute_cube_ops_in_fp16(
     let cube: Vec<bool> = graph
         .nodes()
         .iter()
-        .map(|n| CUBE_OPS.contains(&n.op_type.as_str()))
+        .map(|n| CUBE_OPS.contains(&n.op_type.as_str()) && !keeps_origin_dtype(n))
         .collect();
     let pass_through: Vec<bool> = graph
         .nodes()
