@@ -175,7 +175,8 @@ def test_auto_mapping_dynamic_rejects_an_unknown_port_kind() -> None:
 
 
 def test_operator_attributes_convert_like_graph_node_attributes() -> None:
-    dst = Operator("topk", "TopK")
+    # An unregistered op type: TopK would reject the attributes it does not declare.
+    dst = Operator("topk", "UnregisteredTopK")
     dst.set_attr("sorted", True)
     dst.set_attr("dim", -1)
     dst.set_attr("dtype", DataType.INT32)
@@ -208,11 +209,11 @@ def test_fusion_plugin_registers_a_fusion_parser() -> None:
 
     @fusion_plugin("Gelu", origin_op_types=[origin])
     def parse_gelu(fused: list[FrameworkOp], dst: Operator) -> None:
-        dst.set_attr("fused", len(fused))
+        dst.set_attr("_fused", len(fused))
 
     dst = Operator("gelu", "Gelu")
     parse_gelu([FrameworkOp("a", "Mul"), FrameworkOp("b", "Tanh")], dst)
-    assert dst.get_attr("fused") == 2
+    assert dst.get_attr("_fused") == 2
     assert PluginInfo(origin, "Gelu", False) in registered_plugins()
 
 
