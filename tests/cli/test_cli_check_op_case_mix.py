@@ -12,7 +12,7 @@ from cli_helpers import run_cli
 from hypothesis import settings
 from hypothesis import strategies as st
 
-from opgraph.testing import CaseTally, VacuousCheckError, check_inference
+from opgraph.testing import MIN_ACCEPTED, CaseTally, VacuousCheckError, check_inference
 
 RULE = Path(__file__).resolve().parent / "pooling_rule.py"
 ATTRS = (
@@ -127,6 +127,7 @@ def test_library_returns_the_tally_and_flags_vacuous_mixes() -> None:
             pooling_rule.reference,
             attrs={"kernel": st.just(0)},
             settings=settings(max_examples=20, database=None),
+            min_accepted=MIN_ACCEPTED,
         )
     assert raised.value.tally.reference_accepted == 0
     assert "is vacuous" in str(raised.value)

@@ -86,10 +86,8 @@ def test_reshape_matches_numpy_with_constant_target() -> None:
 
 
 def test_reshape_rejects_what_numpy_rejects_for_random_targets() -> None:
-    # the default value strategy for a value-depend input: small ints, rank 0 or 1;
-    # random targets rarely fit, so this checks that both sides reject alike
-    # (a mix check_inference otherwise reports as vacuous)
-    check_inference("Reshape", reshape_reference, attrs={"axis": 0, "num_axes": -1}, min_accepted=0)
+    # the default value strategy for a value-depend input: small ints, rank 0 or 1
+    check_inference("Reshape", reshape_reference, attrs={"axis": 0, "num_axes": -1})
 
 
 def test_reshape_copies_zero_dims_when_allowzero_is_0() -> None:
