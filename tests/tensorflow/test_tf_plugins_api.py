@@ -175,13 +175,12 @@ def test_auto_mapping_dynamic_rejects_an_unknown_port_kind() -> None:
 
 
 def test_operator_attributes_convert_like_graph_node_attributes() -> None:
-    # An unregistered op type: TopK would reject the attributes it does not declare.
-    dst = Operator("topk", "UnregisteredTopK")
+    dst = Operator("topk", "TopK")
     dst.set_attr("sorted", True)
     dst.set_attr("dim", -1)
-    dst.set_attr("dtype", DataType.INT32)
-    dst.set_attr("pads", (1, 2))
-    assert dst.attrs == {"sorted": True, "dim": -1, "dtype": DataType.INT32, "pads": [1, 2]}
+    dst.set_attr("indices_dtype", DataType.INT32)
+    dst.set_attr("_pads", (1, 2))  # private: TopK declares no pads
+    assert dst.attrs == {"sorted": True, "dim": -1, "indices_dtype": DataType.INT32, "_pads": [1, 2]}
     assert type(dst.get_attr("sorted")) is bool
     with pytest.raises(TypeError, match="not a supported attribute type"):
         dst.set_attr("bad", object())
