@@ -150,14 +150,14 @@ def test_unknown_op_type_is_an_unknown_op_type_error() -> None:
 
 def test_nodes_node_len_contains() -> None:
     graph, x, y = _two_inputs()
-    graph.add_node("Add", "a", [x, y], {"note": "hello"})
+    graph.add_node("Add", "a", [x, y], {"_note": "hello"})  # private: Add declares no attributes
     assert len(graph) == 3
     assert [n.name for n in graph.nodes()] == ["x", "y", "a"]
     assert "a" in graph
     assert "b" not in graph
     node = graph.node("a")
     assert (node.name, node.op_type) == ("a", "Add")
-    assert node.attrs == {"note": "hello"}
+    assert node.attrs == {"_note": "hello"}
     assert node.inputs == [TensorDesc(DataType.FLOAT, [2, 1], Format.NCHW), TensorDesc(DataType.FLOAT, [3])]
     assert node.control_inputs == []
     assert node.subgraph_names == []

@@ -46,6 +46,7 @@ from .cost import BatchCost, CostReport, DeviceSpec, NodeCost, estimate_cost
 from .device import SOC_VERSIONS, PrepareReport, check_formats, prepare, storage_shape
 from .dtype import _BITS, DataType
 from .errors import (
+    BuiltinShadowedWarning,
     ContextError,
     CostError,
     CycleError,
@@ -60,6 +61,7 @@ from .errors import (
     MemoryPlanError,
     NodeError,
     OpgraphError,
+    ParamShadowedWarning,
     ParseError,
     RegistrationError,
     ShapeArgumentError,
@@ -104,6 +106,7 @@ __all__ = [
     "UNKNOWN_DIM",
     "UNKNOWN_RANK",
     "BatchCost",
+    "BuiltinShadowedWarning",
     "ContextError",
     "CostError",
     "CostReport",
@@ -133,6 +136,7 @@ __all__ = [
     "OpContext",
     "OpDef",
     "OpgraphError",
+    "ParamShadowedWarning",
     "ParamType",
     "ParseError",
     "PlannedTensor",

@@ -196,3 +196,15 @@ class AtcConfigError(OpgraphError):
         super().__init__(message)
         self.path = path
         self.field = field
+
+
+class BuiltinShadowedWarning(UserWarning):
+    """A user op type or parser plugin replaced one of opgraph's built-ins of
+    the same name (silence it by registering with ``override=True``)."""
+
+
+class ParamShadowedWarning(UserWarning):
+    """``load_caffe``: a layer that a user plugin maps sets a parameter field
+    that GE's flattened attributes drop (another field of the same name came
+    first, e.g. ``bias_filler.type`` after ``weight_filler.type``); the
+    plugin can read it with ``FrameworkOp.param_path``. Once per layer type."""

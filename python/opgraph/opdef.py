@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import enum
 import typing
+import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
@@ -21,7 +22,7 @@ import numpy as np
 from . import _core
 from ._core import InferDataTypeContext, InferShapeContext, NamedAttrs, VerifyContext
 from .dtype import DataType
-from .errors import UnknownOpTypeError
+from .errors import BuiltinShadowedWarning, UnknownOpTypeError
 from .format import Format
 
 
@@ -150,6 +151,7 @@ class OpDef:
         self.infer_dtype_fn: InferDataTypeFn | None = None
         self.infer_shape_fn: InferShapeFn | None = None
         self.builtin = False
+        self.extra_attrs = False
 
     def input(
         self,
@@ -218,6 +220,16 @@ class OpDef:
         self.attrs.append(AttrSpec(name, attr_type_name(attr_type), default))
         return self
 
+    def allow_extra_attrs(self) -> OpDef:
+        """Lets nodes of this op carry attributes it does not declare (a
+        passthrough of framework attributes, GE's private ``_``-prefixed
+        ones). Without it, an undeclared attribute given to
+        :meth:`Graph.add_node` or set by a parser plugin is an error that
+        lists the declared ones and suggests the closest, so a typo such as
+        ``scael`` cannot pass silently."""
+        self.extra_attrs = True
+        return self
+
     def infer_shape(self, fn: ShapeFnT) -> ShapeFnT:
         """Decorator: the infer-shape function (wins over ``follow``)."""
         self.infer_shape_fn = fn
@@ -255,8 +267,23 @@ def _port_args(port: PortSpec) -> tuple[Any, ...]:
 
 
 def register(op_def: OpDef, override: bool = False) -> None:
-    """Registers ``op_def`` in the OperatorFactory. Registering an op type
-    twice raises :class:`RegistrationError` unless ``override`` is true."""
+    """Registers ``op_def`` in the OperatorFactory.
+
+    One rule for op types and parser plugins alike: replacing a registration,
+    built-in or user, needs ``override=True`` (else
+    :class:`RegistrationError`), and replacing one of opgraph's built-ins
+    also warns with :class:`~opgraph.BuiltinShadowedWarning`, because every
+    graph in the process then uses the user's definition. An explicit flag
+    rather than a silent replacement: a user op named like a built-in by
+    accident would otherwise change every model that uses the built-in."""
+    existing = _core.op_schema(op_def.op_type)
+    if existing is not None and bool(existing["builtin"]) and override:
+        warnings.warn(
+            f"user op type {op_def.op_type!r} replaces opgraph's built-in {op_def.op_type} "
+            "for every graph in this process",
+            BuiltinShadowedWarning,
+            stacklevel=2,
+        )
     _core.register_op(
         op_def.op_type,
         [_port_args(p) for p in op_def.inputs],
@@ -266,6 +293,7 @@ def register(op_def: OpDef, override: bool = False) -> None:
         infer_dtype=op_def.infer_dtype_fn,
         infer_shape=op_def.infer_shape_fn,
         allow_override=override,
+        extra_attrs=op_def.extra_attrs,
     )
 
 
@@ -299,4 +327,5 @@ def op_def(op_type: str) -> OpDef:
     result.outputs = [_port_from_core(p) for p in raw["outputs"]]
     result.attrs = [AttrSpec(a["name"], a["type"], a.get("default", NO_DEFAULT)) for a in raw["attrs"]]
     result.builtin = bool(raw["builtin"])
+    result.extra_attrs = bool(raw["extra_attrs"])
     return result

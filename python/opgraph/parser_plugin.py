@@ -19,24 +19,57 @@ A plugin maps one or more *origin op types* (the framework's, e.g.
   order (:class:`DelInputWithCond`, :class:`DelInputWithOriginalType`,
   :class:`InputReorder`).
 
-A plugin for an origin type replaces opgraph's built-in plugin for it;
-replacing another user plugin needs ``override=True``.
+One rule for plugins and op types (:func:`opgraph.register`): replacing a
+plugin, built-in or user, needs ``override=True`` (else
+:class:`~opgraph.RegistrationError`), and replacing a built-in one also
+warns with :class:`~opgraph.BuiltinShadowedWarning`.
 """
 
 from __future__ import annotations
 
 import enum
+import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Literal, NamedTuple, TypeAlias, TypeVar
 
+import numpy as np
+import numpy.typing as npt
+
 from . import _core
-from ._core import FrameworkOp, Graph, Operator
+from ._core import EnumValue, FrameworkOp, Graph, NamedAttrs, Operator
+from .dtype import DataType
+from .errors import BuiltinShadowedWarning, RegistrationError
+
+ParamValue: TypeAlias = (
+    bool | int | float | str | bytes | EnumValue | list["ParamValue"] | dict[str, "ParamValue"]
+)
+"""A value of :meth:`FrameworkOp.param` / :meth:`FrameworkOp.param_path`:
+messages as dicts, repeated fields as lists, enums as :class:`EnumValue`."""
+
+AttrInput: TypeAlias = (
+    bool
+    | int
+    | float
+    | str
+    | DataType
+    | NamedAttrs
+    | Sequence[int]
+    | Sequence[float]
+    | Sequence[str]
+    | Sequence[bool]
+    | Sequence[DataType]
+    | Sequence[Sequence[int]]
+    | npt.NDArray[np.generic]
+)
+"""What :meth:`Operator.set_attr` takes."""
 
 __all__ = [
+    "AttrInput",
     "DelInputWithCond",
     "DelInputWithOriginalType",
     "DynamicPortKind",
+    "EnumValue",
     "Framework",
     "FrameworkOp",
     "FusionParseParamsFn",
@@ -44,6 +77,7 @@ __all__ = [
     "InputEdit",
     "InputReorder",
     "Operator",
+    "ParamValue",
     "ParseOpToGraphFn",
     "ParseParamsFn",
     "PluginInfo",
@@ -157,10 +191,12 @@ def register_parser_plugin(
     """Registers a plugin mapping ``origin_op_types`` of ``framework`` onto IR
     op ``op_type``. Needs at least one of ``parse_params``,
     ``fusion_parse_params`` and ``parse_op_to_graph``. Raises
-    :class:`~opgraph.RegistrationError` when a user plugin already maps one
-    of the origin types and ``override`` is false."""
+    :class:`~opgraph.RegistrationError` when a plugin (built-in or user)
+    already maps one of the origin types and ``override`` is false; replacing
+    a built-in one warns with :class:`~opgraph.BuiltinShadowedWarning`."""
     if isinstance(origin_op_types, str):
         raise TypeError(f"origin_op_types is a list of op types; wrap it: [{origin_op_types!r}]")
+    _check_shadowed_builtins(framework, origin_op_types, override)
     _core.register_parser_plugin(
         framework.value,
         op_type,
@@ -233,6 +269,27 @@ def fusion_parse_params_plugin(
     )
 
 
+def _check_shadowed_builtins(framework: Framework, origin_op_types: Sequence[str], override: bool) -> None:
+    """Replacing a built-in plugin needs ``override`` and warns (the core
+    registry checks user plugins replacing each other)."""
+    builtin = {info[0] for info in _core.parser_plugins(framework.value) if info[2]}
+    shadowed = [origin for origin in origin_op_types if origin in builtin]
+    if not shadowed:
+        return
+    listed = ", ".join(shadowed)
+    if not override:
+        raise RegistrationError(
+            f"cannot register the {framework.value} plugin for {listed}: opgraph has a built-in "
+            "plugin for it; pass override=True to replace it"
+        )
+    warnings.warn(
+        f"user {framework.value} plugin for {listed} replaces opgraph's built-in plugin for every "
+        "load in this process",
+        BuiltinShadowedWarning,
+        stacklevel=4,
+    )
+
+
 def _registering(
     framework: Framework,
     op_type: str,
@@ -271,6 +328,8 @@ def registered_parser_plugins(framework: Framework) -> list[PluginInfo]:
 
 def auto_mapping(src: FrameworkOp, dst: Operator) -> None:
     """GE's ``AutoMappingByOpFn``: copies every attribute of ``src`` to ``dst``
+    except a Caffe layer's bookkeeping (``bottom``, ``top`` and the
+    ``<field>_name`` companion of an enum field), which no IR op declares
     (already IR values: TensorFlow ``s`` → str, ``i`` → int, ``f`` → float,
     ``b`` → bool, ``type`` → DataType, ``shape`` → list of ints, ``tensor`` →
     numpy array, ``func`` → NamedAttrs, lists likewise) and sets every input

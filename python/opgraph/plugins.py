@@ -42,8 +42,11 @@ def load_plugin_modules(modules: Iterable[PluginModule]) -> list[ModuleType]:
     """Imports each plugin module so its registrations run: a dotted name, a
     path (``os.PathLike``, or a string ending in ``.py`` or containing a path
     separator) to a ``.py`` file or package directory, or a module object
-    (already imported). A path is imported once per process however often it
-    is named. A module that fails to import raises RegistrationError."""
+    (already imported). Loading is idempotent: a module already imported
+    (by name, or by path under any name, e.g. ``import my_plugins`` and then
+    ``plugins=["my_plugins.py"]``) is not run again. While a file loads, its
+    directory is importable, so it can import a sibling module. A module
+    that fails to import raises RegistrationError."""
     loaded = []
     for module in modules:
         if isinstance(module, ModuleType):
@@ -53,7 +56,7 @@ def load_plugin_modules(modules: Iterable[PluginModule]) -> list[ModuleType]:
             if _is_path(module):
                 loaded.append(_import_path(Path(module)))
             else:
-                loaded.append(importlib.import_module(str(module)))
+                loaded.append(_import_name(str(module)))
         except Exception as exc:
             raise RegistrationError(f"plugin module {os.fspath(module)!r} failed to import: {exc}") from exc
     return loaded
@@ -70,6 +73,28 @@ def _is_path(module: str | os.PathLike[str]) -> bool:
     return module.endswith(".py") or os.sep in module or "/" in module
 
 
+def _import_name(name: str) -> ModuleType:
+    """Module ``name``, unless the file it would load was imported by path
+    already (then that module: running a plugin file twice registers twice)."""
+    if name not in sys.modules:
+        spec = importlib.util.find_spec(name)
+        origin = None if spec is None else spec.origin
+        if origin is not None and os.path.isfile(origin):
+            already = _imported_from(Path(origin).resolve())
+            if already is not None:
+                return already
+    return importlib.import_module(name)
+
+
+def _imported_from(location: Path) -> ModuleType | None:
+    """The module already imported from file ``location``, if any."""
+    for module in list(sys.modules.values()):
+        file = getattr(module, "__file__", None)
+        if isinstance(file, str) and Path(file).resolve() == location:
+            return module
+    return None
+
+
 def _import_path(path: Path) -> ModuleType:
     resolved = path.resolve()
     if resolved in _loaded_paths:
@@ -81,6 +106,10 @@ def _import_path(path: Path) -> ModuleType:
         location, search = resolved, None
     if not location.is_file():
         raise FileNotFoundError(f"no Python file at {location}")
+    already = _imported_from(location)
+    if already is not None:
+        _loaded_paths[resolved] = already
+        return already
     # A name unique per path, so two plugin files with one stem do not clash.
     digest = hashlib.sha1(str(resolved).encode()).hexdigest()[:10]
     name = f"_opgraph_plugin_{resolved.stem}_{digest}"
@@ -89,11 +118,19 @@ def _import_path(path: Path) -> ModuleType:
         raise ImportError(f"cannot import {location}")
     module = importlib.util.module_from_spec(spec)
     sys.modules[name] = module
+    # Its directory is importable while it loads, for sibling modules.
+    directory = str(resolved.parent)
+    added = directory not in sys.path
+    if added:
+        sys.path.insert(0, directory)
     try:
         spec.loader.exec_module(module)
     except BaseException:
         del sys.modules[name]
         raise
+    finally:
+        if added and directory in sys.path:
+            sys.path.remove(directory)
     _loaded_paths[resolved] = module
     return module
 

@@ -3,7 +3,7 @@ these types; the wheel ships this file and CI checks it with stubtest)."""
 
 from collections.abc import Callable, Mapping, Sequence
 from os import PathLike
-from typing import Any, final
+from typing import Any, TypeAlias, TypeVar, final, overload
 
 import numpy as np
 import numpy.typing as npt
@@ -22,6 +22,7 @@ __all__ = [
     "SCOPE_INVALID_TYPE",
     "SCOPE_TO_MULTI_NODES",
     "DeviceSpec",
+    "EnumValue",
     "FrameworkOp",
     "FusionScopesResult",
     "Graph",
@@ -415,6 +416,42 @@ class InferShapeContext(OpContext):
         Raises :class:`~opgraph.UnknownOpTypeError` for an unregistered type and
         :class:`~opgraph.GraphError` when the inputs do not fit the prototype."""
 
+_D = TypeVar("_D")
+
+_AttrInput: TypeAlias = (
+    bool
+    | int
+    | float
+    | str
+    | DataType
+    | NamedAttrs
+    | Sequence[int]
+    | Sequence[float]
+    | Sequence[str]
+    | Sequence[bool]
+    | Sequence[DataType]
+    | Sequence[Sequence[int]]
+    | npt.NDArray[np.generic]
+)
+"""What ``Operator.set_attr`` takes (see its doc)."""
+
+@final
+class EnumValue:
+    """A protobuf enum value in a Caffe layer's parameters: its ``name``
+    (its number as text when the enum does not name it) and ``number``."""
+
+    def __new__(cls, name: str, number: int) -> EnumValue: ...
+    @property
+    def name(self) -> str: ...
+    @property
+    def number(self) -> int: ...
+    def __eq__(self, value: object, /) -> bool: ...
+    def __hash__(self) -> int: ...
+
+_ParamValue: TypeAlias = (
+    bool | int | float | str | bytes | EnumValue | list[_ParamValue] | dict[str, _ParamValue]
+)
+
 @final
 class FrameworkOp:
     """One framework node, as a parser plugin receives it. A copy: keeping it
@@ -457,6 +494,161 @@ class FrameworkOp:
         """Whether the framework node has attribute ``name``."""
     def get_attr(self, name: str) -> Any:
         """Attribute `name`; ContextError when the node does not set it."""
+    @overload
+    def get_int(self, name: str) -> int:
+        """Attribute ``name`` as an int.
+
+        With ``default`` (None included), an absent attribute returns it;
+        without, an absent attribute raises :class:`~opgraph.ParseError`
+        naming the node and listing the attributes it has. A value of
+        another type raises ``ParseError`` naming the expected and actual
+        types."""
+    @overload
+    def get_int(self, name: str, default: int) -> int: ...
+    @overload
+    def get_int(self, name: str, default: None) -> int | None: ...
+    @overload
+    def get_float(self, name: str) -> float:
+        """Attribute ``name`` as a float (an int attribute converts).
+
+        With ``default`` (None included), an absent attribute returns it;
+        without, an absent attribute raises :class:`~opgraph.ParseError`
+        naming the node and listing the attributes it has. A value of
+        another type raises ``ParseError`` naming the expected and actual
+        types."""
+    @overload
+    def get_float(self, name: str, default: float) -> float: ...
+    @overload
+    def get_float(self, name: str, default: None) -> float | None: ...
+    @overload
+    def get_bool(self, name: str) -> bool:
+        """Attribute ``name`` as a bool.
+
+        With ``default`` (None included), an absent attribute returns it;
+        without, an absent attribute raises :class:`~opgraph.ParseError`
+        naming the node and listing the attributes it has. A value of
+        another type raises ``ParseError`` naming the expected and actual
+        types."""
+    @overload
+    def get_bool(self, name: str, default: bool) -> bool: ...
+    @overload
+    def get_bool(self, name: str, default: None) -> bool | None: ...
+    @overload
+    def get_str(self, name: str) -> str:
+        """Attribute ``name`` as a str.
+
+        With ``default`` (None included), an absent attribute returns it;
+        without, an absent attribute raises :class:`~opgraph.ParseError`
+        naming the node and listing the attributes it has. A value of
+        another type raises ``ParseError`` naming the expected and actual
+        types."""
+    @overload
+    def get_str(self, name: str, default: str) -> str: ...
+    @overload
+    def get_str(self, name: str, default: None) -> str | None: ...
+    @overload
+    def get_ints(self, name: str) -> list[int]:
+        """Attribute ``name`` as a list of ints (an empty list of any type reads as []).
+
+        With ``default`` (None included), an absent attribute returns it;
+        without, an absent attribute raises :class:`~opgraph.ParseError`
+        naming the node and listing the attributes it has. A value of
+        another type raises ``ParseError`` naming the expected and actual
+        types."""
+    @overload
+    def get_ints(self, name: str, default: list[int]) -> list[int]: ...
+    @overload
+    def get_ints(self, name: str, default: None) -> list[int] | None: ...
+    @overload
+    def get_floats(self, name: str) -> list[float]:
+        """Attribute ``name`` as a list of floats (ints convert).
+
+        With ``default`` (None included), an absent attribute returns it;
+        without, an absent attribute raises :class:`~opgraph.ParseError`
+        naming the node and listing the attributes it has. A value of
+        another type raises ``ParseError`` naming the expected and actual
+        types."""
+    @overload
+    def get_floats(self, name: str, default: list[float]) -> list[float]: ...
+    @overload
+    def get_floats(self, name: str, default: None) -> list[float] | None: ...
+    @overload
+    def get_strs(self, name: str) -> list[str]:
+        """Attribute ``name`` as a list of strs.
+
+        With ``default`` (None included), an absent attribute returns it;
+        without, an absent attribute raises :class:`~opgraph.ParseError`
+        naming the node and listing the attributes it has. A value of
+        another type raises ``ParseError`` naming the expected and actual
+        types."""
+    @overload
+    def get_strs(self, name: str, default: list[str]) -> list[str]: ...
+    @overload
+    def get_strs(self, name: str, default: None) -> list[str] | None: ...
+    @overload
+    def get_shape(self, name: str) -> list[int]:
+        """Attribute ``name`` as a shape: dims in GE's convention (-1 an unknown dim, [-2] an unknown rank).
+
+        With ``default`` (None included), an absent attribute returns it;
+        without, an absent attribute raises :class:`~opgraph.ParseError`
+        naming the node and listing the attributes it has. A value of
+        another type raises ``ParseError`` naming the expected and actual
+        types."""
+    @overload
+    def get_shape(self, name: str, default: list[int]) -> list[int]: ...
+    @overload
+    def get_shape(self, name: str, default: None) -> list[int] | None: ...
+    @overload
+    def get_dtype(self, name: str) -> DataType:
+        """Attribute ``name`` as a DataType.
+
+        With ``default`` (None included), an absent attribute returns it;
+        without, an absent attribute raises :class:`~opgraph.ParseError`
+        naming the node and listing the attributes it has. A value of
+        another type raises ``ParseError`` naming the expected and actual
+        types."""
+    @overload
+    def get_dtype(self, name: str, default: DataType) -> DataType: ...
+    @overload
+    def get_dtype(self, name: str, default: None) -> DataType | None: ...
+    @overload
+    def get_tensor(self, name: str) -> npt.NDArray[np.generic]:
+        """Attribute ``name`` as a tensor, as a numpy array.
+
+        With ``default`` (None included), an absent attribute returns it;
+        without, an absent attribute raises :class:`~opgraph.ParseError`
+        naming the node and listing the attributes it has. A value of
+        another type raises ``ParseError`` naming the expected and actual
+        types."""
+    @overload
+    def get_tensor(self, name: str, default: npt.NDArray[np.generic]) -> npt.NDArray[np.generic]: ...
+    @overload
+    def get_tensor(self, name: str, default: None) -> npt.NDArray[np.generic] | None: ...
+    @overload
+    def param(self, name: str) -> dict[str, _ParamValue]:
+        """Parameter message ``name`` of a Caffe layer (``"prior_box_param"``)
+        with its structure, which the flattened attributes lose: messages
+        as dicts, repeated fields as lists (present even when empty), enums
+        as :class:`EnumValue`. A singular scalar is present when set or when
+        it declares a default; a nested message when set. Without
+        ``default``, a message the layer does not set raises
+        :class:`~opgraph.ParseError` listing the ones it sets."""
+    @overload
+    def param(self, name: str, default: _D) -> dict[str, _ParamValue] | _D: ...
+    @overload
+    def param_path(self, path: str) -> _ParamValue:
+        """The parameter value at a dotted path,
+        ``"detection_output_param.nms_param.top_k"``; ``name[i]`` selects
+        element ``i`` of a repeated field. A field that is not set returns
+        ``default`` when given, else raises :class:`~opgraph.ParseError`
+        naming the path and the fields that are there."""
+    @overload
+    def param_path(self, path: str, default: _D) -> _ParamValue | _D: ...
+    def has_param(self, name: str) -> bool:
+        """Whether the layer sets parameter message ``name``."""
+    @property
+    def param_names(self) -> list[str]:
+        """The parameter messages the layer sets, in field-number order."""
     @property
     def fused_ops(self) -> list[FrameworkOp]:
         """The ops a scope-fusion pass folded into this one, in graph order."""
@@ -488,8 +680,53 @@ class Operator:
         """Whether attribute ``name`` has been set."""
     def get_attr(self, name: str) -> Any:
         """Attribute `name`; ContextError when it is not set."""
-    def set_attr(self, name: str, value: Any) -> None:
-        """Sets attribute `name` (values convert as in `Graph.add_node`)."""
+    def set_attr(self, name: str, value: _AttrInput) -> None:
+        """Sets attribute ``name``; the value's Python type picks the
+        attribute type (``set_float`` and friends say it explicitly, e.g. a
+        float attribute from an int). A name the op's prototype does not
+        declare raises :class:`~opgraph.ContextError` listing the declared
+        ones and the closest match (unless the prototype takes extra
+        attributes)."""
+    def set_int(self, name: str, value: int) -> None:
+        """Sets attribute ``name`` to an int. A name the op's prototype does
+        not declare raises :class:`~opgraph.ContextError` listing the
+        declared ones (unless the prototype takes extra attributes)."""
+    def set_float(self, name: str, value: float) -> None:
+        """Sets attribute ``name`` to a float. A name the op's prototype does
+        not declare raises :class:`~opgraph.ContextError` listing the
+        declared ones (unless the prototype takes extra attributes)."""
+    def set_bool(self, name: str, value: bool) -> None:
+        """Sets attribute ``name`` to a bool. A name the op's prototype does
+        not declare raises :class:`~opgraph.ContextError` listing the
+        declared ones (unless the prototype takes extra attributes)."""
+    def set_str(self, name: str, value: str) -> None:
+        """Sets attribute ``name`` to a str. A name the op's prototype does
+        not declare raises :class:`~opgraph.ContextError` listing the
+        declared ones (unless the prototype takes extra attributes)."""
+    def set_ints(self, name: str, value: Sequence[int]) -> None:
+        """Sets attribute ``name`` to a list of ints. A name the op's prototype does
+        not declare raises :class:`~opgraph.ContextError` listing the
+        declared ones (unless the prototype takes extra attributes)."""
+    def set_floats(self, name: str, value: Sequence[float]) -> None:
+        """Sets attribute ``name`` to a list of floats. A name the op's prototype does
+        not declare raises :class:`~opgraph.ContextError` listing the
+        declared ones (unless the prototype takes extra attributes)."""
+    def set_bools(self, name: str, value: Sequence[bool]) -> None:
+        """Sets attribute ``name`` to a list of bools. A name the op's prototype does
+        not declare raises :class:`~opgraph.ContextError` listing the
+        declared ones (unless the prototype takes extra attributes)."""
+    def set_strs(self, name: str, value: Sequence[str]) -> None:
+        """Sets attribute ``name`` to a list of strs. A name the op's prototype does
+        not declare raises :class:`~opgraph.ContextError` listing the
+        declared ones (unless the prototype takes extra attributes)."""
+    def set_dtype(self, name: str, value: DataType | str) -> None:
+        """Sets attribute ``name`` to a DataType. A name the op's prototype does
+        not declare raises :class:`~opgraph.ContextError` listing the
+        declared ones (unless the prototype takes extra attributes)."""
+    def set_tensor(self, name: str, value: npt.NDArray[np.generic]) -> None:
+        """Sets attribute ``name`` to a tensor (numpy array). A name the op's prototype does
+        not declare raises :class:`~opgraph.ContextError` listing the
+        declared ones (unless the prototype takes extra attributes)."""
     def set_dynamic_input(self, port: str, count: int) -> None:
         """Sizes DYNAMIC input port `port` to `count` instances."""
     def set_dynamic_output(self, port: str, count: int) -> None:
@@ -701,6 +938,7 @@ def register_op(
     infer_dtype: Any = None,
     infer_shape: Any = None,
     allow_override: bool = False,
+    extra_attrs: bool = False,
 ) -> None:
     """Registers an op type described by plain data (the typed `opgraph.OpDef`
     builds these arguments). `attrs` holds `(name, type_name, default)`

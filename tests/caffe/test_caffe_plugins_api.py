@@ -157,7 +157,7 @@ def test_load_caffe_imports_plugin_modules_first(tmp_path: Path) -> None:
         "from opgraph.caffe import plugin\n"
         f"@plugin('Sigmoid', origin_op_types=[{types['Sigmoid']!r}])\n"
         "def parse(src, dst):\n"
-        "    dst.set_attr('from_module', True)\n"
+        "    dst.set_attr('_from_module', True)\n"
     )
     graph = load_caffe(path, plugins=[module])
-    assert graph.node("act").attrs["from_module"] is True
+    assert graph.node("act").attrs["_from_module"] is True

@@ -59,7 +59,8 @@ def test_every_unsupported_layer_type_is_listed_with_counts(tmp_path: Path) -> N
 
 OVERRIDE_SCRIPT = """
 import json, sys
-from opgraph import RegistrationError
+import warnings
+from opgraph import BuiltinShadowedWarning, RegistrationError
 from opgraph.caffe import load_caffe, plugin, registered_plugins
 
 def builtin(origin):
@@ -67,9 +68,12 @@ def builtin(origin):
 
 report = {"relu_builtin_before": builtin("ReLU")}
 
-@plugin("Relu", origin_op_types=["ReLU"])
+# Replacing the built-in ReLU plugin is what this script does on purpose.
+warnings.simplefilter("ignore", BuiltinShadowedWarning)
+
+@plugin("Relu", origin_op_types=["ReLU"], override=True)
 def first(src, dst):
-    dst.set_attr("parsed_by", "first")
+    dst.set_attr("_parsed_by", "first")
 
 try:
     @plugin("Relu", origin_op_types=["ReLU"])
@@ -81,11 +85,11 @@ except RegistrationError as error:
 
 @plugin("Relu", origin_op_types=["ReLU"], override=True)
 def second(src, dst):
-    dst.set_attr("parsed_by", "second")
+    dst.set_attr("_parsed_by", "second")
 
 graph = load_caffe(sys.argv[1])
 report["relu_builtin_after"] = builtin("ReLU")
-report["parsed_by"] = {n.name: n.attrs.get("parsed_by") for n in graph.nodes() if "/" not in n.name}
+report["parsed_by"] = {n.name: n.attrs.get("_parsed_by") for n in graph.nodes() if "/" not in n.name}
 report["shapes"] = {n.name: list(n.outputs[0].shape) for n in graph.nodes() if "/" not in n.name}
 print(json.dumps(report))
 """

@@ -178,9 +178,9 @@ def test_operator_attributes_convert_like_graph_node_attributes() -> None:
     dst = Operator("topk", "TopK")
     dst.set_attr("sorted", True)
     dst.set_attr("dim", -1)
-    dst.set_attr("dtype", DataType.INT32)
-    dst.set_attr("pads", (1, 2))
-    assert dst.attrs == {"sorted": True, "dim": -1, "dtype": DataType.INT32, "pads": [1, 2]}
+    dst.set_attr("indices_dtype", DataType.INT32)
+    dst.set_attr("_pads", (1, 2))  # private: TopK declares no pads
+    assert dst.attrs == {"sorted": True, "dim": -1, "indices_dtype": DataType.INT32, "_pads": [1, 2]}
     assert type(dst.get_attr("sorted")) is bool
     with pytest.raises(TypeError, match="not a supported attribute type"):
         dst.set_attr("bad", object())
@@ -208,11 +208,11 @@ def test_fusion_plugin_registers_a_fusion_parser() -> None:
 
     @fusion_plugin("Gelu", origin_op_types=[origin])
     def parse_gelu(fused: list[FrameworkOp], dst: Operator) -> None:
-        dst.set_attr("fused", len(fused))
+        dst.set_attr("_fused", len(fused))
 
     dst = Operator("gelu", "Gelu")
     parse_gelu([FrameworkOp("a", "Mul"), FrameworkOp("b", "Tanh")], dst)
-    assert dst.get_attr("fused") == 2
+    assert dst.get_attr("_fused") == 2
     assert PluginInfo(origin, "Gelu", False) in registered_plugins()
 
 

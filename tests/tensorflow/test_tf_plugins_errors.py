@@ -122,7 +122,8 @@ def test_every_unsupported_op_type_is_listed_with_counts(tmp_path: Path) -> None
 
 OVERRIDE_SCRIPT = """
 import json, sys
-from opgraph import RegistrationError
+import warnings
+from opgraph import BuiltinShadowedWarning, RegistrationError
 from opgraph.tensorflow import auto_mapping, load_tensorflow, plugin, registered_plugins
 
 def builtin(origin):
@@ -130,10 +131,13 @@ def builtin(origin):
 
 report = {"relu_builtin_before": builtin("Relu")}
 
-@plugin("Relu", origin_op_types=["Relu"])
+# Replacing the built-in Relu plugin is what this script does on purpose.
+warnings.simplefilter("ignore", BuiltinShadowedWarning)
+
+@plugin("Relu", origin_op_types=["Relu"], override=True)
 def first(src, dst):
     auto_mapping(src, dst)
-    dst.set_attr("parsed_by", "first")
+    dst.set_attr("_parsed_by", "first")
 
 try:
     @plugin("Relu", origin_op_types=["Relu"])
@@ -146,11 +150,11 @@ except RegistrationError as error:
 @plugin("Relu", origin_op_types=["Relu"], override=True)
 def second(src, dst):
     auto_mapping(src, dst)
-    dst.set_attr("parsed_by", "second")
+    dst.set_attr("_parsed_by", "second")
 
 graph = load_tensorflow(sys.argv[1])
 report["relu_builtin_after"] = builtin("Relu")
-report["parsed_by"] = {n.name: n.attrs.get("parsed_by") for n in graph.nodes()}
+report["parsed_by"] = {n.name: n.attrs.get("_parsed_by") for n in graph.nodes()}
 report["shapes"] = {n.name: list(n.outputs[0].shape) for n in graph.nodes()}
 print(json.dumps(report))
 """

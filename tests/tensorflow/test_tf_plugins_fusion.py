@@ -63,7 +63,7 @@ def test_fusion_plugin_maps_a_fused_scope_onto_one_op(tmp_path: Path) -> None:
     @fusion_plugin("Sigmoid", origin_op_types=[fused_type])
     def parse_softsign(fused: list[FrameworkOp], dst: Operator) -> None:
         received.append([(op.name, op.op_type) for op in fused])
-        dst.set_attr("fused_from", [op.name for op in fused])
+        dst.set_attr("_fused_from", [op.name for op in fused])
 
     graph = load_tensorflow(model("fusion"), enable_scope_passes=[pass_name])
     assert received == [

@@ -26,12 +26,12 @@ def test_plugins_argument_imports_plugin_modules_first(tmp_path: Path) -> None:
             @plugin("Sigmoid", origin_op_types=[{types["Sigmoid"]!r}])
             def parse(src: FrameworkOp, dst: Operator) -> None:
                 auto_mapping(src, dst)
-                dst.set_attr("from_plugin_file", True)
+                dst.set_attr("_from_plugin_file", True)
             """
         )
     )
     graph = load_tensorflow(path, plugins=[plugin_file])
-    assert graph.node("sigmoid").attrs["from_plugin_file"] is True
+    assert graph.node("sigmoid").attrs["_from_plugin_file"] is True
     # Loading again with the same plugin file does not register it twice.
     load_tensorflow(path, plugins=[str(plugin_file)])
 

@@ -92,7 +92,7 @@ def register_fusion(origin: str) -> None:
     @fusion_plugin("Sigmoid", origin_op_types=[origin], imply_type=ImplyType.BUILTIN)
     def parse_fused(fused: list[FrameworkOp], dst: Operator) -> None:
         names: list[str] = [op.name for op in fused]
-        dst.set_attr("fused_from", names)
+        dst.set_attr("_fused_from", names)  # private: a note, not a Sigmoid attribute
 
 
 def unit_test_plugin(parse: ParseParamsFn) -> dict[str, Any]:

@@ -14,15 +14,18 @@ See :mod:`opgraph.parser_plugin` for the plugin kinds and their rules."""
 from __future__ import annotations
 
 from ..parser_plugin import (
+    AttrInput,
     DelInputWithCond,
     DelInputWithOriginalType,
     DynamicPortKind,
+    EnumValue,
     Framework,
     FrameworkOp,
     ImplyType,
     InputEdit,
     InputReorder,
     Operator,
+    ParamValue,
     ParseOpToGraphFn,
     ParseParamsFn,
     PluginInfo,
@@ -33,15 +36,18 @@ from .loader import load_caffe
 from .plugin import plugin, register_plugin, registered_plugins
 
 __all__ = [
+    "AttrInput",
     "DelInputWithCond",
     "DelInputWithOriginalType",
     "DynamicPortKind",
+    "EnumValue",
     "Framework",
     "FrameworkOp",
     "ImplyType",
     "InputEdit",
     "InputReorder",
     "Operator",
+    "ParamValue",
     "ParseOpToGraphFn",
     "ParseParamsFn",
     "PluginInfo",

@@ -46,6 +46,11 @@ def load_caffe(
     - ``infer`` (default true) verifies and infers the loaded graph, as
       :func:`opgraph.infer` does.
 
+    A layer that a user plugin maps and that sets a parameter field GE's
+    flattened attributes drop (a clash of field names) warns with
+    :class:`~opgraph.ParamShadowedWarning`, once per layer type; the plugin
+    reads it with ``FrameworkOp.param_path``.
+
     Each layer becomes a node of the same name (an in-place layer too), so
     every layer's output shapes can be read off the graph. Raises
     :class:`~opgraph.ShapeArgumentError` for an invalid ``input_shapes``

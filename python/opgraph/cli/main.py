@@ -227,6 +227,34 @@ def _parser() -> argparse.ArgumentParser:
     k.add_argument(
         "--examples", type=_positive, default=100, metavar="N", help="hypothesis examples (default 100)"
     )
+    k.add_argument(
+        "--attr",
+        action="append",
+        default=[],
+        metavar="NAME=SPEC",
+        help="draw attribute NAME from SPEC: LO..HI, A,B,C, [SPEC] for lists, or one value "
+        "(repeatable; e.g. --attr kernel=1..5 --attr pad=0..3)",
+    )
+    k.add_argument(
+        "--shape",
+        action="append",
+        default=[],
+        metavar="PORT=DIMS",
+        help="draw input PORT's shape from DIMS, each dim N or LO..HI (repeatable; "
+        "e.g. --shape x=1..2,3,4..16,4..16)",
+    )
+    k.add_argument(
+        "--strategies",
+        metavar="MODULE:NAME",
+        help="a module-level mapping of attribute names to hypothesis strategies",
+    )
+    k.add_argument(
+        "--min-accepted",
+        type=float,
+        default=0.2,
+        metavar="SHARE",
+        help="fail when the reference accepts less than this share of the cases (default 0.2)",
+    )
     return parser
 
 
@@ -466,7 +494,16 @@ def _dispatch(argv: Sequence[str] | None, err: Console) -> int:
     if args.command == "ops":
         return ops.ops_command(args.words, console)
     if args.command == "check-op":
-        return ops.check_op_command(args.op, args.reference, args.examples, console)
+        return ops.check_op_command(
+            args.op,
+            args.reference,
+            args.examples,
+            console,
+            attr_options=args.attr,
+            strategies_spec=args.strategies,
+            shape_options=args.shape,
+            min_accepted=args.min_accepted,
+        )
     parser.print_help()
     return EXIT_USAGE
 

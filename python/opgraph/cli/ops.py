@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import fnmatch
+from collections.abc import Sequence
 
 from rich.console import Console
 from rich.markup import escape
@@ -68,9 +69,20 @@ def ops_command(words: list[str], console: Console) -> int:
     return 0
 
 
-def check_op_command(op_spec: str, reference_spec: str, examples: int, console: Console) -> int:
+def check_op_command(
+    op_spec: str,
+    reference_spec: str,
+    examples: int,
+    console: Console,
+    *,
+    attr_options: Sequence[str] = (),
+    strategies_spec: str | None = None,
+    shape_options: Sequence[str] = (),
+    min_accepted: float = 0.2,
+) -> int:
     try:
-        from ..testing import check_inference
+        from ..testing import VacuousCheckError, check_inference
+        from .attr_strategies import checked_strategies, parse_attr_options, parse_shape_options
     except ImportError as error:
         raise UsageError(f"check-op needs hypothesis ({error}): pip install 'opgraph[testing]'") from None
 
@@ -86,12 +98,36 @@ def check_op_command(op_spec: str, reference_spec: str, examples: int, console: 
         raise UsageError(
             f"--reference {reference_spec!r} is of type {type(reference).__name__}, not a function"
         )
+    attrs = {}
+    if strategies_spec is not None:
+        attrs.update(checked_strategies(load_object(strategies_spec, "--strategies"), "--strategies"))
+    attrs.update(parse_attr_options(attr_options))
+    declared = {a.name for a in (op if isinstance(op, OpDef) else op_def(op)).attrs}
+    unknown = sorted(set(attrs) - declared)
+    if unknown:
+        listed = ", ".join(sorted(declared)) or "none"
+        raise UsageError(
+            f"--attr/--strategies name {', '.join(unknown)}, not attributes of the op ({listed})"
+        )
+    shapes = parse_shape_options(shape_options)
+    inputs = {p.name for p in (op if isinstance(op, OpDef) else op_def(op)).inputs}
+    unknown_ports = sorted({o.partition("=")[0].strip() for o in shape_options} - inputs)
+    if unknown_ports:
+        listed = ", ".join(sorted(inputs)) or "none"
+        raise UsageError(f"--shape names {', '.join(unknown_ports)}, not inputs of the op ({listed})")
     name = escape(op.op_type if isinstance(op, OpDef) else op)
     try:
-        check_inference(op, reference, max_examples=examples)
+        tally = check_inference(
+            op, reference, max_examples=examples, attrs=attrs, shapes=shapes, min_accepted=min_accepted
+        )
+    except VacuousCheckError as vacuous:
+        console.print(f"[red]VACUOUS[/red] {name} against {escape(reference_spec)}:")
+        console.print(str(vacuous), markup=False)
+        return 1
     except AssertionError as failure:
         console.print(f"[red]FAIL[/red] {name} against {escape(reference_spec)}:")
         console.print(str(failure), markup=False)
         return 1
     console.print(f"[green]OK[/green] {name} agrees with {escape(reference_spec)} on {examples} examples")
+    console.print(tally.describe(), markup=False, highlight=False)
     return 0

@@ -16,6 +16,7 @@ See :mod:`opgraph.parser_plugin` for the plugin kinds and their rules."""
 from __future__ import annotations
 
 from ..parser_plugin import (
+    AttrInput,
     DelInputWithCond,
     DelInputWithOriginalType,
     DynamicPortKind,
@@ -35,6 +36,7 @@ from .loader import OnnxReport, load_onnx, load_onnx_reported
 from .plugin import plugin, register_plugin, registered_plugins
 
 __all__ = [
+    "AttrInput",
     "DelInputWithCond",
     "DelInputWithOriginalType",
     "DynamicPortKind",

@@ -15,6 +15,7 @@ See :mod:`opgraph.parser_plugin` for the plugin kinds and their rules, and
 from __future__ import annotations
 
 from ..parser_plugin import (
+    AttrInput,
     DelInputWithCond,
     DelInputWithOriginalType,
     DynamicPortKind,
@@ -64,6 +65,7 @@ __all__ = [
     "OUTPUT_TO_FUSION_SCOPE",
     "SCOPE_INVALID_TYPE",
     "SCOPE_TO_MULTI_NODES",
+    "AttrInput",
     "DeclinedScope",
     "DelInputWithCond",
     "DelInputWithOriginalType",

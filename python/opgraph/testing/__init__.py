@@ -58,7 +58,16 @@ The strategies (:func:`op_cases`, :func:`dtype_choices`, :func:`attr_values`,
 from __future__ import annotations
 
 from .cases import OpCase, PortCase, TensorCase
-from .check import Outcome, Reference, check_case, check_inference, checked_op_type
+from .check import (
+    MIN_ACCEPTED,
+    CaseTally,
+    Outcome,
+    Reference,
+    VacuousCheckError,
+    check_case,
+    check_inference,
+    checked_op_type,
+)
 from .strategies import (
     DEFAULT_DTYPES,
     INDEX_DTYPES,
@@ -77,7 +86,9 @@ from .strategies import (
 __all__ = [
     "DEFAULT_DTYPES",
     "INDEX_DTYPES",
+    "MIN_ACCEPTED",
     "AttrOverride",
+    "CaseTally",
     "InputsToStrategy",
     "OpCase",
     "Outcome",
@@ -86,6 +97,7 @@ __all__ = [
     "ShapeSpec",
     "ShapesOverride",
     "TensorCase",
+    "VacuousCheckError",
     "ValueSource",
     "attr_values",
     "check_case",

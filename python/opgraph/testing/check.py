@@ -227,14 +227,85 @@ def failure_message(
 
 
 def check_case(
-    op: OpDef, op_type: str, reference: Reference, case: OpCase, *, sound_only: bool = False
+    op: OpDef,
+    op_type: str,
+    reference: Reference,
+    case: OpCase,
+    *,
+    sound_only: bool = False,
+    tally: CaseTally | None = None,
 ) -> None:
-    """Runs one case on both sides; raises AssertionError when they disagree."""
+    """Runs one case on both sides; raises AssertionError when they disagree.
+    ``tally`` counts what each side made of it."""
     expected = run_reference(reference, case)
     inferred = run_opgraph(op, op_type, case, None if expected.rejected else len(expected.outputs))
+    if tally is not None:
+        tally.add(expected, inferred)
     problems = compare(expected, inferred, sound_only=sound_only)
     if problems:
         raise AssertionError(failure_message(op, case, expected, inferred, problems))
+
+
+# ---- the case mix ------------------------------------------------------------------
+
+MIN_ACCEPTED = 0.2
+"""The share of cases the reference must accept for a check to mean
+something (``opgraph check-op``'s default floor): below it, the drawn
+attributes and shapes are mostly invalid and the cases that would expose a
+wrong rule are too few to be drawn reliably."""
+
+
+@dataclass
+class CaseTally:
+    """How many cases each side accepted and rejected (every case hypothesis
+    ran, shrinking included)."""
+
+    cases: int = 0
+    reference_accepted: int = 0
+    opgraph_accepted: int = 0
+
+    @property
+    def reference_rejected(self) -> int:
+        return self.cases - self.reference_accepted
+
+    @property
+    def opgraph_rejected(self) -> int:
+        return self.cases - self.opgraph_accepted
+
+    def add(self, expected: Outcome, inferred: Outcome) -> None:
+        self.cases += 1
+        self.reference_accepted += not expected.rejected
+        self.opgraph_accepted += not inferred.rejected
+
+    def describe(self) -> str:
+        return (
+            f"{self.cases} cases: the reference accepted {self.reference_accepted} and rejected "
+            f"{self.reference_rejected}; opgraph accepted {self.opgraph_accepted} and rejected "
+            f"{self.opgraph_rejected}"
+        )
+
+
+class VacuousCheckError(AssertionError):
+    """Too few cases were valid for the reference: an agreement on them
+    proves little (``tally`` has the counts)."""
+
+    def __init__(self, message: str, tally: CaseTally) -> None:
+        super().__init__(message)
+        self.tally = tally
+
+
+def check_case_mix(op_type: str, tally: CaseTally, min_accepted: float) -> None:
+    """Raises :class:`VacuousCheckError` when the reference accepted less than
+    ``min_accepted`` of the cases (all rejected on both sides included)."""
+    if tally.cases == 0 or tally.reference_accepted >= min_accepted * tally.cases:
+        return
+    share = tally.reference_accepted / tally.cases
+    raise VacuousCheckError(
+        f"check_inference({op_type}) is vacuous: {tally.describe()}; only {share:.0%} of the cases "
+        f"are valid for the reference, below {min_accepted:.0%}. Draw valid attributes and "
+        "shapes (attrs= and shapes=, or check-op --attr kernel=1..5 --shape x=1..2,3,8..16,8..16)",
+        tally,
+    )
 
 
 # ---- the entry point ---------------------------------------------------------------
@@ -252,7 +323,8 @@ def check_inference(
     unknown_dims: bool = False,
     dynamic_sizes: tuple[int, int] = (0, 3),
     settings: hypothesis.settings | None = None,
-) -> None:
+    min_accepted: float = 0.0,
+) -> CaseTally:
     """Checks ``op``'s verify / infer-dtype / infer-shape against ``reference``
     on cases drawn by :func:`~opgraph.testing.op_cases` (see it for ``shapes``,
     ``attrs``, ``dtypes``, ``value_inputs``, ``unknown_dims`` and
@@ -272,7 +344,14 @@ def check_inference(
     ``max_examples`` defaults to the active hypothesis profile's;
     ``settings`` gives full control (its ``max_examples`` unless overridden).
     Deadlines are off, one failure is reported (no explain phase). Raises AssertionError with
-    the shrunk counterexample."""
+    the shrunk counterexample.
+
+    Returns the :class:`CaseTally`. With ``min_accepted`` (e.g.
+    :data:`MIN_ACCEPTED`, 0.2, as ``opgraph check-op`` does), a check where
+    the reference accepted less than that share of the cases (both sides
+    rejecting everything included) raises :class:`VacuousCheckError`: its
+    agreement would be false confidence. The default, 0, leaves the mix to
+    the caller (a test of rejections may want mostly invalid cases)."""
     definition, op_type = checked_op_type(op)
     cases = op_cases(
         definition,
@@ -293,21 +372,29 @@ def check_inference(
         suppress_health_check=[*base.suppress_health_check, HealthCheck.too_slow],
     )
 
+    tally = CaseTally()
+
     def check_one(case: OpCase) -> None:
-        check_case(definition, op_type, reference, case, sound_only=unknown_dims)
+        check_case(definition, op_type, reference, case, sound_only=unknown_dims, tally=tally)
 
     # Keeps hypothesis's example database and seed apart per op and reference.
     qualname = getattr(reference, "__qualname__", type(reference).__name__)
     check_one._hypothesis_internal_add_digest = f"{op_type}:{qualname}".encode()  # type: ignore[attr-defined]
     chosen(given(cases)(check_one))()
+    check_case_mix(definition.op_type, tally, min_accepted)
+    return tally
 
 
 __all__ = [
+    "MIN_ACCEPTED",
     "PRIVATE_SUFFIX",
+    "CaseTally",
     "Outcome",
     "Reference",
+    "VacuousCheckError",
     "build_graph",
     "check_case",
+    "check_case_mix",
     "check_inference",
     "checked_op_type",
     "compare",

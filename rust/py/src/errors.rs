@@ -40,6 +40,7 @@ error_classes! {
     shape_argument_error => "ShapeArgumentError",
     shape_type_error => "ShapeTypeError",
     memory_limit_error => "MemoryLimitError",
+    param_shadowed_warning => "ParamShadowedWarning",
 }
 
 /// An exception of `class` with message `message` (capped, whatever the

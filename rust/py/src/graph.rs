@@ -480,6 +480,13 @@ impl PyGraph {
             control_inputs: control,
         };
         let registry = global_registry();
+        if let Some(schema) = registry.get(op_type) {
+            for (attr, _) in spec.attrs.iter() {
+                if let Some(why) = schema.undeclared_attr(attr) {
+                    return Err(exception(graph_error(py), format!("node '{name}': {why}")));
+                }
+            }
+        }
         let added = guard_panics(py, "the graph builder", || {
             add_op(&mut self.graph, &registry, spec)
         });

@@ -121,7 +121,7 @@ fn port_from_spec(spec: PortSpec<'_>) -> PyResult<PortDef> {
 /// builds these arguments). `attrs` holds `(name, type_name, default)`
 /// where a missing default is passed as `has_default=False`.
 #[pyfunction]
-#[pyo3(signature = (op_type, inputs, outputs, attrs, verify = None, infer_dtype = None, infer_shape = None, allow_override = false))]
+#[pyo3(signature = (op_type, inputs, outputs, attrs, verify = None, infer_dtype = None, infer_shape = None, allow_override = false, extra_attrs = false))]
 #[allow(clippy::too_many_arguments)]
 pub fn register_op(
     py: Python<'_>,
@@ -133,9 +133,11 @@ pub fn register_op(
     infer_dtype: Option<Py<PyAny>>,
     infer_shape: Option<Py<PyAny>>,
     allow_override: bool,
+    extra_attrs: bool,
 ) -> PyResult<()> {
     let mut schema = OpSchema::new(op_type);
     schema.origin = OpOrigin::User;
+    schema.extra_attrs = extra_attrs;
     for port in inputs {
         schema = schema.input(port_from_spec(port)?);
     }
@@ -192,6 +194,8 @@ pub fn op_schema<'py>(py: Python<'py>, op_type: &str) -> PyResult<Option<Bound<'
     out.set_item("has_infer_dtype", schema.infer_dtype.is_some())?;
     out.set_item("has_infer_shape", schema.infer_shape.is_some())?;
     out.set_item("builtin", schema.origin == OpOrigin::Builtin)?;
+    out.set_item("extra_attrs", schema.extra_attrs)?;
+    out.set_item("optional_attrs", schema.optional_attrs.clone())?;
     Ok(Some(out))
 }
 

@@ -21,11 +21,14 @@ pub struct DynamicPort {
 }
 
 /// Copies every attribute (already converted with the TF→IR type mapping
-/// when decoded) and takes the tensor formats from `data_format`.
+/// when decoded) except the framework's bookkeeping, and takes the tensor
+/// formats from `data_format`.
 pub fn auto_mapping(src: &FrameworkOp, dst: &mut OpDraft) -> Result<(), PluginError> {
     dst.attrs.reserve(src.attrs.len());
     for (name, value) in src.attrs.iter() {
-        dst.attrs.set(name, value.clone());
+        if !is_bookkeeping(src, name, value) {
+            dst.attrs.set(name, value.clone());
+        }
     }
     if let Some(value) = src.attrs.get("data_format") {
         let AttrValue::Str(name) = value else {
@@ -44,6 +47,23 @@ pub fn auto_mapping(src: &FrameworkOp, dst: &mut OpDraft) -> Result<(), PluginEr
         dst.format = Some(format);
     }
     Ok(())
+}
+
+/// Attributes that describe the framework node rather than the operation,
+/// which no IR op declares: a Caffe layer's `bottom` and `top` blob names,
+/// and the `<field>_name` companion naming an enum field's value (the
+/// number is copied under `<field>`).
+fn is_bookkeeping(src: &FrameworkOp, name: &str, value: &AttrValue) -> bool {
+    let names = matches!(value, AttrValue::ListStr(_) | AttrValue::Str(_));
+    if !names {
+        return false;
+    }
+    if name == "bottom" || name == "top" {
+        return matches!(value, AttrValue::ListStr(_));
+    }
+    name.strip_suffix(crate::frontend::caffe::ENUM_NAME_SUFFIX)
+        .and_then(|field| src.attrs.get(field))
+        .is_some_and(|number| matches!(number, AttrValue::Int(_) | AttrValue::ListInt(_)))
 }
 
 /// [`auto_mapping`], then sizes each dynamic port from its count attribute.
@@ -106,6 +126,22 @@ mod tests {
             op.attrs.set(*k, v.clone());
         }
         op
+    }
+
+    #[test]
+    fn leaves_caffe_bookkeeping_behind() {
+        let src = op(&[
+            ("bottom", AttrValue::ListStr(vec!["x".into()])),
+            ("top", AttrValue::ListStr(vec!["y".into()])),
+            ("pool", AttrValue::Int(1)),
+            ("pool_name", AttrValue::Str("AVE".into())),
+            ("shared_name", AttrValue::Str("s".into())),
+        ]);
+        let mut dst = OpDraft::new("n", "Pooling");
+        auto_mapping(&src, &mut dst).unwrap();
+        let copied: Vec<&str> = dst.attrs.iter().map(|(n, _)| n).collect();
+        // `shared_name` has no `shared` field beside it: a real attribute.
+        assert_eq!(copied, ["pool", "shared_name"]);
     }
 
     #[test]

@@ -63,6 +63,43 @@ pub struct FrameworkOp {
     /// Ops a scope-fusion pass folded into this one, in graph order (GE's
     /// `FusionParseParamsFn` receives them); empty for ordinary ops.
     pub fused_ops: Vec<FrameworkOp>,
+    /// Parameter messages kept with their structure, by field name (a
+    /// Caffe layer's `convolution_param` …), beside the flattened `attrs`;
+    /// empty for frameworks whose attributes are already structured.
+    pub params: Vec<(String, ParamValue)>,
+}
+
+/// A protobuf field value with its structure: what [`FrameworkOp::params`]
+/// holds.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ParamValue {
+    Int(i64),
+    /// A uint64 above `i64::MAX` (smaller ones are `Int`).
+    UInt(u64),
+    Float(f64),
+    Bool(bool),
+    Str(String),
+    Bytes(Vec<u8>),
+    /// An enum value: its name (its number when the enum does not name it)
+    /// and its number.
+    Enum {
+        name: String,
+        number: i32,
+    },
+    /// A repeated field, empty when nothing is set.
+    List(Vec<ParamValue>),
+    /// A message: its fields by name, in field-number order.
+    Message(Vec<(String, ParamValue)>),
+}
+
+impl ParamValue {
+    /// Field `name` of a message value.
+    pub fn field(&self, name: &str) -> Option<&ParamValue> {
+        match self {
+            ParamValue::Message(fields) => fields.iter().find(|(n, _)| n == name).map(|(_, v)| v),
+            _ => None,
+        }
+    }
 }
 
 /// A function body (TensorFlow FunctionDef) used by If/While/calls.

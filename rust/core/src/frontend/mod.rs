@@ -36,6 +36,7 @@ pub(crate) mod test_graphs;
 pub use draft::OpDraft;
 pub use error::{FrontendError, PluginError};
 pub use framework::{
-    FrameworkFunction, FrameworkGraph, FrameworkInput, FrameworkOp, FunctionIndex, OPAQUE_TENSOR,
+    FrameworkFunction, FrameworkGraph, FrameworkInput, FrameworkOp, FunctionIndex, ParamValue,
+    OPAQUE_TENSOR,
 };
 pub use plugin::{Framework, ParserPlugin, PluginRegistry};

@@ -132,20 +132,58 @@ fn check_input_dtypes(
         at += count as usize;
     }
     if !live.is_empty() && !live.contains(&true) {
-        let actual: Vec<String> = schema
-            .inputs
-            .iter()
-            .zip(inputs)
-            .filter(|(p, _)| p.in_combinations())
-            .filter_map(|(p, d)| Some(format!("{}={}", p.name, d.as_ref()?.dtype)))
-            .collect();
+        let (actual, mixed) = combination_dtypes(node, schema, inputs);
+        let mixed = match mixed {
+            Some(port) => format!(
+                "; the elements of one dynamic input share one dtype, and '{port}' mixes them"
+            ),
+            None => String::new(),
+        };
         crate::bail!(
-            "its input dtypes ({}) match none of the allowed combinations {}",
+            "its input dtypes ({}) match none of the allowed combinations {}{mixed}",
             actual.join(", "),
             combinations(schema)
         );
     }
     Ok(live)
+}
+
+/// The dtypes of the combination inputs, each element of a dynamic input
+/// by index (`x[0]=FLOAT, x[1]=FLOAT16`), and the first dynamic input whose
+/// elements differ.
+fn combination_dtypes(
+    node: &Node,
+    schema: &OpSchema,
+    inputs: &[Option<&TensorDesc>],
+) -> (Vec<String>, Option<String>) {
+    let mut actual = Vec::new();
+    let mut mixed = None;
+    let mut at = 0;
+    for (port, &count) in schema.inputs.iter().zip(&node.input_counts) {
+        let instances = &inputs[at..at + count as usize];
+        at += count as usize;
+        if !port.in_combinations() {
+            continue;
+        }
+        let dynamic = port.param_type == ParamType::Dynamic;
+        let mut first = None;
+        for (i, desc) in instances.iter().enumerate() {
+            let Some(desc) = desc else { continue };
+            if dynamic {
+                actual.push(format!("{}[{i}]={}", port.name, desc.dtype));
+                match first {
+                    None => first = Some(desc.dtype),
+                    Some(dtype) if dtype != desc.dtype && mixed.is_none() => {
+                        mixed = Some(port.name.clone());
+                    }
+                    Some(_) => {}
+                }
+            } else {
+                actual.push(format!("{}={}", port.name, desc.dtype));
+            }
+        }
+    }
+    (actual, mixed)
 }
 
 fn check_format(port: &PortDef, format: Format) -> Result<(), OpError> {

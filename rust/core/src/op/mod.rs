@@ -3,6 +3,9 @@
 
 mod registry;
 mod schema;
+mod spelling;
+
+pub use spelling::closest as closest_name;
 
 pub use registry::{global_registry, register_global, OpRegistry, RegistrationError};
 pub use schema::{

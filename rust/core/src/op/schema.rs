@@ -167,6 +167,17 @@ pub struct OpSchema {
     /// weights loaded without values whose dims are unknown (a Caffe
     /// deploy prototxt without its .caffemodel), before inferring the node.
     pub weight_shapes: Option<WeightShapesFn>,
+    /// Whether nodes may carry attributes the prototype does not declare.
+    /// Off by default, so a misspelt attribute (`scael`) is an error
+    /// instead of a value the op never reads; ops that take free-form
+    /// attributes (framework passthrough, GE's `_`-prefixed private ones)
+    /// opt in.
+    pub extra_attrs: bool,
+    /// Attributes read only when a node carries them, with no default
+    /// (another framework's spelling of a declared one: TensorFlow's `DstT`
+    /// beside GE's `dst_type`, its `N` that counts a dynamic input). Known
+    /// names, so setting one is no typo.
+    pub optional_attrs: Vec<String>,
     /// Per output: the input index each aspect follows, resolved transitively
     /// at registration.
     pub(crate) follow_sources: Vec<FollowSources>,
@@ -195,8 +206,51 @@ impl OpSchema {
             source: false,
             body_inputs: None,
             weight_shapes: None,
+            extra_attrs: false,
+            optional_attrs: Vec::new(),
             follow_sources: Vec::new(),
         }
+    }
+
+    /// Sets [`OpSchema::extra_attrs`]: nodes may carry undeclared attributes.
+    pub fn allow_extra_attrs(mut self) -> OpSchema {
+        self.extra_attrs = true;
+        self
+    }
+
+    /// Adds to [`OpSchema::optional_attrs`].
+    pub fn optional_attr(mut self, name: &str) -> OpSchema {
+        self.optional_attrs.push(name.to_owned());
+        self
+    }
+
+    /// Why attribute `name` cannot be set on a node of this op, or None:
+    /// the prototype neither declares it nor opts into extra attributes,
+    /// and it is not private (GE's `_`-prefixed attributes, such as the
+    /// converter's `_input_formats`, annotate a node rather than configure
+    /// its operation). The reason lists the declared names and suggests the
+    /// closest one.
+    pub fn undeclared_attr(&self, name: &str) -> Option<String> {
+        if name.starts_with('_') {
+            return None;
+        }
+        let mut declared: Vec<&str> = self.attrs.iter().map(|a| a.name.as_str()).collect();
+        declared.extend(self.optional_attrs.iter().map(String::as_str));
+        if self.extra_attrs || declared.contains(&name) {
+            return None;
+        }
+        let listed = if declared.is_empty() {
+            "it declares no attributes".to_owned()
+        } else {
+            format!("it declares {}", declared.join(", "))
+        };
+        let hint = super::spelling::closest(name, &declared)
+            .map(|near| format!("; did you mean '{near}'?"))
+            .unwrap_or_default();
+        Some(format!(
+            "{} does not declare attribute '{name}' ({listed}){hint}",
+            self.op_type
+        ))
     }
 
     /// Sets [`OpSchema::body_inputs`].

@@ -20,6 +20,7 @@ pub(super) fn schemas() -> Vec<OpSchema> {
     // sets one, takes precedence.
     let mut constant = OpSchema::new("Const")
         .output(PortDef::new("y", ParamType::Required))
+        .optional_attr("value")
         .infer_dtype(op_fn(infer_const))
         .infer_shape(op_fn(|_| Ok(())));
     constant.source = true;

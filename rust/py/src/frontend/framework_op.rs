@@ -2,6 +2,8 @@
 //! operator) handed to a parser plugin. Attributes are already IR values, so
 //! they read like node attributes (tensors as numpy arrays).
 
+use super::params;
+use super::typed_attrs::{self as typed, Fallback};
 use crate::convert::{attr_to_py, attrs_from_py, attrs_to_py};
 use crate::errors::context_err;
 use opgraph_core::frontend::tensorflow::{self, NodeInput};
@@ -70,6 +72,7 @@ impl PyFrameworkOp {
                 control_inputs,
                 attrs: attrs.map(attrs_from_py).transpose()?.unwrap_or_default(),
                 fused_ops: fused_ops.iter().map(|op| op.op.clone()).collect(),
+                params: Vec::new(),
             },
         })
     }
@@ -121,6 +124,159 @@ impl PyFrameworkOp {
                 ),
             )),
         }
+    }
+
+    /// Attribute `name` as an int; `default` when absent (ParseError when
+    /// absent without a default, or of another type).
+    #[pyo3(signature = (name, default = Fallback::Missing))]
+    fn get_int<'py>(
+        &self,
+        py: Python<'py>,
+        name: &str,
+        default: Fallback,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        typed::get(py, &self.op, name, default, &typed::INT)
+    }
+
+    /// Attribute `name` as a float (an int attribute converts); `default` when absent (ParseError when
+    /// absent without a default, or of another type).
+    #[pyo3(signature = (name, default = Fallback::Missing))]
+    fn get_float<'py>(
+        &self,
+        py: Python<'py>,
+        name: &str,
+        default: Fallback,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        typed::get(py, &self.op, name, default, &typed::FLOAT)
+    }
+
+    /// Attribute `name` as a bool; `default` when absent (ParseError when
+    /// absent without a default, or of another type).
+    #[pyo3(signature = (name, default = Fallback::Missing))]
+    fn get_bool<'py>(
+        &self,
+        py: Python<'py>,
+        name: &str,
+        default: Fallback,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        typed::get(py, &self.op, name, default, &typed::BOOL)
+    }
+
+    /// Attribute `name` as a str; `default` when absent (ParseError when
+    /// absent without a default, or of another type).
+    #[pyo3(signature = (name, default = Fallback::Missing))]
+    fn get_str<'py>(
+        &self,
+        py: Python<'py>,
+        name: &str,
+        default: Fallback,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        typed::get(py, &self.op, name, default, &typed::STR)
+    }
+
+    /// Attribute `name` as a list of ints; `default` when absent (ParseError when
+    /// absent without a default, or of another type).
+    #[pyo3(signature = (name, default = Fallback::Missing))]
+    fn get_ints<'py>(
+        &self,
+        py: Python<'py>,
+        name: &str,
+        default: Fallback,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        typed::get(py, &self.op, name, default, &typed::INTS)
+    }
+
+    /// Attribute `name` as a list of floats; `default` when absent (ParseError when
+    /// absent without a default, or of another type).
+    #[pyo3(signature = (name, default = Fallback::Missing))]
+    fn get_floats<'py>(
+        &self,
+        py: Python<'py>,
+        name: &str,
+        default: Fallback,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        typed::get(py, &self.op, name, default, &typed::FLOATS)
+    }
+
+    /// Attribute `name` as a list of strs; `default` when absent (ParseError when
+    /// absent without a default, or of another type).
+    #[pyo3(signature = (name, default = Fallback::Missing))]
+    fn get_strs<'py>(
+        &self,
+        py: Python<'py>,
+        name: &str,
+        default: Fallback,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        typed::get(py, &self.op, name, default, &typed::STRS)
+    }
+
+    /// Attribute `name` as a shape (list of ints, -1 unknown dim, [-2] unknown rank); `default` when absent (ParseError when
+    /// absent without a default, or of another type).
+    #[pyo3(signature = (name, default = Fallback::Missing))]
+    fn get_shape<'py>(
+        &self,
+        py: Python<'py>,
+        name: &str,
+        default: Fallback,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        typed::get(py, &self.op, name, default, &typed::SHAPE)
+    }
+
+    /// Attribute `name` as a DataType; `default` when absent (ParseError when
+    /// absent without a default, or of another type).
+    #[pyo3(signature = (name, default = Fallback::Missing))]
+    fn get_dtype<'py>(
+        &self,
+        py: Python<'py>,
+        name: &str,
+        default: Fallback,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        typed::get(py, &self.op, name, default, &typed::DTYPE)
+    }
+
+    /// Attribute `name` as a tensor (numpy array); `default` when absent (ParseError when
+    /// absent without a default, or of another type).
+    #[pyo3(signature = (name, default = Fallback::Missing))]
+    fn get_tensor<'py>(
+        &self,
+        py: Python<'py>,
+        name: &str,
+        default: Fallback,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        typed::get(py, &self.op, name, default, &typed::TENSOR)
+    }
+
+    /// Parameter message `name` (e.g. `prior_box_param`) with its structure.
+    #[pyo3(signature = (name, default = Fallback::Missing))]
+    fn param<'py>(
+        &self,
+        py: Python<'py>,
+        name: &str,
+        default: Fallback,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        params::param(py, &self.op, name, default)
+    }
+
+    /// The parameter value at a dotted path (`a_param.b.c`, `param[0].x`).
+    #[pyo3(signature = (path, default = Fallback::Missing))]
+    fn param_path<'py>(
+        &self,
+        py: Python<'py>,
+        path: &str,
+        default: Fallback,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        params::param_path(py, &self.op, path, default)
+    }
+
+    /// Whether parameter message `name` is set.
+    fn has_param(&self, name: &str) -> bool {
+        self.op.params.iter().any(|(n, _)| n == name)
+    }
+
+    /// The names of the parameter messages set, in field-number order.
+    #[getter]
+    fn param_names(&self) -> Vec<String> {
+        self.op.params.iter().map(|(n, _)| n.clone()).collect()
     }
 
     /// The ops a scope-fusion pass folded into this one, in graph order.

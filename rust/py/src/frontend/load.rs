@@ -5,7 +5,7 @@
 
 use super::errors::frontend_err;
 use crate::convert::shape_arg;
-use crate::errors::guard_panics_detached;
+use crate::errors::{guard_panics_detached, param_shadowed_warning};
 use crate::graph::PyGraph;
 use opgraph_core::frontend::caffe::{self, CaffeFiles};
 use opgraph_core::frontend::convert::ConvertOptions;
@@ -127,9 +127,18 @@ pub fn load_caffe(
         weights,
         custom_protos,
     };
-    run_loader(py, Framework::Caffe, &files.prototxt, |plugins, ops| {
-        caffe::load(&files, &options, plugins, ops)
-    })
+    let mut warnings = Vec::new();
+    let graph = run_loader(py, Framework::Caffe, &files.prototxt, |plugins, ops| {
+        let (graph, found) = caffe::load_reported(&files, &options, plugins, ops)?;
+        warnings = found;
+        Ok(graph)
+    })?;
+    let category = param_shadowed_warning(py)?;
+    for warning in warnings {
+        let message = std::ffi::CString::new(warning).unwrap_or_default();
+        PyErr::warn(py, category, &message, 1)?;
+    }
+    Ok(graph)
 }
 
 /// What `load_onnx` says besides the graph: every main-graph value's

@@ -7,7 +7,9 @@ pub(crate) mod errors;
 pub(crate) mod framework_op;
 mod load;
 mod operator;
+mod params;
 mod register;
+mod typed_attrs;
 
 use pyo3::prelude::*;
 
@@ -15,6 +17,7 @@ use pyo3::prelude::*;
 pub fn add_to_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<framework_op::PyFrameworkOp>()?;
     m.add_class::<operator::PyOperator>()?;
+    m.add_class::<params::PyEnumValue>()?;
     m.add_function(wrap_pyfunction!(register::register_parser_plugin, m)?)?;
     m.add_function(wrap_pyfunction!(register::parser_plugins, m)?)?;
     m.add_function(wrap_pyfunction!(register::auto_mapping, m)?)?;

@@ -3,9 +3,14 @@
 //! is moved back when the call returns; the object is then expired, so a
 //! plugin that keeps it gets an error instead of edits that go nowhere.
 
-use crate::convert::{attr_from_py, attr_to_py, attrs_to_py, format_from_py, format_to_py};
+use crate::convert::{
+    attr_from_py, attr_to_py, attrs_to_py, dtype_from_py, format_from_py, format_to_py,
+    tensor_from_py,
+};
 use crate::errors::context_err;
 use opgraph_core::frontend::OpDraft;
+use opgraph_core::op::global_registry;
+use opgraph_core::types::AttrValue;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
@@ -77,6 +82,25 @@ impl PyOperator {
     }
 }
 
+impl PyOperator {
+    /// Sets attribute `name` when the op's prototype declares it (or takes
+    /// extra attributes, or the op type is not registered: the converter
+    /// reports that); a misspelt name is an error, not a silent extra.
+    fn set_checked(&mut self, py: Python<'_>, name: String, value: AttrValue) -> PyResult<()> {
+        let draft = self.draft_mut(py)?;
+        if let Some(schema) = global_registry().get(&draft.op_type) {
+            if let Some(why) = schema.undeclared_attr(&name) {
+                return Err(context_err(
+                    py,
+                    format!("operator '{}' cannot set attribute: {why}", draft.name),
+                ));
+            }
+        }
+        draft.set_attr(name, value);
+        Ok(())
+    }
+}
+
 fn expired(py: Python<'_>) -> PyErr {
     context_err(
         py,
@@ -133,8 +157,59 @@ impl PyOperator {
     /// Sets attribute `name` (values convert as in `Graph.add_node`).
     fn set_attr(&mut self, py: Python<'_>, name: String, value: &Bound<'_, PyAny>) -> PyResult<()> {
         let value = attr_from_py(value)?;
-        self.draft_mut(py)?.set_attr(name, value);
-        Ok(())
+        self.set_checked(py, name, value)
+    }
+
+    fn set_int(&mut self, py: Python<'_>, name: String, value: i64) -> PyResult<()> {
+        self.set_checked(py, name, AttrValue::Int(value))
+    }
+
+    fn set_float(&mut self, py: Python<'_>, name: String, value: f64) -> PyResult<()> {
+        self.set_checked(py, name, AttrValue::Float(value))
+    }
+
+    fn set_bool(&mut self, py: Python<'_>, name: String, value: bool) -> PyResult<()> {
+        self.set_checked(py, name, AttrValue::Bool(value))
+    }
+
+    fn set_str(&mut self, py: Python<'_>, name: String, value: String) -> PyResult<()> {
+        self.set_checked(py, name, AttrValue::Str(value))
+    }
+
+    fn set_ints(&mut self, py: Python<'_>, name: String, value: Vec<i64>) -> PyResult<()> {
+        self.set_checked(py, name, AttrValue::ListInt(value))
+    }
+
+    fn set_floats(&mut self, py: Python<'_>, name: String, value: Vec<f64>) -> PyResult<()> {
+        self.set_checked(py, name, AttrValue::ListFloat(value))
+    }
+
+    fn set_bools(&mut self, py: Python<'_>, name: String, value: Vec<bool>) -> PyResult<()> {
+        self.set_checked(py, name, AttrValue::ListBool(value))
+    }
+
+    fn set_strs(&mut self, py: Python<'_>, name: String, value: Vec<String>) -> PyResult<()> {
+        self.set_checked(py, name, AttrValue::ListStr(value))
+    }
+
+    fn set_dtype(
+        &mut self,
+        py: Python<'_>,
+        name: String,
+        value: &Bound<'_, PyAny>,
+    ) -> PyResult<()> {
+        let dtype = dtype_from_py(value)?;
+        self.set_checked(py, name, AttrValue::DataType(dtype))
+    }
+
+    fn set_tensor(
+        &mut self,
+        py: Python<'_>,
+        name: String,
+        value: &Bound<'_, PyAny>,
+    ) -> PyResult<()> {
+        let tensor = tensor_from_py(value)?;
+        self.set_checked(py, name, AttrValue::Tensor(tensor))
     }
 
     /// Sizes DYNAMIC input port `port` to `count` instances.

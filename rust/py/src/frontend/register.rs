@@ -130,8 +130,10 @@ pub fn parser_plugins(framework: &str) -> PyResult<Vec<(String, String, bool)>> 
         .collect())
 }
 
-/// GE's `AutoMappingByOpFn`: copies every attribute of `src` to `dst` and
-/// takes the tensor formats from `data_format`.
+/// GE's `AutoMappingByOpFn`: copies every attribute of `src` to `dst`
+/// except framework bookkeeping (a Caffe layer's `bottom`, `top` and enum
+/// `<field>_name` companions) and takes the tensor formats from
+/// `data_format`.
 #[pyfunction]
 pub fn auto_mapping(
     py: Python<'_>,

@@ -50,6 +50,10 @@
 //! `type` over `bias_filler`'s). Enum `_name` attributes come last. GE
 //! instead lets the last field written win; opgraph keeps the outer, given
 //! value.
+//!
+//! A dropped field that the net sets (not a filled-in default) is reported
+//! in [`LayerAttrs::shadowed`], so the loader can warn once per layer type;
+//! the structured view ([`super::params`]) keeps every field.
 
 use super::message::as_int;
 use crate::types::{AttrValue, Attrs};
@@ -59,7 +63,7 @@ use prost_reflect::{
 use std::borrow::Cow;
 
 /// Layer fields that are not attributes.
-const SKIPPED: &[&str] = &[
+pub(super) const SKIPPED: &[&str] = &[
     "name", "type", "phase", "include", "exclude", "blobs", "layer",
 ];
 
@@ -81,8 +85,17 @@ const PRESENCE_ONLY: &[(&str, &str)] = &[
 /// The suffix of the Str attribute naming an enum value.
 pub const ENUM_NAME_SUFFIX: &str = "_name";
 
+/// A layer's flattened attributes and the set fields flattening dropped.
+pub(super) struct LayerAttrs {
+    pub attrs: Attrs,
+    /// `(kept path, dropped path)` for each set field whose name an earlier
+    /// field took (`convolution_param.weight_filler.type`,
+    /// `convolution_param.bias_filler.type`).
+    pub shadowed: Vec<(String, String)>,
+}
+
 /// The attributes of `layer`, or why one field cannot be one.
-pub(super) fn layer_attrs(layer: &DynamicMessage) -> Result<Attrs, String> {
+pub(super) fn layer_attrs(layer: &DynamicMessage) -> Result<LayerAttrs, String> {
     let mut out = Flattened::default();
     // Breadth first: all fields of one depth before the next depth.
     let mut level: Vec<(&DynamicMessage, String)> = vec![(layer, String::new())];
@@ -107,7 +120,7 @@ pub(super) fn layer_attrs(layer: &DynamicMessage) -> Result<Attrs, String> {
                 if message.has_field(&field) {
                     match message.get_field(&field) {
                         Cow::Borrowed(Value::Message(nested)) => next.push((nested, path)),
-                        value => out.add(&field, &value, &path)?,
+                        value => out.add(&field, &value, &path, true)?,
                     }
                 } else if depth > 1 && fills_default(message, &field) {
                     defaults.push((*message, field, path));
@@ -115,7 +128,7 @@ pub(super) fn layer_attrs(layer: &DynamicMessage) -> Result<Attrs, String> {
             }
         }
         for (message, field, path) in defaults {
-            out.add(&field, &message.get_field(&field), &path)?;
+            out.add(&field, &message.get_field(&field), &path, false)?;
         }
         level = next;
         depth += 1;
@@ -127,11 +140,22 @@ pub(super) fn layer_attrs(layer: &DynamicMessage) -> Result<Attrs, String> {
 #[derive(Default)]
 struct Flattened {
     attrs: Attrs,
+    /// The field path each attribute came from, in `attrs` order.
+    paths: Vec<String>,
     enum_names: Vec<(String, AttrValue)>,
+    shadowed: Vec<(String, String)>,
 }
 
 impl Flattened {
-    fn add(&mut self, field: &FieldDescriptor, value: &Value, path: &str) -> Result<(), String> {
+    /// Adds field `path`; `set` tells a value the net gives from a filled-in
+    /// default (only a given value lost to a clash is reported).
+    fn add(
+        &mut self,
+        field: &FieldDescriptor,
+        value: &Value,
+        path: &str,
+        set: bool,
+    ) -> Result<(), String> {
         let name = field.name();
         let kind = field.kind();
         let attr = match (value, &kind) {
@@ -148,15 +172,26 @@ impl Flattened {
             self.enum_names
                 .push((format!("{name}{ENUM_NAME_SUFFIX}"), names));
         }
-        set_if_absent(&mut self.attrs, name, attr);
+        let taken = self.attrs.iter().position(|(n, _)| n == name);
+        match taken {
+            None => {
+                self.attrs.set(name, attr);
+                self.paths.push(path.to_owned());
+            }
+            Some(i) if set => self.shadowed.push((self.paths[i].clone(), path.to_owned())),
+            Some(_) => {}
+        }
         Ok(())
     }
 
-    fn finish(mut self) -> Attrs {
+    fn finish(mut self) -> LayerAttrs {
         for (name, value) in std::mem::take(&mut self.enum_names) {
             set_if_absent(&mut self.attrs, &name, value);
         }
-        self.attrs
+        LayerAttrs {
+            attrs: self.attrs,
+            shadowed: self.shadowed,
+        }
     }
 }
 
@@ -174,14 +209,14 @@ fn field_path(parent: &str, field: &FieldDescriptor) -> String {
     }
 }
 
-fn fields_by_number(message: &DynamicMessage) -> Vec<FieldDescriptor> {
+pub(super) fn fields_by_number(message: &DynamicMessage) -> Vec<FieldDescriptor> {
     let mut fields: Vec<FieldDescriptor> = message.descriptor().fields().collect();
     fields.sort_by_key(FieldDescriptor::number);
     fields
 }
 
 /// Whether an unset field of a flattened message shows its default.
-fn fills_default(message: &DynamicMessage, field: &FieldDescriptor) -> bool {
+pub(super) fn fills_default(message: &DynamicMessage, field: &FieldDescriptor) -> bool {
     let declared = field.field_descriptor_proto().default_value.is_some();
     let owner = message.descriptor();
     declared
@@ -205,7 +240,7 @@ fn scalar_attr(value: &Value) -> Result<AttrValue, String> {
     })
 }
 
-fn uint64(value: u64) -> Result<i64, String> {
+pub(super) fn uint64(value: u64) -> Result<i64, String> {
     i64::try_from(value).map_err(|_| {
         format!(
             "is the uint64 {value}, above the largest int attribute ({})",

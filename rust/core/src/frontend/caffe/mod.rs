@@ -47,7 +47,7 @@
 use super::convert::{convert, ConvertOptions};
 use super::mapped::map_file;
 use super::text_format::parse_text;
-use super::{FrameworkGraph, FrontendError, ParserPlugin, PluginRegistry};
+use super::{Framework, FrameworkGraph, FrontendError, ParserPlugin, PluginRegistry};
 use crate::graph::Graph;
 use crate::op::OpRegistry;
 use net::NetError;
@@ -60,11 +60,13 @@ pub mod custom;
 mod layer;
 mod message;
 pub mod net;
+mod params;
 mod rules;
 pub mod schema;
 pub mod weightless;
 pub mod weights;
 
+pub use attrs::ENUM_NAME_SUFFIX;
 pub use net::{CONST, PLACEHOLDER};
 pub use schema::CaffeSchema;
 pub use weights::{decode_weights, CaffeWeights};
@@ -90,6 +92,14 @@ pub struct CaffeFiles {
 
 /// Decodes a Caffe model into a framework graph. Errors name the file.
 pub fn decode(files: &CaffeFiles) -> Result<FrameworkGraph, FrontendError> {
+    decode_reported(files).map(|(graph, _)| graph)
+}
+
+/// [`decode`], with warnings as `(layer type, message)`: set layer fields
+/// the flattened attributes drop (name clashes), one per layer type.
+pub fn decode_reported(
+    files: &CaffeFiles,
+) -> Result<(FrameworkGraph, Vec<(String, String)>), FrontendError> {
     let schema = CaffeSchema::with_custom_proto_files(&files.custom_protos)?;
     let path = &files.prototxt;
     let data = map_file(path, "a Caffe net definition (.prototxt)")?;
@@ -140,9 +150,11 @@ pub fn decode_net(
     fallback_name: &str,
 ) -> Result<FrameworkGraph, FrontendError> {
     let net = parse_net(schema, text)?;
-    net::convert_net(&net, weights, fallback_name).map_err(|error| match error {
-        NetError::Net(why) | NetError::Weights(why) => FrontendError::Decode(why),
-    })
+    net::convert_net(&net, weights, fallback_name)
+        .map(|(graph, _)| graph)
+        .map_err(|error| match error {
+            NetError::Net(why) | NetError::Weights(why) => FrontendError::Decode(why),
+        })
 }
 
 fn parse_net(schema: &CaffeSchema, text: &str) -> Result<DynamicMessage, FrontendError> {
@@ -165,8 +177,31 @@ pub fn load(
     plugins: &PluginRegistry,
     ops: &OpRegistry,
 ) -> Result<Graph, FrontendError> {
-    let framework = decode(files)?;
-    convert(&framework, plugins, ops, options)
+    load_reported(files, options, plugins, ops).map(|(graph, _)| graph)
+}
+
+/// [`load`], with [`decode_reported`]'s warnings for the layer types a
+/// user plugin maps: built-in plugins are written against the flattened
+/// view and never read a dropped field, so only a user's plugin may be
+/// missing one.
+pub fn load_reported(
+    files: &CaffeFiles,
+    options: &ConvertOptions,
+    plugins: &PluginRegistry,
+    ops: &OpRegistry,
+) -> Result<(Graph, Vec<String>), FrontendError> {
+    let (framework, warnings) = decode_reported(files)?;
+    let graph = convert(&framework, plugins, ops, options)?;
+    let warnings = warnings
+        .into_iter()
+        .filter(|(kind, _)| {
+            plugins
+                .get(Framework::Caffe, kind)
+                .is_some_and(|plugin| !plugin.builtin)
+        })
+        .map(|(_, message)| message)
+        .collect();
+    Ok((graph, warnings))
 }
 
 #[cfg(test)]

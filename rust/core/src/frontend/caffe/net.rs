@@ -6,6 +6,7 @@ use super::attrs::layer_attrs;
 use super::blob::RawBlob;
 use super::layer::{layers, Layer};
 use super::message::{self, strings};
+use super::params::layer_params;
 use super::rules::NetState;
 use super::weightless::weight_shapes;
 use super::weights::CaffeWeights;
@@ -35,12 +36,14 @@ impl From<String> for NetError {
     }
 }
 
-/// The framework graph of `net`, weights (if any) matched by layer name.
+/// The framework graph of `net`, weights (if any) matched by layer name,
+/// and warnings as `(layer type, message)`: set fields that flattening
+/// drops, once per layer type.
 pub(super) fn convert_net(
     net: &DynamicMessage,
     weights: Option<&CaffeWeights>,
     fallback_name: &str,
-) -> Result<FrameworkGraph, NetError> {
+) -> Result<(FrameworkGraph, Vec<(String, String)>), NetError> {
     let state = NetState::of(net);
     let mut graph = Builder::default();
     for (blob, shape) in net_inputs(net)? {
@@ -84,12 +87,14 @@ pub(super) fn convert_net(
         ));
     }
     let name = message::string(net, "name").filter(|n| !n.is_empty());
-    Ok(FrameworkGraph {
+    let warnings = graph.shadow_warnings();
+    let graph = FrameworkGraph {
         name: name.unwrap_or_else(|| fallback_name.to_owned()),
         framework: Framework::Caffe,
         ops: graph.ops,
         functions: Vec::new(),
-    })
+    };
+    Ok((graph, warnings))
 }
 
 /// A net input: its blob name and shape, if declared.
@@ -146,9 +151,37 @@ struct Builder {
     ops: Vec<FrameworkOp>,
     names: HashSet<String>,
     blobs: HashMap<String, FrameworkInput>,
+    /// Per layer type, the first layer whose flattening dropped set fields,
+    /// with `(kept, dropped)` field paths.
+    shadowed: Vec<Shadowed>,
 }
 
+/// A layer type, its first layer whose flattening dropped set fields, and
+/// the `(kept, dropped)` field paths.
+type Shadowed = (String, String, Vec<(String, String)>);
+
 impl Builder {
+    /// One warning per layer type whose flattened attributes lost a field
+    /// the net sets, naming the field kept and the one dropped.
+    fn shadow_warnings(&self) -> Vec<(String, String)> {
+        self.shadowed
+            .iter()
+            .map(|(kind, layer, pairs)| {
+                let pairs: Vec<String> = pairs
+                    .iter()
+                    .map(|(kept, dropped)| format!("'{dropped}' (kept '{kept}')"))
+                    .collect();
+                let message = format!(
+                    "Caffe layer type {kind} (first in layer '{layer}'): the flattened \
+                     attributes keep one field per name and drop {}; read dropped fields with \
+                     FrameworkOp.param_path",
+                    pairs.join(", ")
+                );
+                (kind.clone(), message)
+            })
+            .collect()
+    }
+
     fn add(&mut self, op: FrameworkOp) -> Result<(), String> {
         if !self.names.insert(op.name.clone()) {
             return Err(format!(
@@ -222,8 +255,13 @@ impl Builder {
             })?;
             inputs.push(source.clone());
         }
-        let attrs =
+        let flat =
             layer_attrs(layer.message).map_err(|why| format!("layer '{}': {why}", layer.name))?;
+        if !flat.shadowed.is_empty() && !self.shadowed.iter().any(|(k, _, _)| *k == layer.kind) {
+            self.shadowed
+                .push((layer.kind.clone(), layer.name.clone(), flat.shadowed));
+        }
+        let attrs = flat.attrs;
         for (i, value) in blob_values(layer, weights)?.into_iter().enumerate() {
             let name = format!("{}/blobs/{i}", layer.name);
             let mut attrs = Attrs::new();
@@ -242,6 +280,7 @@ impl Builder {
             op_type: layer.kind.clone(),
             inputs,
             attrs,
+            params: layer_params(layer.message),
             ..FrameworkOp::default()
         })?;
         for (i, top) in layer.tops.iter().enumerate() {

@@ -204,6 +204,7 @@ impl<'a> Splicer<'a> {
             control_inputs: controls,
             attrs: result.attrs.clone(),
             fused_ops: self.fused_ops(r).cloned().collect(),
+            params: Vec::new(),
         }])
     }
 

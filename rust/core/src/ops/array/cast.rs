@@ -38,6 +38,8 @@ pub(super) fn schemas() -> Vec<OpSchema> {
                 .follow("x", FollowType::Shape),
         )
         .attr("Truncate", AttrType::Bool, Some(AttrValue::Bool(false)))
+        .optional_attr("dst_type")
+        .optional_attr("DstT")
         .verify(op_fn(|ctx| dst_type(ctx).map(|_| ())))
         .infer_dtype(op_fn(|ctx| {
             let dtype = dst_type(ctx)?;

@@ -20,24 +20,28 @@ pub(super) fn schemas() -> Vec<OpSchema> {
         .input(PortDef::new("x", ParamType::Dynamic))
         .input(axis())
         .output(PortDef::new("y", ParamType::Required).follow("x", FollowType::Dtype))
+        .optional_attr("N")
         .infer_shape(op_fn(|ctx| infer_concat(ctx, Layout::AxisLast)))
         .fold(op_fn(|ctx| fold_concat(ctx, Layout::AxisLast)));
     let concat = OpSchema::new("Concat")
         .input(axis())
         .input(PortDef::new("x", ParamType::Dynamic))
         .output(PortDef::new("y", ParamType::Required).follow("x", FollowType::Dtype))
+        .optional_attr("N")
         .infer_shape(op_fn(|ctx| infer_concat(ctx, Layout::AxisFirst)))
         .fold(op_fn(|ctx| fold_concat(ctx, Layout::AxisFirst)));
     let pack = OpSchema::new("Pack")
         .input(PortDef::new("x", ParamType::Dynamic))
         .output(PortDef::new("y", ParamType::Required).follow("x", FollowType::Dtype))
         .attr("axis", AttrType::Int, Some(AttrValue::Int(0)))
+        .optional_attr("N")
         .infer_shape(op_fn(infer_pack))
         .fold(op_fn(fold_pack));
     let unpack = OpSchema::new("Unpack")
         .input(PortDef::new("x", ParamType::Required))
         .output(PortDef::new("y", ParamType::Dynamic))
         .attr("axis", AttrType::Int, Some(AttrValue::Int(0)))
+        .optional_attr("num")
         .infer_dtype(op_fn(|ctx| {
             let dtype = ctx.input_dtype(0)?;
             (0..ctx.output_count()).try_for_each(|o| ctx.set_output_dtype(o, dtype))

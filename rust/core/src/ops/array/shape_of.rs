@@ -27,6 +27,7 @@ pub(super) fn schemas() -> Vec<OpSchema> {
         .input(PortDef::new("x", ParamType::Dynamic))
         .output(PortDef::new("y", ParamType::Dynamic).dtype_list(INDEX))
         .attr("out_type", AttrType::DataType, out_type())
+        .optional_attr("N")
         .infer_dtype(op_fn(infer_out_type))
         .infer_shape(op_fn(infer_shape_of))
         .fold(op_fn(fold_shape_of));

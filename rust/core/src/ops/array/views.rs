@@ -31,6 +31,7 @@ pub(super) fn schemas() -> Vec<OpSchema> {
         .input(PortDef::new("x", ParamType::Required))
         .output(view_of_x())
         .attr("axis", AttrType::ListInt, Some(AttrValue::ListInt(vec![])))
+        .optional_attr("squeeze_dims")
         .infer_shape(op_fn(infer_squeeze))
         .fold(op_fn(fold_view));
     let expand_dims = OpSchema::new("ExpandDims")

@@ -5,6 +5,7 @@
 mod attrs;
 mod custom;
 mod malformed;
+mod params;
 mod shared;
 mod structure;
 mod weightless;
