@@ -65,9 +65,9 @@ opgraph.register(upsample)
 #    `bottom` and `top` names, and its inputs: the bottoms, then its blobs.
 @caffe_plugin("DocsNearestUpsample", origin_op_types=["Upsample"])
 def parse_upsample(src: FrameworkOp, dst: Operator) -> None:
-    scale: int = src.get_attr("scale")  # 2 unless the layer says otherwise
-    dst.set_attr("scale_h", src.get_attr("scale_h") if src.has_attr("scale_h") else scale)
-    dst.set_attr("scale_w", src.get_attr("scale_w") if src.has_attr("scale_w") else scale)
+    scale = src.get_int("scale", 2)  # typed: a ParseError names the layer if it is not an int
+    dst.set_int("scale_h", src.get_int("scale_h", scale))
+    dst.set_int("scale_w", src.get_int("scale_w", scale))
 
 
 with tempfile.TemporaryDirectory() as tmp:

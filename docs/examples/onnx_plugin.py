@@ -22,7 +22,7 @@ from opgraph.onnx import FrameworkOp, Operator, load_onnx_reported
 # the domain uses the plugin of the highest opset not above 3.
 @opgraph.onnx.plugin("LeakyRelu", origin_op_types=["com.example.vision::2::Leaky"])
 def parse_leaky(src: FrameworkOp, dst: Operator) -> None:
-    dst.set_attr("alpha", src.get_attr("slope"))
+    dst.set_float("alpha", src.get_float("slope"))
 
 
 with tempfile.TemporaryDirectory() as tmp:

@@ -59,14 +59,17 @@ class AippConfig:
     path: str
 
     def get(self, name: str, default: Any = 0) -> Any:
+        """Field ``name`` as written, else ``default``."""
         return self.fields.get(name, default)
 
     @property
     def mode(self) -> str:
+        """``aipp_mode`` (``static`` or ``dynamic``; ``undefined`` when unset)."""
         return str(self.fields.get("aipp_mode", "undefined"))
 
     @property
     def input_rank(self) -> int:
+        """``related_input_rank``: which model input (by position) the stage feeds."""
         return int(self.fields.get("related_input_rank", 0))
 
 
@@ -92,6 +95,7 @@ class AippStage:
     csc: bool
 
     def to_dict(self) -> dict[str, Any]:
+        """The stage as report.json's ``aipp`` entries hold it."""
         return {
             "input": self.input,
             "mode": self.mode,

@@ -234,7 +234,11 @@ class Graph:
         again for its tensors to take it."""
     def set_input_desc(
         self, name: str, dtype: DataType, shape: Sequence[int], format: Format | str | None = None
-    ) -> None: ...
+    ) -> None:
+        """Replaces what graph input `name` (a Data or Placeholder node)
+        delivers: its dtype, shape and format (`None`: kept), its shape range
+        dropped; what ATC's AIPP does to the input it feeds (a uint8 image).
+        Infer the graph again for its readers to see it."""
     def add_const(self, name: str, value: npt.ArrayLike, format: Format | str | None = None) -> TensorRef:
         """Adds a Const node holding a copy of `value` (a numpy array)."""
     def add_node(
@@ -437,14 +441,16 @@ _AttrInput: TypeAlias = (
 
 @final
 class EnumValue:
-    """A protobuf enum value in a Caffe layer's parameters: its ``name``
-    (its number as text when the enum does not name it) and ``number``."""
+    """A protobuf enum value: its name (its number when the enum does not name
+    it) and its number."""
 
     def __new__(cls, name: str, number: int) -> EnumValue: ...
     @property
-    def name(self) -> str: ...
+    def name(self) -> str:
+        """The value's name (its number as text when the enum does not name it)."""
     @property
-    def number(self) -> int: ...
+    def number(self) -> int:
+        """The value's number."""
     def __eq__(self, value: object, /) -> bool: ...
     def __hash__(self) -> int: ...
 
@@ -496,159 +502,141 @@ class FrameworkOp:
         """Attribute `name`; ContextError when the node does not set it."""
     @overload
     def get_int(self, name: str) -> int:
-        """Attribute ``name`` as an int.
-
-        With ``default`` (None included), an absent attribute returns it;
-        without, an absent attribute raises :class:`~opgraph.ParseError`
-        naming the node and listing the attributes it has. A value of
-        another type raises ``ParseError`` naming the expected and actual
-        types."""
+        """Attribute `name` as an int; `default` when absent (ParseError when
+        absent without a default, or of another type)."""
     @overload
-    def get_int(self, name: str, default: int) -> int: ...
+    def get_int(self, name: str, default: int) -> int:
+        """Attribute `name` as an int; `default` when absent (ParseError when
+        absent without a default, or of another type)."""
     @overload
-    def get_int(self, name: str, default: None) -> int | None: ...
+    def get_int(self, name: str, default: None) -> int | None:
+        """Attribute `name` as an int; `default` when absent (ParseError when
+        absent without a default, or of another type)."""
     @overload
     def get_float(self, name: str) -> float:
-        """Attribute ``name`` as a float (an int attribute converts).
-
-        With ``default`` (None included), an absent attribute returns it;
-        without, an absent attribute raises :class:`~opgraph.ParseError`
-        naming the node and listing the attributes it has. A value of
-        another type raises ``ParseError`` naming the expected and actual
-        types."""
+        """Attribute `name` as a float (an int attribute converts); `default` when absent (ParseError when
+        absent without a default, or of another type)."""
     @overload
-    def get_float(self, name: str, default: float) -> float: ...
+    def get_float(self, name: str, default: float) -> float:
+        """Attribute `name` as a float (an int attribute converts); `default` when absent (ParseError when
+        absent without a default, or of another type)."""
     @overload
-    def get_float(self, name: str, default: None) -> float | None: ...
+    def get_float(self, name: str, default: None) -> float | None:
+        """Attribute `name` as a float (an int attribute converts); `default` when absent (ParseError when
+        absent without a default, or of another type)."""
     @overload
     def get_bool(self, name: str) -> bool:
-        """Attribute ``name`` as a bool.
-
-        With ``default`` (None included), an absent attribute returns it;
-        without, an absent attribute raises :class:`~opgraph.ParseError`
-        naming the node and listing the attributes it has. A value of
-        another type raises ``ParseError`` naming the expected and actual
-        types."""
+        """Attribute `name` as a bool; `default` when absent (ParseError when
+        absent without a default, or of another type)."""
     @overload
-    def get_bool(self, name: str, default: bool) -> bool: ...
+    def get_bool(self, name: str, default: bool) -> bool:
+        """Attribute `name` as a bool; `default` when absent (ParseError when
+        absent without a default, or of another type)."""
     @overload
-    def get_bool(self, name: str, default: None) -> bool | None: ...
+    def get_bool(self, name: str, default: None) -> bool | None:
+        """Attribute `name` as a bool; `default` when absent (ParseError when
+        absent without a default, or of another type)."""
     @overload
     def get_str(self, name: str) -> str:
-        """Attribute ``name`` as a str.
-
-        With ``default`` (None included), an absent attribute returns it;
-        without, an absent attribute raises :class:`~opgraph.ParseError`
-        naming the node and listing the attributes it has. A value of
-        another type raises ``ParseError`` naming the expected and actual
-        types."""
+        """Attribute `name` as a str; `default` when absent (ParseError when
+        absent without a default, or of another type)."""
     @overload
-    def get_str(self, name: str, default: str) -> str: ...
+    def get_str(self, name: str, default: str) -> str:
+        """Attribute `name` as a str; `default` when absent (ParseError when
+        absent without a default, or of another type)."""
     @overload
-    def get_str(self, name: str, default: None) -> str | None: ...
+    def get_str(self, name: str, default: None) -> str | None:
+        """Attribute `name` as a str; `default` when absent (ParseError when
+        absent without a default, or of another type)."""
     @overload
     def get_ints(self, name: str) -> list[int]:
-        """Attribute ``name`` as a list of ints (an empty list of any type reads as []).
-
-        With ``default`` (None included), an absent attribute returns it;
-        without, an absent attribute raises :class:`~opgraph.ParseError`
-        naming the node and listing the attributes it has. A value of
-        another type raises ``ParseError`` naming the expected and actual
-        types."""
+        """Attribute `name` as a list of ints; `default` when absent (ParseError when
+        absent without a default, or of another type)."""
     @overload
-    def get_ints(self, name: str, default: list[int]) -> list[int]: ...
+    def get_ints(self, name: str, default: list[int]) -> list[int]:
+        """Attribute `name` as a list of ints; `default` when absent (ParseError when
+        absent without a default, or of another type)."""
     @overload
-    def get_ints(self, name: str, default: None) -> list[int] | None: ...
+    def get_ints(self, name: str, default: None) -> list[int] | None:
+        """Attribute `name` as a list of ints; `default` when absent (ParseError when
+        absent without a default, or of another type)."""
     @overload
     def get_floats(self, name: str) -> list[float]:
-        """Attribute ``name`` as a list of floats (ints convert).
-
-        With ``default`` (None included), an absent attribute returns it;
-        without, an absent attribute raises :class:`~opgraph.ParseError`
-        naming the node and listing the attributes it has. A value of
-        another type raises ``ParseError`` naming the expected and actual
-        types."""
+        """Attribute `name` as a list of floats; `default` when absent (ParseError when
+        absent without a default, or of another type)."""
     @overload
-    def get_floats(self, name: str, default: list[float]) -> list[float]: ...
+    def get_floats(self, name: str, default: list[float]) -> list[float]:
+        """Attribute `name` as a list of floats; `default` when absent (ParseError when
+        absent without a default, or of another type)."""
     @overload
-    def get_floats(self, name: str, default: None) -> list[float] | None: ...
+    def get_floats(self, name: str, default: None) -> list[float] | None:
+        """Attribute `name` as a list of floats; `default` when absent (ParseError when
+        absent without a default, or of another type)."""
     @overload
     def get_strs(self, name: str) -> list[str]:
-        """Attribute ``name`` as a list of strs.
-
-        With ``default`` (None included), an absent attribute returns it;
-        without, an absent attribute raises :class:`~opgraph.ParseError`
-        naming the node and listing the attributes it has. A value of
-        another type raises ``ParseError`` naming the expected and actual
-        types."""
+        """Attribute `name` as a list of strs; `default` when absent (ParseError when
+        absent without a default, or of another type)."""
     @overload
-    def get_strs(self, name: str, default: list[str]) -> list[str]: ...
+    def get_strs(self, name: str, default: list[str]) -> list[str]:
+        """Attribute `name` as a list of strs; `default` when absent (ParseError when
+        absent without a default, or of another type)."""
     @overload
-    def get_strs(self, name: str, default: None) -> list[str] | None: ...
+    def get_strs(self, name: str, default: None) -> list[str] | None:
+        """Attribute `name` as a list of strs; `default` when absent (ParseError when
+        absent without a default, or of another type)."""
     @overload
     def get_shape(self, name: str) -> list[int]:
-        """Attribute ``name`` as a shape: dims in GE's convention (-1 an unknown dim, [-2] an unknown rank).
-
-        With ``default`` (None included), an absent attribute returns it;
-        without, an absent attribute raises :class:`~opgraph.ParseError`
-        naming the node and listing the attributes it has. A value of
-        another type raises ``ParseError`` naming the expected and actual
-        types."""
+        """Attribute `name` as a shape (list of ints, -1 unknown dim, [-2] unknown rank); `default` when absent (ParseError when
+        absent without a default, or of another type)."""
     @overload
-    def get_shape(self, name: str, default: list[int]) -> list[int]: ...
+    def get_shape(self, name: str, default: list[int]) -> list[int]:
+        """Attribute `name` as a shape (list of ints, -1 unknown dim, [-2] unknown rank); `default` when absent (ParseError when
+        absent without a default, or of another type)."""
     @overload
-    def get_shape(self, name: str, default: None) -> list[int] | None: ...
+    def get_shape(self, name: str, default: None) -> list[int] | None:
+        """Attribute `name` as a shape (list of ints, -1 unknown dim, [-2] unknown rank); `default` when absent (ParseError when
+        absent without a default, or of another type)."""
     @overload
     def get_dtype(self, name: str) -> DataType:
-        """Attribute ``name`` as a DataType.
-
-        With ``default`` (None included), an absent attribute returns it;
-        without, an absent attribute raises :class:`~opgraph.ParseError`
-        naming the node and listing the attributes it has. A value of
-        another type raises ``ParseError`` naming the expected and actual
-        types."""
+        """Attribute `name` as a DataType; `default` when absent (ParseError when
+        absent without a default, or of another type)."""
     @overload
-    def get_dtype(self, name: str, default: DataType) -> DataType: ...
+    def get_dtype(self, name: str, default: DataType) -> DataType:
+        """Attribute `name` as a DataType; `default` when absent (ParseError when
+        absent without a default, or of another type)."""
     @overload
-    def get_dtype(self, name: str, default: None) -> DataType | None: ...
+    def get_dtype(self, name: str, default: None) -> DataType | None:
+        """Attribute `name` as a DataType; `default` when absent (ParseError when
+        absent without a default, or of another type)."""
     @overload
     def get_tensor(self, name: str) -> npt.NDArray[np.generic]:
-        """Attribute ``name`` as a tensor, as a numpy array.
-
-        With ``default`` (None included), an absent attribute returns it;
-        without, an absent attribute raises :class:`~opgraph.ParseError`
-        naming the node and listing the attributes it has. A value of
-        another type raises ``ParseError`` naming the expected and actual
-        types."""
+        """Attribute `name` as a tensor (numpy array); `default` when absent (ParseError when
+        absent without a default, or of another type)."""
     @overload
-    def get_tensor(self, name: str, default: npt.NDArray[np.generic]) -> npt.NDArray[np.generic]: ...
+    def get_tensor(self, name: str, default: npt.NDArray[np.generic]) -> npt.NDArray[np.generic]:
+        """Attribute `name` as a tensor (numpy array); `default` when absent (ParseError when
+        absent without a default, or of another type)."""
     @overload
-    def get_tensor(self, name: str, default: None) -> npt.NDArray[np.generic] | None: ...
+    def get_tensor(self, name: str, default: None) -> npt.NDArray[np.generic] | None:
+        """Attribute `name` as a tensor (numpy array); `default` when absent (ParseError when
+        absent without a default, or of another type)."""
     @overload
     def param(self, name: str) -> dict[str, _ParamValue]:
-        """Parameter message ``name`` of a Caffe layer (``"prior_box_param"``)
-        with its structure, which the flattened attributes lose: messages
-        as dicts, repeated fields as lists (present even when empty), enums
-        as :class:`EnumValue`. A singular scalar is present when set or when
-        it declares a default; a nested message when set. Without
-        ``default``, a message the layer does not set raises
-        :class:`~opgraph.ParseError` listing the ones it sets."""
+        """Parameter message `name` (e.g. `prior_box_param`) with its structure."""
     @overload
-    def param(self, name: str, default: _D) -> dict[str, _ParamValue] | _D: ...
+    def param(self, name: str, default: _D) -> dict[str, _ParamValue] | _D:
+        """Parameter message `name` (e.g. `prior_box_param`) with its structure."""
     @overload
     def param_path(self, path: str) -> _ParamValue:
-        """The parameter value at a dotted path,
-        ``"detection_output_param.nms_param.top_k"``; ``name[i]`` selects
-        element ``i`` of a repeated field. A field that is not set returns
-        ``default`` when given, else raises :class:`~opgraph.ParseError`
-        naming the path and the fields that are there."""
+        """The parameter value at a dotted path (`a_param.b.c`, `param[0].x`)."""
     @overload
-    def param_path(self, path: str, default: _D) -> _ParamValue | _D: ...
+    def param_path(self, path: str, default: _D) -> _ParamValue | _D:
+        """The parameter value at a dotted path (`a_param.b.c`, `param[0].x`)."""
     def has_param(self, name: str) -> bool:
-        """Whether the layer sets parameter message ``name``."""
+        """Whether parameter message `name` is set."""
     @property
     def param_names(self) -> list[str]:
-        """The parameter messages the layer sets, in field-number order."""
+        """The names of the parameter messages set, in field-number order."""
     @property
     def fused_ops(self) -> list[FrameworkOp]:
         """The ops a scope-fusion pass folded into this one, in graph order."""
@@ -681,52 +669,47 @@ class Operator:
     def get_attr(self, name: str) -> Any:
         """Attribute `name`; ContextError when it is not set."""
     def set_attr(self, name: str, value: _AttrInput) -> None:
-        """Sets attribute ``name``; the value's Python type picks the
-        attribute type (``set_float`` and friends say it explicitly, e.g. a
-        float attribute from an int). A name the op's prototype does not
-        declare raises :class:`~opgraph.ContextError` listing the declared
-        ones and the closest match (unless the prototype takes extra
-        attributes)."""
+        """Sets attribute `name` (values convert as in `Graph.add_node`)."""
     def set_int(self, name: str, value: int) -> None:
-        """Sets attribute ``name`` to an int. A name the op's prototype does
-        not declare raises :class:`~opgraph.ContextError` listing the
-        declared ones (unless the prototype takes extra attributes)."""
+        """Sets attribute `name` to an int. A name the op's prototype does not
+        declare raises `ContextError` listing the declared ones (unless the
+        prototype takes extra attributes)."""
     def set_float(self, name: str, value: float) -> None:
-        """Sets attribute ``name`` to a float. A name the op's prototype does
-        not declare raises :class:`~opgraph.ContextError` listing the
-        declared ones (unless the prototype takes extra attributes)."""
+        """Sets attribute `name` to a float. A name the op's prototype does not
+        declare raises `ContextError` listing the declared ones (unless the
+        prototype takes extra attributes)."""
     def set_bool(self, name: str, value: bool) -> None:
-        """Sets attribute ``name`` to a bool. A name the op's prototype does
-        not declare raises :class:`~opgraph.ContextError` listing the
-        declared ones (unless the prototype takes extra attributes)."""
+        """Sets attribute `name` to a bool. A name the op's prototype does not
+        declare raises `ContextError` listing the declared ones (unless the
+        prototype takes extra attributes)."""
     def set_str(self, name: str, value: str) -> None:
-        """Sets attribute ``name`` to a str. A name the op's prototype does
-        not declare raises :class:`~opgraph.ContextError` listing the
-        declared ones (unless the prototype takes extra attributes)."""
+        """Sets attribute `name` to a string. A name the op's prototype does not
+        declare raises `ContextError` listing the declared ones (unless the
+        prototype takes extra attributes)."""
     def set_ints(self, name: str, value: Sequence[int]) -> None:
-        """Sets attribute ``name`` to a list of ints. A name the op's prototype does
-        not declare raises :class:`~opgraph.ContextError` listing the
-        declared ones (unless the prototype takes extra attributes)."""
+        """Sets attribute `name` to a list of ints. A name the op's prototype does not
+        declare raises `ContextError` listing the declared ones (unless the
+        prototype takes extra attributes)."""
     def set_floats(self, name: str, value: Sequence[float]) -> None:
-        """Sets attribute ``name`` to a list of floats. A name the op's prototype does
-        not declare raises :class:`~opgraph.ContextError` listing the
-        declared ones (unless the prototype takes extra attributes)."""
+        """Sets attribute `name` to a list of floats. A name the op's prototype does not
+        declare raises `ContextError` listing the declared ones (unless the
+        prototype takes extra attributes)."""
     def set_bools(self, name: str, value: Sequence[bool]) -> None:
-        """Sets attribute ``name`` to a list of bools. A name the op's prototype does
-        not declare raises :class:`~opgraph.ContextError` listing the
-        declared ones (unless the prototype takes extra attributes)."""
+        """Sets attribute `name` to a list of bools. A name the op's prototype does not
+        declare raises `ContextError` listing the declared ones (unless the
+        prototype takes extra attributes)."""
     def set_strs(self, name: str, value: Sequence[str]) -> None:
-        """Sets attribute ``name`` to a list of strs. A name the op's prototype does
-        not declare raises :class:`~opgraph.ContextError` listing the
-        declared ones (unless the prototype takes extra attributes)."""
+        """Sets attribute `name` to a list of strings. A name the op's prototype does not
+        declare raises `ContextError` listing the declared ones (unless the
+        prototype takes extra attributes)."""
     def set_dtype(self, name: str, value: DataType | str) -> None:
-        """Sets attribute ``name`` to a DataType. A name the op's prototype does
-        not declare raises :class:`~opgraph.ContextError` listing the
-        declared ones (unless the prototype takes extra attributes)."""
+        """Sets attribute `name` to a DataType. A name the op's prototype does not
+        declare raises `ContextError` listing the declared ones (unless the
+        prototype takes extra attributes)."""
     def set_tensor(self, name: str, value: npt.NDArray[np.generic]) -> None:
-        """Sets attribute ``name`` to a tensor (numpy array). A name the op's prototype does
-        not declare raises :class:`~opgraph.ContextError` listing the
-        declared ones (unless the prototype takes extra attributes)."""
+        """Sets attribute `name` to a tensor (a numpy array). A name the op's prototype does not
+        declare raises `ContextError` listing the declared ones (unless the
+        prototype takes extra attributes)."""
     def set_dynamic_input(self, port: str, count: int) -> None:
         """Sizes DYNAMIC input port `port` to `count` instances."""
     def set_dynamic_output(self, port: str, count: int) -> None:
@@ -765,8 +748,10 @@ def parser_plugins(framework: str) -> list[tuple[str, str, bool]]:
     """`(origin op type, IR op type, built-in)` of every plugin of `framework`, sorted."""
 
 def auto_mapping(src: FrameworkOp, dst: Operator) -> None:
-    """GE's `AutoMappingByOpFn`: copies every attribute of `src` to `dst` and
-    takes the tensor formats from `data_format`."""
+    """GE's `AutoMappingByOpFn`: copies every attribute of `src` to `dst`
+    except framework bookkeeping (a Caffe layer's `bottom`, `top` and enum
+    `<field>_name` companions) and takes the tensor formats from
+    `data_format`."""
 
 def auto_mapping_dynamic(src: FrameworkOp, dst: Operator, ports: Sequence[tuple[str, str, str]]) -> None:
     """GE's `AutoMappingByOpFnDynamic`: :func:`auto_mapping`, then sizes each
@@ -957,7 +942,10 @@ def _register_panicking_op(op_type: str) -> None:
 
 # The memory planner (opgraph.memory wraps these).
 
-def parse_insert_op_config(text: str) -> str: ...
+def parse_insert_op_config(text: str) -> str:
+    """The config `text` as JSON (proto field names, default fields omitted);
+    `ValueError` with the line and column of what does not parse."""
+
 def memory_strategies() -> list[str]:
     """The strategy names, in reporting order."""
 

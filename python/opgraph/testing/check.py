@@ -266,18 +266,22 @@ class CaseTally:
 
     @property
     def reference_rejected(self) -> int:
+        """Cases the reference rejected."""
         return self.cases - self.reference_accepted
 
     @property
     def opgraph_rejected(self) -> int:
+        """Cases opgraph's rule rejected."""
         return self.cases - self.opgraph_accepted
 
     def add(self, expected: Outcome, inferred: Outcome) -> None:
+        """Counts one case: the reference's outcome and opgraph's."""
         self.cases += 1
         self.reference_accepted += not expected.rejected
         self.opgraph_accepted += not inferred.rejected
 
     def describe(self) -> str:
+        """The counts as one sentence, as check-op prints them."""
         return (
             f"{self.cases} cases: the reference accepted {self.reference_accepted} and rejected "
             f"{self.reference_rejected}; opgraph accepted {self.opgraph_accepted} and rejected "

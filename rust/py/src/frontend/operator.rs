@@ -160,38 +160,65 @@ impl PyOperator {
         self.set_checked(py, name, value)
     }
 
+    /// Sets attribute `name` to an int. A name the op's prototype does not
+    /// declare raises `ContextError` listing the declared ones (unless the
+    /// prototype takes extra attributes).
     fn set_int(&mut self, py: Python<'_>, name: String, value: i64) -> PyResult<()> {
         self.set_checked(py, name, AttrValue::Int(value))
     }
 
+    /// Sets attribute `name` to a float. A name the op's prototype does not
+    /// declare raises `ContextError` listing the declared ones (unless the
+    /// prototype takes extra attributes).
     fn set_float(&mut self, py: Python<'_>, name: String, value: f64) -> PyResult<()> {
         self.set_checked(py, name, AttrValue::Float(value))
     }
 
+    /// Sets attribute `name` to a bool. A name the op's prototype does not
+    /// declare raises `ContextError` listing the declared ones (unless the
+    /// prototype takes extra attributes).
     fn set_bool(&mut self, py: Python<'_>, name: String, value: bool) -> PyResult<()> {
         self.set_checked(py, name, AttrValue::Bool(value))
     }
 
+    /// Sets attribute `name` to a string. A name the op's prototype does not
+    /// declare raises `ContextError` listing the declared ones (unless the
+    /// prototype takes extra attributes).
     fn set_str(&mut self, py: Python<'_>, name: String, value: String) -> PyResult<()> {
         self.set_checked(py, name, AttrValue::Str(value))
     }
 
+    /// Sets attribute `name` to a list of ints. A name the op's prototype does not
+    /// declare raises `ContextError` listing the declared ones (unless the
+    /// prototype takes extra attributes).
     fn set_ints(&mut self, py: Python<'_>, name: String, value: Vec<i64>) -> PyResult<()> {
         self.set_checked(py, name, AttrValue::ListInt(value))
     }
 
+    /// Sets attribute `name` to a list of floats. A name the op's prototype does not
+    /// declare raises `ContextError` listing the declared ones (unless the
+    /// prototype takes extra attributes).
     fn set_floats(&mut self, py: Python<'_>, name: String, value: Vec<f64>) -> PyResult<()> {
         self.set_checked(py, name, AttrValue::ListFloat(value))
     }
 
+    /// Sets attribute `name` to a list of bools. A name the op's prototype does not
+    /// declare raises `ContextError` listing the declared ones (unless the
+    /// prototype takes extra attributes).
     fn set_bools(&mut self, py: Python<'_>, name: String, value: Vec<bool>) -> PyResult<()> {
         self.set_checked(py, name, AttrValue::ListBool(value))
     }
 
+    /// Sets attribute `name` to a list of strings. A name the op's prototype does not
+    /// declare raises `ContextError` listing the declared ones (unless the
+    /// prototype takes extra attributes).
     fn set_strs(&mut self, py: Python<'_>, name: String, value: Vec<String>) -> PyResult<()> {
         self.set_checked(py, name, AttrValue::ListStr(value))
     }
 
+    /// Sets attribute `name` to a DataType. A name the op's prototype does not
+    /// declare raises `ContextError` listing the declared ones (unless the
+    /// prototype takes extra attributes).
     fn set_dtype(
         &mut self,
         py: Python<'_>,
@@ -202,6 +229,9 @@ impl PyOperator {
         self.set_checked(py, name, AttrValue::DataType(dtype))
     }
 
+    /// Sets attribute `name` to a tensor (a numpy array). A name the op's prototype does not
+    /// declare raises `ContextError` listing the declared ones (unless the
+    /// prototype takes extra attributes).
     fn set_tensor(
         &mut self,
         py: Python<'_>,

@@ -12,8 +12,10 @@ use pyo3::types::{PyBool, PyBytes, PyDict, PyList};
 #[pyclass(module = "opgraph._core", name = "EnumValue", frozen, eq, hash)]
 #[derive(Clone, PartialEq, Eq, Hash)]
 pub struct PyEnumValue {
+    /// The value's name (its number as text when the enum does not name it).
     #[pyo3(get)]
     name: String,
+    /// The value's number.
     #[pyo3(get)]
     number: i32,
 }
