@@ -502,123 +502,153 @@ class FrameworkOp:
         """Attribute `name`; ContextError when the node does not set it."""
     @overload
     def get_int(self, name: str) -> int:
-        """Attribute `name` as an int; `default` when absent (ParseError when
+        """Attribute `name` as an int;
+        `default` when absent (ParseError when
         absent without a default, or of another type)."""
     @overload
     def get_int(self, name: str, default: int) -> int:
-        """Attribute `name` as an int; `default` when absent (ParseError when
+        """Attribute `name` as an int;
+        `default` when absent (ParseError when
         absent without a default, or of another type)."""
     @overload
     def get_int(self, name: str, default: None) -> int | None:
-        """Attribute `name` as an int; `default` when absent (ParseError when
+        """Attribute `name` as an int;
+        `default` when absent (ParseError when
         absent without a default, or of another type)."""
     @overload
     def get_float(self, name: str) -> float:
-        """Attribute `name` as a float (an int attribute converts); `default` when absent (ParseError when
+        """Attribute `name` as a float (an int attribute converts);
+        `default` when absent (ParseError when
         absent without a default, or of another type)."""
     @overload
     def get_float(self, name: str, default: float) -> float:
-        """Attribute `name` as a float (an int attribute converts); `default` when absent (ParseError when
+        """Attribute `name` as a float (an int attribute converts);
+        `default` when absent (ParseError when
         absent without a default, or of another type)."""
     @overload
     def get_float(self, name: str, default: None) -> float | None:
-        """Attribute `name` as a float (an int attribute converts); `default` when absent (ParseError when
+        """Attribute `name` as a float (an int attribute converts);
+        `default` when absent (ParseError when
         absent without a default, or of another type)."""
     @overload
     def get_bool(self, name: str) -> bool:
-        """Attribute `name` as a bool; `default` when absent (ParseError when
+        """Attribute `name` as a bool;
+        `default` when absent (ParseError when
         absent without a default, or of another type)."""
     @overload
     def get_bool(self, name: str, default: bool) -> bool:
-        """Attribute `name` as a bool; `default` when absent (ParseError when
+        """Attribute `name` as a bool;
+        `default` when absent (ParseError when
         absent without a default, or of another type)."""
     @overload
     def get_bool(self, name: str, default: None) -> bool | None:
-        """Attribute `name` as a bool; `default` when absent (ParseError when
+        """Attribute `name` as a bool;
+        `default` when absent (ParseError when
         absent without a default, or of another type)."""
     @overload
     def get_str(self, name: str) -> str:
-        """Attribute `name` as a str; `default` when absent (ParseError when
+        """Attribute `name` as a str;
+        `default` when absent (ParseError when
         absent without a default, or of another type)."""
     @overload
     def get_str(self, name: str, default: str) -> str:
-        """Attribute `name` as a str; `default` when absent (ParseError when
+        """Attribute `name` as a str;
+        `default` when absent (ParseError when
         absent without a default, or of another type)."""
     @overload
     def get_str(self, name: str, default: None) -> str | None:
-        """Attribute `name` as a str; `default` when absent (ParseError when
+        """Attribute `name` as a str;
+        `default` when absent (ParseError when
         absent without a default, or of another type)."""
     @overload
     def get_ints(self, name: str) -> list[int]:
-        """Attribute `name` as a list of ints; `default` when absent (ParseError when
+        """Attribute `name` as a list of ints;
+        `default` when absent (ParseError when
         absent without a default, or of another type)."""
     @overload
     def get_ints(self, name: str, default: list[int]) -> list[int]:
-        """Attribute `name` as a list of ints; `default` when absent (ParseError when
+        """Attribute `name` as a list of ints;
+        `default` when absent (ParseError when
         absent without a default, or of another type)."""
     @overload
     def get_ints(self, name: str, default: None) -> list[int] | None:
-        """Attribute `name` as a list of ints; `default` when absent (ParseError when
+        """Attribute `name` as a list of ints;
+        `default` when absent (ParseError when
         absent without a default, or of another type)."""
     @overload
     def get_floats(self, name: str) -> list[float]:
-        """Attribute `name` as a list of floats; `default` when absent (ParseError when
+        """Attribute `name` as a list of floats;
+        `default` when absent (ParseError when
         absent without a default, or of another type)."""
     @overload
     def get_floats(self, name: str, default: list[float]) -> list[float]:
-        """Attribute `name` as a list of floats; `default` when absent (ParseError when
+        """Attribute `name` as a list of floats;
+        `default` when absent (ParseError when
         absent without a default, or of another type)."""
     @overload
     def get_floats(self, name: str, default: None) -> list[float] | None:
-        """Attribute `name` as a list of floats; `default` when absent (ParseError when
+        """Attribute `name` as a list of floats;
+        `default` when absent (ParseError when
         absent without a default, or of another type)."""
     @overload
     def get_strs(self, name: str) -> list[str]:
-        """Attribute `name` as a list of strs; `default` when absent (ParseError when
+        """Attribute `name` as a list of strs;
+        `default` when absent (ParseError when
         absent without a default, or of another type)."""
     @overload
     def get_strs(self, name: str, default: list[str]) -> list[str]:
-        """Attribute `name` as a list of strs; `default` when absent (ParseError when
+        """Attribute `name` as a list of strs;
+        `default` when absent (ParseError when
         absent without a default, or of another type)."""
     @overload
     def get_strs(self, name: str, default: None) -> list[str] | None:
-        """Attribute `name` as a list of strs; `default` when absent (ParseError when
+        """Attribute `name` as a list of strs;
+        `default` when absent (ParseError when
         absent without a default, or of another type)."""
     @overload
     def get_shape(self, name: str) -> list[int]:
-        """Attribute `name` as a shape (list of ints, -1 unknown dim, [-2] unknown rank); `default` when absent (ParseError when
+        """Attribute `name` as a shape (list of ints, -1 unknown dim, [-2] unknown rank);
+        `default` when absent (ParseError when
         absent without a default, or of another type)."""
     @overload
     def get_shape(self, name: str, default: list[int]) -> list[int]:
-        """Attribute `name` as a shape (list of ints, -1 unknown dim, [-2] unknown rank); `default` when absent (ParseError when
+        """Attribute `name` as a shape (list of ints, -1 unknown dim, [-2] unknown rank);
+        `default` when absent (ParseError when
         absent without a default, or of another type)."""
     @overload
     def get_shape(self, name: str, default: None) -> list[int] | None:
-        """Attribute `name` as a shape (list of ints, -1 unknown dim, [-2] unknown rank); `default` when absent (ParseError when
+        """Attribute `name` as a shape (list of ints, -1 unknown dim, [-2] unknown rank);
+        `default` when absent (ParseError when
         absent without a default, or of another type)."""
     @overload
     def get_dtype(self, name: str) -> DataType:
-        """Attribute `name` as a DataType; `default` when absent (ParseError when
+        """Attribute `name` as a DataType;
+        `default` when absent (ParseError when
         absent without a default, or of another type)."""
     @overload
     def get_dtype(self, name: str, default: DataType) -> DataType:
-        """Attribute `name` as a DataType; `default` when absent (ParseError when
+        """Attribute `name` as a DataType;
+        `default` when absent (ParseError when
         absent without a default, or of another type)."""
     @overload
     def get_dtype(self, name: str, default: None) -> DataType | None:
-        """Attribute `name` as a DataType; `default` when absent (ParseError when
+        """Attribute `name` as a DataType;
+        `default` when absent (ParseError when
         absent without a default, or of another type)."""
     @overload
     def get_tensor(self, name: str) -> npt.NDArray[np.generic]:
-        """Attribute `name` as a tensor (numpy array); `default` when absent (ParseError when
+        """Attribute `name` as a tensor (numpy array);
+        `default` when absent (ParseError when
         absent without a default, or of another type)."""
     @overload
     def get_tensor(self, name: str, default: npt.NDArray[np.generic]) -> npt.NDArray[np.generic]:
-        """Attribute `name` as a tensor (numpy array); `default` when absent (ParseError when
+        """Attribute `name` as a tensor (numpy array);
+        `default` when absent (ParseError when
         absent without a default, or of another type)."""
     @overload
     def get_tensor(self, name: str, default: None) -> npt.NDArray[np.generic] | None:
-        """Attribute `name` as a tensor (numpy array); `default` when absent (ParseError when
+        """Attribute `name` as a tensor (numpy array);
+        `default` when absent (ParseError when
         absent without a default, or of another type)."""
     @overload
     def param(self, name: str) -> dict[str, _ParamValue]:

@@ -15,7 +15,8 @@ from onnx_model_records import fixed_input_shapes, load_record, model_file  # no
 
 import opgraph  # noqa: E402
 from opgraph import DataType  # noqa: E402
-from opgraph.cli.compile import BatchProfile, CompileOptions, CompileResult  # noqa: E402
+from opgraph.cli.compile import CompileOptions, CompileResult  # noqa: E402
+from opgraph.cli.profiles import Profile  # noqa: E402
 from opgraph.cost import BatchCost, estimate_cost  # noqa: E402
 from opgraph.errors import OpgraphError  # noqa: E402
 from opgraph.memory import plan_memory  # noqa: E402
@@ -82,5 +83,8 @@ def hostile_result(soc: str = "Ascend310P3") -> CompileResult:
         cost=cost,
         warnings=[f"a warning naming {HOSTILE}"],
         errors=[OpgraphError(f"an error naming {HOSTILE}")],
-        profiles=[BatchProfile(b, memory, BatchCost(b, cost.total_us * b)) for b in (1, 4)],
+        profiles=[
+            Profile(f"batch {b}", {"x": [b, 3, 8, 8]}, b, memory, BatchCost(b, cost.total_us * b))
+            for b in (1, 4)
+        ],
     )

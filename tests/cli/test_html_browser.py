@@ -187,4 +187,4 @@ def test_hostile_names_render_as_text(browser: Any, tmp_path: Path) -> None:
     assert f"a warning naming {HOSTILE}" in page.page.inner_text("#messages")
     assert f"an error naming {HOSTILE}" in page.page.inner_text("#messages")
     rows = page.page.eval_on_selector_all("#profiles-table tr", "rows => rows.map(r => r.innerText)")
-    assert [row.split("\t")[0] for row in rows] == ["batch", "1", "4"]
+    assert [row.split("\t")[0] for row in rows] == ["profile", "batch 1", "batch 4"]

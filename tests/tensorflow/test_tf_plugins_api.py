@@ -183,7 +183,7 @@ def test_operator_attributes_convert_like_graph_node_attributes() -> None:
     assert dst.attrs == {"sorted": True, "dim": -1, "indices_dtype": DataType.INT32, "_pads": [1, 2]}
     assert type(dst.get_attr("sorted")) is bool
     with pytest.raises(TypeError, match="not a supported attribute type"):
-        dst.set_attr("bad", object())
+        dst.set_attr("bad", object())  # type: ignore[arg-type]  # deliberately wrong: checks the runtime error
     with pytest.raises(ContextError, match=r"'topk' \(TopK\) has no attribute 'largest'"):
         dst.get_attr("largest")
     assert (dst.name, dst.op_type) == ("topk", "TopK")

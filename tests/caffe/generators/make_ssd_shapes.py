@@ -27,7 +27,7 @@ INPUT_SHAPE = [1, 3, 64, 64]
 
 # name, blob shapes (Caffe's: convolution weights [out, in, kh, kw] and bias
 # [out]; Normalize's scale [channels] when not channel_shared)
-BLOBS = [
+BLOBS: list[tuple[str, list[tuple[int, ...]]]] = [
     ("conv1", [(16, 3, 3, 3), (16,)]),
     ("conv1_norm", [(16,)]),
     ("conv2", [(32, 16, 3, 3), (32,)]),

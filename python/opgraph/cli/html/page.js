@@ -104,9 +104,9 @@ function setupCharts(data) {
   } else cost.replaceChildren(el("p", { class: "hint" }, "No cost estimate (see the warnings)."));
   const profiles = document.getElementById("profiles");
   profiles.replaceChildren(data.profiles.length
-    ? table(["batch", "arena", "lower bound", "weights", "inputs + outputs", "time", "throughput (/s)"],
-      data.profiles.map((p) => [String(p.batch), fmtBytes(p.arena_bytes), fmtBytes(p.lower_bound_bytes), fmtBytes(p.weights_bytes), fmtBytes(p.io_bytes), fmtUs(p.total_us), fmtNum(p.throughput)]), { class: "table", id: "profiles-table" })
-    : el("p", { class: "hint" }, "No profiles: compile with --batch-sizes (ATC: --dynamic_batch_size) to get one per batch size."));
+    ? table(["profile", "arena", "lower bound", "weights", "inputs + outputs", "time", "throughput (/s)"],
+      data.profiles.map((p) => [p.label ?? `batch ${p.batch}`, fmtBytes(p.arena_bytes), fmtBytes(p.lower_bound_bytes), fmtBytes(p.weights_bytes), fmtBytes(p.io_bytes), fmtUs(p.total_us), fmtNum(p.throughput)]), { class: "table", id: "profiles-table" })
+    : el("p", { class: "hint" }, "No profiles: compile with --batch-sizes (ATC: --dynamic_batch_size, --dynamic_image_size, --dynamic_dims) to get one per profile."));
   const messages = document.getElementById("messages");
   messages.replaceChildren(
     el("ul", {}, ...data.warnings.map((w) => el("li", { class: "warning" }, w))),

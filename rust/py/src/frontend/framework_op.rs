@@ -126,7 +126,8 @@ impl PyFrameworkOp {
         }
     }
 
-    /// Attribute `name` as an int; `default` when absent (ParseError when
+    /// Attribute `name` as an int;
+    /// `default` when absent (ParseError when
     /// absent without a default, or of another type).
     #[pyo3(signature = (name, default = Fallback::Missing))]
     fn get_int<'py>(
@@ -138,7 +139,8 @@ impl PyFrameworkOp {
         typed::get(py, &self.op, name, default, &typed::INT)
     }
 
-    /// Attribute `name` as a float (an int attribute converts); `default` when absent (ParseError when
+    /// Attribute `name` as a float (an int attribute converts);
+    /// `default` when absent (ParseError when
     /// absent without a default, or of another type).
     #[pyo3(signature = (name, default = Fallback::Missing))]
     fn get_float<'py>(
@@ -150,7 +152,8 @@ impl PyFrameworkOp {
         typed::get(py, &self.op, name, default, &typed::FLOAT)
     }
 
-    /// Attribute `name` as a bool; `default` when absent (ParseError when
+    /// Attribute `name` as a bool;
+    /// `default` when absent (ParseError when
     /// absent without a default, or of another type).
     #[pyo3(signature = (name, default = Fallback::Missing))]
     fn get_bool<'py>(
@@ -162,7 +165,8 @@ impl PyFrameworkOp {
         typed::get(py, &self.op, name, default, &typed::BOOL)
     }
 
-    /// Attribute `name` as a str; `default` when absent (ParseError when
+    /// Attribute `name` as a str;
+    /// `default` when absent (ParseError when
     /// absent without a default, or of another type).
     #[pyo3(signature = (name, default = Fallback::Missing))]
     fn get_str<'py>(
@@ -174,7 +178,8 @@ impl PyFrameworkOp {
         typed::get(py, &self.op, name, default, &typed::STR)
     }
 
-    /// Attribute `name` as a list of ints; `default` when absent (ParseError when
+    /// Attribute `name` as a list of ints;
+    /// `default` when absent (ParseError when
     /// absent without a default, or of another type).
     #[pyo3(signature = (name, default = Fallback::Missing))]
     fn get_ints<'py>(
@@ -186,7 +191,8 @@ impl PyFrameworkOp {
         typed::get(py, &self.op, name, default, &typed::INTS)
     }
 
-    /// Attribute `name` as a list of floats; `default` when absent (ParseError when
+    /// Attribute `name` as a list of floats;
+    /// `default` when absent (ParseError when
     /// absent without a default, or of another type).
     #[pyo3(signature = (name, default = Fallback::Missing))]
     fn get_floats<'py>(
@@ -198,7 +204,8 @@ impl PyFrameworkOp {
         typed::get(py, &self.op, name, default, &typed::FLOATS)
     }
 
-    /// Attribute `name` as a list of strs; `default` when absent (ParseError when
+    /// Attribute `name` as a list of strs;
+    /// `default` when absent (ParseError when
     /// absent without a default, or of another type).
     #[pyo3(signature = (name, default = Fallback::Missing))]
     fn get_strs<'py>(
@@ -210,7 +217,8 @@ impl PyFrameworkOp {
         typed::get(py, &self.op, name, default, &typed::STRS)
     }
 
-    /// Attribute `name` as a shape (list of ints, -1 unknown dim, [-2] unknown rank); `default` when absent (ParseError when
+    /// Attribute `name` as a shape (list of ints, -1 unknown dim, [-2] unknown rank);
+    /// `default` when absent (ParseError when
     /// absent without a default, or of another type).
     #[pyo3(signature = (name, default = Fallback::Missing))]
     fn get_shape<'py>(
@@ -222,7 +230,8 @@ impl PyFrameworkOp {
         typed::get(py, &self.op, name, default, &typed::SHAPE)
     }
 
-    /// Attribute `name` as a DataType; `default` when absent (ParseError when
+    /// Attribute `name` as a DataType;
+    /// `default` when absent (ParseError when
     /// absent without a default, or of another type).
     #[pyo3(signature = (name, default = Fallback::Missing))]
     fn get_dtype<'py>(
@@ -234,7 +243,8 @@ impl PyFrameworkOp {
         typed::get(py, &self.op, name, default, &typed::DTYPE)
     }
 
-    /// Attribute `name` as a tensor (numpy array); `default` when absent (ParseError when
+    /// Attribute `name` as a tensor (numpy array);
+    /// `default` when absent (ParseError when
     /// absent without a default, or of another type).
     #[pyo3(signature = (name, default = Fallback::Missing))]
     fn get_tensor<'py>(
