@@ -13,7 +13,10 @@ import pytest
 from helpers import unique_name
 from hypothesis import settings
 
-settings.register_profile("ci", max_examples=300, deadline=None)
+# ci: no example database (a run writes nothing into the checkout) and the
+# @reproduce_failure blob printed; .ci/run also fixes the seed
+# (--hypothesis-seed, printed), so a run is repeatable and a failure names it.
+settings.register_profile("ci", max_examples=300, deadline=None, database=None, print_blob=True)
 settings.register_profile("dev", max_examples=50, deadline=None)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
