@@ -57,16 +57,19 @@ def audit_wheel(wheel: Path) -> list[str]:
         return [name, "-", "-", "-", "-"]
     assert tag is not None
     check(tag["v"] == VERSION, f"{name}: version {tag['v']} is not Cargo's {VERSION}")
-    # The first platform tag of a (possibly compressed) tag set, e.g.
-    # manylinux_2_17_x86_64.manylinux2014_x86_64.
-    plat = re.match(r"(manylinux|musllinux)_(\d+)_(\d+)_(x86_64|aarch64)", tag["plat"])
+    # The PEP 600 tag of a (possibly compressed) tag set, e.g.
+    # manylinux2014_x86_64.manylinux_2_17_x86_64 (the legacy alias is checked through it).
+    plats = [
+        re.fullmatch(r"(manylinux|musllinux)_(\d+)_(\d+)_(x86_64|aarch64)", p) for p in tag["plat"].split(".")
+    ]
+    plat = next((p for p in plats if p is not None), None)
     if not check(plat is not None, f"{name}: platform tag {tag['plat']} is not manylinux/musllinux"):
         return [name, "-", "-", "-", "-"]
     assert plat is not None
     libc, arch = plat[1], plat[4]
     check(
         (int(plat[2]), int(plat[3])) <= NEWEST_ALLOWED[libc],
-        f"{name}: tag {plat[0]} is newer than {libc}_{NEWEST_ALLOWED[libc]}",
+        f"{name}: tag {plat[0]} is newer than {libc}_{'_'.join(map(str, NEWEST_ALLOWED[libc]))}",
     )
 
     # auditwheel: the policy the extension's symbol versions allow.
