@@ -11,10 +11,10 @@
   them), and written into the README's sentences in place (`--check` only
   compares; tests/test_readme_numbers.py runs it).
 - figures: the scripts that draw the README's pictures (they write under docs/).
-- benchmarks: every benchmark and report command the README quotes in
-  backticks (`cargo bench ...`, `python tests/benchmarks/...`, `python
-  tests/onnx/corpus_report.py`), found in the README itself so the list cannot
-  drift, each run from the repository root with its output saved to
+- benchmarks: every benchmark and report command the README quotes
+  (`cargo bench ...`, `python tests/benchmarks/...`, the corpus reports
+  `python tests/{tensorflow,onnx}/corpus_report.py`), found in the README
+  itself so the list cannot drift, each run from the repository root with its output saved to
   --out/NAME.txt. Their figures are measurements with prose around them: they
   are read off these logs into the README by hand, with the date measured.
   Their optional dependencies are the `bench` dependency group and the
@@ -115,12 +115,15 @@ def counts(check: bool) -> int:
 
 def quoted_commands() -> list[str]:
     """The README's backticked benchmark and report commands, in order."""
-    prose = re.sub(r"```.*?```", "", README.read_text(encoding="utf-8"), flags=re.DOTALL)  # no code blocks
-    spans = re.findall(r"`([^`]+)`", prose)
+    text = README.read_text(encoding="utf-8")
+    blocks = re.findall(r"```\w*\n(.*?)```", text, flags=re.DOTALL)
+    prose = re.sub(r"```.*?```", "", text, flags=re.DOTALL)
+    # Inline `spans` of the prose (a span may wrap across lines), and the lines of code blocks.
+    candidates = [" ".join(span.split()) for span in re.findall(r"`([^`]+)`", prose)]
+    candidates += [line.strip() for block in blocks for line in block.splitlines()]
     found: list[str] = []
-    for span in spans:
-        command = " ".join(span.split())  # a span may wrap across lines
-        if re.search(r"(^|&& )(python tests/(benchmarks|onnx)/\S+\.py|cargo bench )", command):
+    for command in candidates:
+        if re.search(r"(^|&& )(python tests/\S+\.py|cargo bench )", command):
             command = command.split("&& ")[-1]  # `pip install X && ...`: X is a prerequisite
             if command not in found:
                 found.append(command)
