@@ -20,9 +20,11 @@ import stat
 import subprocess
 import sys
 import tarfile
+import tempfile
 import zipfile
 from pathlib import Path
 
+from elftools.elf.dynamic import DynamicSection
 from elftools.elf.elffile import ELFFile  # auditwheel's ELF reader (pyelftools)
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -73,11 +75,16 @@ def audit_wheel(wheel: Path) -> list[str]:
     )
 
     # auditwheel: the policy the extension's symbol versions allow.
-    shown = subprocess.run(["auditwheel", "show", str(wheel)], capture_output=True, text=True)
-    text = " ".join(shown.stdout.split())
-    policy = re.search(r'platform tag to "((?:manylinux|musllinux)_\d+_\d+_\w+)"', text)
-    check(shown.returncode == 0 and policy is not None, f"{name}: auditwheel show failed: {text}")
-    policy_tag = policy[1] if policy else "?"
+    if libc == "musllinux":
+        policy_tag = audit_musl(wheel, arch)
+        policy = None
+    else:
+        shown = subprocess.run(["auditwheel", "show", str(wheel)], capture_output=True, text=True)
+        text = " ".join(shown.stdout.split())
+        # "This constrains the platform tag to ..." or "is consistent with the following platform tag: ..."
+        policy = re.search(r'platform tag(?: to|:) "((?:manylinux|musllinux)_\d+_\d+_\w+)"', text)
+        check(shown.returncode == 0 and policy is not None, f"{name}: auditwheel show failed: {text}")
+        policy_tag = policy[1] if policy else "?"
     if policy:
         found = re.match(r"(manylinux|musllinux)_(\d+)_(\d+)", policy_tag)
         assert found is not None
@@ -121,6 +128,39 @@ def audit_wheel(wheel: Path) -> list[str]:
     size = f"{wheel.stat().st_size / 2**20:.1f} MiB"
     abi3_result = "pass" if abi3.returncode == 0 else "FAIL"
     return [name, size, policy_tag, abi3_result, f"{machine}, stripped={stripped}"]
+
+
+def audit_musl(wheel: Path, arch: str) -> str:
+    """auditwheel on a glibc host cannot place a zig-linked musl extension: zig
+    links musl's upstream soname `libc.so` (which musl's loader maps to itself),
+    where auditwheel's musllinux policy knows Alpine's `libc.musl-ARCH.so.1`,
+    so it answers linux_ARCH. What a musllinux wheel must hold is checked here
+    instead: the extension needs no shared library but musl's libc (musl has
+    no symbol versions to check). The release workflow builds musllinux wheels
+    in maturin-action's musllinux container, where auditwheel applies as is."""
+    # An empty library path: else auditwheel reads glibc's libc.so linker script as ELF and crashes.
+    with tempfile.TemporaryDirectory() as empty:
+        shown = subprocess.run(
+            ["auditwheel", "show", "--ldpaths", empty, str(wheel)], capture_output=True, text=True
+        )
+    text = " ".join(shown.stdout.split())
+    found = re.search(r'platform tag(?: to|:) "(\w+)"', text)
+    with zipfile.ZipFile(wheel) as zf:
+        elf = ELFFile(io.BytesIO(zf.read("opgraph/_core.abi3.so")))
+        dynamic = elf.get_section_by_name(".dynamic")
+        assert isinstance(dynamic, DynamicSection)
+        # DT_NEEDED tags carry .needed (set at run time: not in the stubs)
+        needed = {
+            str(tag.needed)  # type: ignore[attr-defined]
+            for tag in dynamic.iter_tags()
+            if tag.entry.d_tag == "DT_NEEDED"
+        }
+    check(
+        needed <= {"libc.so", f"libc.musl-{arch}.so.1"},
+        f"{wheel.name}: the extension needs more than musl's libc: {sorted(needed)}",
+    )
+    said = found[1] if found else "no answer"
+    return f"musl libc only (needs {', '.join(sorted(needed))}); auditwheel: {said}"
 
 
 def audit_sdist(sdist: Path) -> list[str]:
