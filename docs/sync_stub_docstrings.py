@@ -3,7 +3,7 @@
 The Rust ``///`` comments on the PyO3 classes, methods and functions are the
 one source of the ``opgraph._core`` docstrings: they become the runtime
 ``__doc__`` that ``help()`` shows. Editors and the API reference read the
-stub ``stubs/opgraph/_core.pyi`` instead, so this script writes every public
+stub ``python/opgraph/_core.pyi`` instead, so this script writes every public
 class's, function's, method's and property's runtime docstring into the stub
 (adding, replacing or removing it) and leaves everything else as it is.
 
@@ -23,7 +23,7 @@ from pathlib import Path
 
 from opgraph import _core
 
-STUB = Path(__file__).resolve().parents[1] / "stubs" / "opgraph" / "_core.pyi"
+STUB = Path(__file__).resolve().parents[1] / "python" / "opgraph" / "_core.pyi"
 
 
 def runtime_doc(owner: object, name: str) -> str | None:

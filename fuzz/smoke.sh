@@ -10,21 +10,30 @@
 #
 #   bash fuzz/smoke.sh             # 20 s per target
 #   FUZZ_SECONDS=300 bash fuzz/smoke.sh
+#   FUZZ_CORPUS_DIR=/tmp/corpora bash fuzz/smoke.sh   # corpora elsewhere (.ci/run does)
 set -euo pipefail
 
 cd "$(dirname "$0")"
 seconds="${FUZZ_SECONDS:-20}"
+corpora="${FUZZ_CORPUS_DIR:-corpus}"
 export RUSTC_BOOTSTRAP=1
+# The cargo-fuzz version this script is known to work with.
+cargo_fuzz_version=0.13.2
 
-if ! cargo fuzz --version >/dev/null 2>&1; then
-    echo "smoke: installing cargo-fuzz"
-    cargo install cargo-fuzz --locked
+if [ "$(cargo fuzz --version 2>/dev/null)" != "cargo-fuzz $cargo_fuzz_version" ]; then
+    echo "smoke: installing cargo-fuzz $cargo_fuzz_version"
+    cargo install cargo-fuzz --locked --version "$cargo_fuzz_version"
 fi
+
+# cargo fuzz has no --locked of its own: check here that the committed
+# Cargo.lock already resolves the crate (else the builds below would rewrite
+# it), then build everything --locked or through cargo fuzz on that lock.
+cargo metadata --locked --format-version 1 >/dev/null
 
 # The fuzz crate is outside the main workspace, so its own tests (the
 # reference shape rules, the oracle catching planted mistakes) run here.
 echo "smoke: testing the oracle"
-cargo test --lib --quiet
+cargo test --locked --lib --quiet
 
 echo "smoke: building fuzz targets"
 cargo fuzz build -s none
@@ -43,12 +52,12 @@ for target in $targets; do
     echo "smoke: fuzzing $target for ${seconds}s"
     # A corpus per target under corpus/ (git-ignored) carries over between
     # local runs; crashes land in artifacts/<target>/.
-    mkdir -p "corpus/$target"
-    # shellcheck disable=SC2046 # no seeds: no extra argument
+    mkdir -p "$corpora/$target"
     dict=()
     # Issue 12's hostile values as a dictionary, where the target has one.
     if [ -f "dicts/$target.dict" ]; then dict=(-dict="dicts/$target.dict"); fi
-    cargo fuzz run -s none "$target" "corpus/$target" $(seeds_for "$target") \
+    # shellcheck disable=SC2046 # no seeds: no extra argument
+    cargo fuzz run -s none "$target" "$corpora/$target" $(seeds_for "$target") \
         -- -max_total_time="$seconds" -print_final_stats=1 "${dict[@]}"
 done
 echo "smoke: all targets ran clean"

@@ -28,6 +28,8 @@ import os
 import pytest
 from hypothesis import settings
 
+# ci: derandomised (the same examples every run), no example database (a run
+# writes nothing into the checkout) and the @reproduce_failure blob printed.
 settings.register_profile("local", max_examples=300, deadline=None)
 settings.register_profile(
     "ci", max_examples=300, deadline=None, derandomize=True, print_blob=True, database=None

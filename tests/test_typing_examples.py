@@ -31,7 +31,7 @@ def test_typing_example_main_runs(path: Path) -> None:
 
 @pytest.mark.parametrize("path", EXAMPLES, ids=lambda p: p.stem)
 def test_typing_example_passes_mypy_strict(path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.chdir(ROOT)  # mypy_path = "stubs" is relative to the repository root
+    monkeypatch.chdir(ROOT)  # mypy_path = "python" is relative to the repository root
     stdout, stderr, status = mypy_api.run(
         ["--strict", "--config-file", str(ROOT / "pyproject.toml"), str(path)]
     )

@@ -43,7 +43,7 @@ def test_custom_layers_map_onto_the_example_ops() -> None:
 
 
 def test_example_passes_mypy_strict_without_any(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.chdir(ROOT)  # mypy_path = "stubs" is relative to the repository root
+    monkeypatch.chdir(ROOT)  # mypy_path = "python" is relative to the repository root
     package = ROOT / "python" / "opgraph" / "examples" / "ssd_layers"
     stdout, stderr, status = mypy_api.run(
         [

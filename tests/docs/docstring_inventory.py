@@ -29,7 +29,7 @@ from opgraph import _core
 # guides document them) are not library API.
 EXCLUDED_PACKAGES = ("opgraph.cli", "opgraph.examples")
 
-STUB = Path(__file__).resolve().parents[2] / "stubs" / "opgraph" / "_core.pyi"
+STUB = Path(__file__).resolve().parents[2] / "python" / "opgraph" / "_core.pyi"
 
 
 @dataclass(frozen=True)

@@ -33,7 +33,7 @@ def test_every_compiled_name_has_a_docstring_for_help() -> None:
 
 def _stub() -> Path:
     if not STUB.is_file():
-        pytest.skip("stubs/ is not beside tests/ (running from an installed copy)")
+        pytest.skip("python/opgraph/_core.pyi is not beside tests/ (running from an installed copy)")
     return STUB
 
 

@@ -1,6 +1,6 @@
 """Exercises the public API with precise annotations; must pass
 ``mypy --strict tests/typing/check_api.py`` (run from the repository root, so
-the pyproject's ``mypy_path = "stubs"`` applies). ``main()`` also runs it, from
+the pyproject's ``mypy_path = "python"`` applies). ``main()`` also runs it, from
 tests/test_typing_examples.py, so every line here is real, working code.
 
 It writes an op the way the README's quickstart does (OpDef + decorators +

@@ -1,6 +1,6 @@
 """Exercises the Caffe frontend's public API with precise annotations; must
 pass ``mypy --strict`` (run from the repository root, so the pyproject's
-``mypy_path = "stubs"`` applies). ``main()`` also runs it.
+``mypy_path = "python"`` applies). ``main()`` also runs it.
 
 It writes a parse_params plugin with the decorator and a parse_op_to_graph
 plugin with ``register_plugin``, unit-tests a plugin with a hand-built

@@ -1,6 +1,6 @@
 """Exercises the cost model's public API with precise annotations; must pass
 ``mypy --strict`` (run from the repository root, so the pyproject's
-``mypy_path = "stubs"`` applies). ``main()`` also runs it on a small
+``mypy_path = "python"`` applies). ``main()`` also runs it on a small
 convolution graph and a device description written from a preset."""
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Exercises the device-format API with precise annotations; must pass
 ``mypy --strict`` (run from the repository root, so the pyproject's
-``mypy_path = "stubs"`` applies). ``main()`` also runs it.
+``mypy_path = "python"`` applies). ``main()`` also runs it.
 
 It builds a small convolution network, prepares it for a target (with and
 without the fp16 policy), reads the report and the storage views, checks

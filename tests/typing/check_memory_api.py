@@ -1,6 +1,6 @@
 """Exercises the memory planner's public API with precise annotations; must
 pass ``mypy --strict`` (run from the repository root, so the pyproject's
-``mypy_path = "stubs"`` applies). ``main()`` also runs it.
+``mypy_path = "python"`` applies). ``main()`` also runs it.
 
 It declares an in-place op with ``reuses_input=``, plans a small graph with
 every strategy, reads the per-tensor columns and objects, the totals and

@@ -1,6 +1,6 @@
 """Exercises the TensorFlow frontend's public API with precise annotations;
 must pass ``mypy --strict`` (run from the repository root, so the
-pyproject's ``mypy_path = "stubs"`` applies). ``main()`` also runs it.
+pyproject's ``mypy_path = "python"`` applies). ``main()`` also runs it.
 
 It writes the three plugin kinds (parse_params with the decorator,
 parse_op_to_graph building a body, fusion_parse_params), unit-tests a plugin

@@ -28,7 +28,7 @@ from opgraph.cli.compile import CompileOptions, run
 
 pytestmark = pytest.mark.skipif(
     not published.available(),
-    reason=f"needs the published Ascend figures at {published.TSV} (the shared reference data)",
+    reason=f"needs ../shared/calibration/ascend_published.tsv beside the checkout (not at {published.TSV})",
 )
 
 

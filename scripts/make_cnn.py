@@ -1,8 +1,9 @@
 """Writes ``cnn.pbtxt``, the bundled small TensorFlow CNN (a frozen GraphDef).
 
-Needs TensorFlow (opgraph itself never imports it)::
+Needs TensorFlow (opgraph itself never imports it). A developer's script, kept
+out of the wheel; run it from the checkout::
 
-    python -m opgraph.examples.models.make_cnn   # or: python make_cnn.py
+    python scripts/make_cnn.py
 
 Raw TF ops: Conv2D, BiasAdd, Relu, MaxPool, Reshape, MatMul, Softmax, on a
 ``[batch, 28, 28, 1]`` input named ``x`` (batch unknown: compile it with
@@ -14,7 +15,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-OUT = Path(__file__).with_name("cnn.pbtxt")
+OUT = Path(__file__).resolve().parents[1] / "python" / "opgraph" / "examples" / "models" / "cnn.pbtxt"
 
 
 def build() -> Any:
