@@ -200,7 +200,9 @@ class AtcConfigError(OpgraphError):
 
 class BuiltinShadowedWarning(UserWarning):
     """A user op type or parser plugin replaced one of opgraph's built-ins of
-    the same name (silence it by registering with ``override=True``)."""
+    the same name. Replacing needs ``override=True`` and still warns, since
+    the built-in is gone for every graph in the process; filter this category
+    where the replacement is intended."""
 
 
 class ParamShadowedWarning(UserWarning):
