@@ -8,7 +8,7 @@ use crate::convert::{
     shape_to_py, tensor_to_py,
 };
 use crate::errors::context_err;
-use crate::graph::PyTensorDesc;
+use crate::tensor_desc::PyTensorDesc;
 use opgraph_core::builder::{add_op, OpSpec, PortInput};
 use opgraph_core::graph::{Graph, NodeId, OutputRef};
 use opgraph_core::infer::OpContext;

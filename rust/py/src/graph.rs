@@ -1,22 +1,25 @@
 //! `Graph` with its builder API, tensor handles, and read-only snapshots of
-//! nodes and tensor descriptors.
+//! nodes (tensor descriptors are in `tensor_desc`, the checks behind the
+//! input-setting methods in `graph_inputs`).
 
 use crate::budget::{bytes_per_node, ensure_room};
 use crate::convert::{
-    attr_from_py, attrs_from_py, attrs_to_py, dtype_from_py, dtype_to_py, format_from_py,
-    format_to_py, shape_arg, shape_from_py, shape_to_py, tensor_from_py, tensor_to_py, type_name,
+    attr_from_py, attrs_from_py, attrs_to_py, dtype_from_py, format_from_py, shape_arg,
+    tensor_from_py, type_name,
 };
 use crate::errors::{
     build_err, device_error, exception, graph_err, graph_error, guard_panics, internal_error,
-    new_error, shape_argument_error,
+    new_error,
 };
+use crate::graph_inputs::{check_input_shape, check_shape_range, input_desc};
+use crate::tensor_desc::PyTensorDesc;
 use opgraph_core::builder::{add_op, OpSpec, PortInput};
 use opgraph_core::graph::{Graph, Node, NodeId, OutputRef, Subgraph};
 use opgraph_core::op::global_registry;
 use opgraph_core::types::{Format, Shape, TensorDesc};
-use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyMapping, PyTuple};
+use pyo3::types::{PyDict, PyMapping};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::OnceLock;
 
@@ -64,25 +67,6 @@ pub struct TensorRef {
     node: NodeId,
     index: u32,
     node_name: String,
-}
-
-/// A tensor descriptor: dtype, origin and storage format and shape, shape
-/// range and host value.
-///
-/// ``TensorDesc(dtype, shape, format=None, *, value=None, shape_range=None)``
-/// builds one (format ND by default; ``value`` a numpy-convertible host value;
-/// ``shape_range`` inclusive ``(min, max)`` per dim), e.g. for
-/// :meth:`InferShapeContext.standalone`:
-///
-/// >>> import numpy as np
-/// >>> from opgraph import DataType, TensorDesc
-/// >>> TensorDesc(DataType.FLOAT, [1, 3, 224, 224], "NCHW")
-/// TensorDesc(float[1, 3, 224, 224], NCHW)
-/// >>> TensorDesc(DataType.INT64, [2], value=np.array([4, 5])).value
-/// array([4, 5])
-#[pyclass(module = "opgraph._core", name = "TensorDesc", frozen)]
-pub struct PyTensorDesc {
-    pub desc: TensorDesc,
 }
 
 /// A read-only snapshot of a node, taken when it was requested.
@@ -295,31 +279,8 @@ impl PyGraph {
     ) -> PyResult<()> {
         self.usable(py)?;
         let id = self.find(py, name)?;
-        let node = self.graph.node(id);
-        let bad = |message: String| exception(shape_argument_error(py), message);
-        if !matches!(node.op_type.as_str(), "Data" | "Placeholder") {
-            return Err(bad(format!(
-                "'{name}' is a {} node, not a graph input",
-                node.op_type
-            )));
-        }
-        let dims = node.outputs[0].shape().dims().to_vec();
-        if node.outputs[0].shape().rank() != Some(shape_range.len()) {
-            return Err(bad(format!(
-                "input '{name}' has shape {:?}; a shape range needs one (min, max) per dim, got {}",
-                dims,
-                shape_range.len()
-            )));
-        }
-        for (i, (&(lo, hi), &dim)) in shape_range.iter().zip(&dims).enumerate() {
-            let inside = dim < 0 || (lo <= dim && (hi == -1 || dim <= hi));
-            if lo < 0 || (hi != -1 && hi < lo) || !inside {
-                return Err(bad(format!(
-                    "input '{name}': dim {i} range ({lo}, {hi}) is not a range of non-negative sizes \
-                     (min <= max, max -1 for unbounded) holding the dim ({dim})"
-                )));
-            }
-        }
+        let desc = input_desc(py, &self.graph, id, name)?;
+        check_shape_range(py, desc, name, &shape_range)?;
         self.graph.node_mut(id).outputs[0].shape_range = Some(shape_range);
         Ok(())
     }
@@ -332,50 +293,8 @@ impl PyGraph {
     fn set_input_shape(&mut self, py: Python<'_>, name: &str, shape: Vec<i64>) -> PyResult<()> {
         self.usable(py)?;
         let id = self.find(py, name)?;
-        let node = self.graph.node(id);
-        let bad = |message: String| exception(shape_argument_error(py), message);
-        if !matches!(node.op_type.as_str(), "Data" | "Placeholder") {
-            return Err(bad(format!(
-                "'{name}' is a {} node, not a graph input",
-                node.op_type
-            )));
-        }
-        let desc = &node.outputs[0];
-        if let Some(rank) = desc.shape().rank() {
-            if rank != shape.len() {
-                return Err(bad(format!(
-                    "input '{name}' has rank {rank} (shape {}); the new shape {shape:?} has rank {}",
-                    desc.shape(),
-                    shape.len()
-                )));
-            }
-        }
-        if let Some(i) = shape.iter().position(|&d| d < -1) {
-            return Err(bad(format!(
-                "input '{name}': dim {i} of {shape:?} is {}; a dim is a size (>= 0) or -1 (unknown)",
-                shape[i]
-            )));
-        }
-        if let Some(ranges) = &desc.shape_range {
-            let outside = shape
-                .iter()
-                .zip(ranges)
-                .position(|(&d, &(lo, hi))| d >= 0 && (d < lo || (hi != -1 && d > hi)));
-            if let Some(i) = outside {
-                return Err(bad(format!(
-                    "input '{name}': dim {i} of {shape:?} lies outside the input's shape range \
-                     {:?}",
-                    ranges[i]
-                )));
-            }
-        }
-        if desc.storage_format != desc.origin_format {
-            // Its storage shape depends on the SoC, which only prepare knows.
-            return Err(bad(format!(
-                "input '{name}' is stored as {} by prepare; set its shape before preparing the graph",
-                desc.storage_format.name()
-            )));
-        }
+        let desc = input_desc(py, &self.graph, id, name)?;
+        check_input_shape(py, desc, name, &shape)?;
         self.graph.node_mut(id).outputs[0].set_shape(Shape::from_dims(&shape));
         Ok(())
     }
@@ -395,16 +314,10 @@ impl PyGraph {
     ) -> PyResult<()> {
         self.usable(py)?;
         let id = self.find(py, name)?;
-        let node = self.graph.node(id);
-        if !matches!(node.op_type.as_str(), "Data" | "Placeholder") {
-            return Err(exception(
-                shape_argument_error(py),
-                format!("'{name}' is a {} node, not a graph input", node.op_type),
-            ));
-        }
+        let origin_format = input_desc(py, &self.graph, id, name)?.origin_format;
         let format = match format {
             Some(format) => format_from_py(format)?,
-            None => node.outputs[0].origin_format,
+            None => origin_format,
         };
         let desc = TensorDesc::new(dtype_from_py(dtype)?, shape_arg(shape, Some(name))?, format);
         self.graph.node_mut(id).outputs[0] = desc;
@@ -695,123 +608,6 @@ impl TensorRef {
 
     fn __repr__(&self) -> String {
         format!("TensorRef({:?}, {})", self.node_name, self.index)
-    }
-}
-
-#[pymethods]
-impl PyTensorDesc {
-    #[new]
-    #[pyo3(signature = (dtype, shape, format = None, *, value = None, shape_range = None))]
-    fn new(
-        dtype: &Bound<'_, PyAny>,
-        shape: &Bound<'_, PyAny>,
-        format: Option<&Bound<'_, PyAny>>,
-        value: Option<&Bound<'_, PyAny>>,
-        shape_range: Option<Vec<(i64, i64)>>,
-    ) -> PyResult<PyTensorDesc> {
-        let format = format
-            .map(format_from_py)
-            .transpose()?
-            .unwrap_or(Format::Nd);
-        let mut desc = TensorDesc::new(dtype_from_py(dtype)?, shape_from_py(shape)?, format);
-        if let Some(value) = value.map(tensor_from_py).transpose()? {
-            if value.dtype() != desc.dtype || value.shape() != desc.shape() {
-                return Err(PyValueError::new_err(format!(
-                    "the value is {} {} but the descriptor says {} {}",
-                    value.dtype(),
-                    value.shape(),
-                    desc.dtype,
-                    desc.shape()
-                )));
-            }
-            desc.value = Some(value);
-        }
-        desc.shape_range = shape_range;
-        Ok(PyTensorDesc { desc })
-    }
-
-    /// The element type.
-    #[getter]
-    fn dtype<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        dtype_to_py(py, self.desc.dtype)
-    }
-
-    /// The origin shape (what inference works on).
-    #[getter]
-    fn shape<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
-        shape_to_py(py, &self.desc.origin_shape)
-    }
-
-    /// The origin format.
-    #[getter]
-    fn format<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        format_to_py(py, self.desc.origin_format)
-    }
-
-    /// The format the device stores it in (the origin format until
-    /// :func:`~opgraph.prepare` chooses one).
-    #[getter]
-    fn storage_format<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        format_to_py(py, self.desc.storage_format)
-    }
-
-    /// The shape in the storage format (e.g. NC1HWC0's five dims).
-    #[getter]
-    fn storage_shape<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
-        shape_to_py(py, &self.desc.storage_shape)
-    }
-
-    /// Inclusive ``(min, max)`` per dim (``max == -1``: unbounded), or None when not set.
-    #[getter]
-    fn shape_range(&self) -> Option<Vec<(i64, i64)>> {
-        self.desc.shape_range.clone()
-    }
-
-    /// For a 1-D integer tensor holding a shape: what folding knows of it
-    /// element by element (-1 unknown), when the full value is not known.
-    #[getter]
-    fn shape_value<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyTuple>>> {
-        self.desc
-            .shape_value
-            .as_ref()
-            .map(|s| shape_to_py(py, s))
-            .transpose()
-    }
-
-    /// The host value as a numpy array, when known.
-    #[getter]
-    fn value<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyAny>>> {
-        self.desc
-            .value
-            .as_ref()
-            .map(|v| tensor_to_py(py, v))
-            .transpose()
-    }
-
-    fn __eq__(&self, other: &Bound<'_, PyAny>) -> bool {
-        other
-            .cast::<PyTensorDesc>()
-            .is_ok_and(|o| o.get().desc == self.desc)
-    }
-
-    fn __repr__(&self) -> String {
-        let mut s = format!(
-            "TensorDesc({}, {}",
-            self.desc.summary(),
-            self.desc.origin_format
-        );
-        if self.desc.storage_format != self.desc.origin_format
-            || self.desc.storage_shape != self.desc.origin_shape
-        {
-            s += &format!(
-                ", storage {}{}",
-                self.desc.storage_format, self.desc.storage_shape
-            );
-        }
-        if self.desc.value.is_some() {
-            s += ", value";
-        }
-        s + ")"
     }
 }
 

@@ -38,12 +38,13 @@ fn prepared_output(
     seen: &mut HashSet<*const Graph>,
 ) -> Option<(String, usize, Format)> {
     graph.nodes().iter().find_map(|n| {
-        let computed = registry.get(&n.op_type).is_some_and(|s| !s.source);
+        // The schema is looked up only for a node with a stored output:
+        // nearly every node of an unprepared graph has none.
         let stored = n
             .outputs
             .iter()
             .position(|d| d.storage_format != d.origin_format)
-            .filter(|_| computed)
+            .filter(|_| registry.get(&n.op_type).is_some_and(|s| !s.source))
             .map(|i| (n.name.clone(), i, n.outputs[i].storage_format));
         stored.or_else(|| {
             n.subgraphs.iter().find_map(|s| {

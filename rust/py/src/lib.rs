@@ -10,11 +10,13 @@ mod device;
 mod errors;
 mod frontend;
 mod graph;
+mod graph_inputs;
 mod infer;
 mod insert_op;
 mod memory;
 mod registry;
 mod scope;
+mod tensor_desc;
 
 use pyo3::prelude::*;
 
@@ -31,7 +33,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     opgraph_core::internal::install_panic_hook();
     m.add_class::<graph::PyGraph>()?;
     m.add_class::<graph::TensorRef>()?;
-    m.add_class::<graph::PyTensorDesc>()?;
+    m.add_class::<tensor_desc::PyTensorDesc>()?;
     m.add_class::<graph::PyNode>()?;
     m.add_class::<convert::PyNamedAttrs>()?;
     m.add_class::<context::PyOpContext>()?;
