@@ -769,6 +769,7 @@ def register_parser_plugin(
     parse_op_to_graph: Callable[[Operator], Graph] | None = None,
     input_edits: Sequence[tuple[Any, ...]] = ...,
     allow_override: bool = False,
+    blob_shapes: Callable[[FrameworkOp], Sequence[Sequence[int]]] | None = None,
 ) -> None:
     """Registers a parser plugin into the process-wide registry. A plugin for
     an origin type with a built-in plugin replaces it; replacing a user
@@ -954,6 +955,7 @@ def register_op(
     infer_shape: Any = None,
     allow_override: bool = False,
     extra_attrs: bool = False,
+    weight_shapes: Any = None,
 ) -> None:
     """Registers an op type described by plain data (the typed `opgraph.OpDef`
     builds these arguments). `attrs` holds `(name, type_name, default)`

@@ -13,7 +13,7 @@ from __future__ import annotations
 import enum
 import typing
 import warnings
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
@@ -60,6 +60,8 @@ VerifyFn = Callable[[VerifyContext], "bool | None"]
 ShapeFnT = TypeVar("ShapeFnT", bound=InferShapeFn)
 DtypeFnT = TypeVar("DtypeFnT", bound=InferDataTypeFn)
 VerifyFnT = TypeVar("VerifyFnT", bound=VerifyFn)
+WeightShapesFn = Callable[[VerifyContext], Mapping[int, Sequence[int]]]
+WeightShapesFnT = TypeVar("WeightShapesFnT", bound=WeightShapesFn)
 
 Follow = str | tuple[str, FollowType]
 """A port name (follow everything) or ``(port, FollowType)``."""
@@ -148,6 +150,7 @@ class OpDef:
         self.outputs: list[PortSpec] = []
         self.attrs: list[AttrSpec] = []
         self.verify_fn: VerifyFn | None = None
+        self.weight_shapes_fn: WeightShapesFn | None = None
         self.infer_dtype_fn: InferDataTypeFn | None = None
         self.infer_shape_fn: InferShapeFn | None = None
         self.builtin = False
@@ -245,6 +248,17 @@ class OpDef:
         self.verify_fn = fn
         return fn
 
+    def weight_shapes(self, fn: WeightShapesFnT) -> WeightShapesFnT:
+        """Decorator: the shapes this op's weight inputs need, from its
+        attributes and its inferred data inputs, as ``{input index: shape}``
+        (-1: still unknown). Before inferring a node, the engine gives them
+        to its weights that were loaded without values (a Caffe net without
+        its ``.caffemodel``: see the ``blob_shapes`` of
+        :func:`opgraph.caffe.plugin`), so the memory plan and the cost model
+        size them; weights with known dims must agree."""
+        self.weight_shapes_fn = fn
+        return fn
+
     def __repr__(self) -> str:
         ins = ", ".join(p.name for p in self.inputs)
         outs = ", ".join(p.name for p in self.outputs)
@@ -294,6 +308,7 @@ def register(op_def: OpDef, override: bool = False) -> None:
         infer_shape=op_def.infer_shape_fn,
         allow_override=override,
         extra_attrs=op_def.extra_attrs,
+        weight_shapes=op_def.weight_shapes_fn,
     )
 
 

@@ -66,6 +66,7 @@ AttrInput: TypeAlias = (
 
 __all__ = [
     "AttrInput",
+    "BlobShapesFn",
     "DelInputWithCond",
     "DelInputWithOriginalType",
     "DynamicPortKind",
@@ -152,6 +153,11 @@ FusionParseParamsFn: TypeAlias = Callable[[list[FrameworkOp], Operator], None]
 
 ParseOpToGraphFn: TypeAlias = Callable[[Operator], Graph]
 """``ParseOpToGraphFn``: the body graph the parsed op expands into."""
+BlobShapesFn: TypeAlias = Callable[[FrameworkOp], Sequence[Sequence[int]]]
+"""A Caffe plugin's ``blob_shapes``: the weight blobs its layer has without a
+``.caffemodel``, one shape per blob from the layer's parameters (-1 for a dim
+only the input tells; the IR op's :meth:`~opgraph.OpDef.weight_shapes`
+completes those at inference)."""
 
 DynamicPortKind: TypeAlias = Literal["input", "output"]
 
@@ -187,10 +193,12 @@ def register_parser_plugin(
     parse_op_to_graph: ParseOpToGraphFn | None = None,
     input_edits: Sequence[InputEdit] = (),
     override: bool = False,
+    blob_shapes: BlobShapesFn | None = None,
 ) -> None:
     """Registers a plugin mapping ``origin_op_types`` of ``framework`` onto IR
     op ``op_type``. Needs at least one of ``parse_params``,
-    ``fusion_parse_params`` and ``parse_op_to_graph``. Raises
+    ``fusion_parse_params`` and ``parse_op_to_graph``; ``blob_shapes``
+    (Caffe only) declares the layer's weight blobs. Raises
     :class:`~opgraph.RegistrationError` when a plugin (built-in or user)
     already maps one of the origin types and ``override`` is false; replacing
     a built-in one warns with :class:`~opgraph.BuiltinShadowedWarning`."""
@@ -207,6 +215,7 @@ def register_parser_plugin(
         parse_op_to_graph,
         [_edit_spec(edit) for edit in input_edits],
         override,
+        blob_shapes,
     )
 
 
@@ -224,6 +233,7 @@ def parse_params_plugin(
     parse_op_to_graph: ParseOpToGraphFn | None = None,
     input_edits: Sequence[InputEdit] = (),
     override: bool = False,
+    blob_shapes: BlobShapesFn | None = None,
 ) -> Callable[[_Parse], _Parse]:
     """The decorator each framework's ``@plugin`` is: registers the decorated
     ``parse(src: FrameworkOp, dst: Operator) -> None`` as the
@@ -239,6 +249,7 @@ def parse_params_plugin(
         parse_op_to_graph=parse_op_to_graph,
         input_edits=input_edits,
         override=override,
+        blob_shapes=blob_shapes,
     )
 
 
@@ -300,6 +311,7 @@ def _registering(
     parse_op_to_graph: ParseOpToGraphFn | None,
     input_edits: Sequence[InputEdit],
     override: bool,
+    blob_shapes: BlobShapesFn | None = None,
 ) -> Callable[[_Fn], _Fn]:
     """The decorator registering its function as the plugin's
     ``fusion_parse_params`` (``fusion``) or ``parse_params``."""
@@ -315,6 +327,7 @@ def _registering(
             parse_op_to_graph=parse_op_to_graph,
             input_edits=input_edits,
             override=override,
+            blob_shapes=blob_shapes,
         )
         return parse
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from ..parser_plugin import (
     AttrInput,
+    BlobShapesFn,
     DelInputWithCond,
     DelInputWithOriginalType,
     DynamicPortKind,
@@ -37,6 +38,7 @@ from .plugin import plugin, register_plugin, registered_plugins
 
 __all__ = [
     "AttrInput",
+    "BlobShapesFn",
     "DelInputWithCond",
     "DelInputWithOriginalType",
     "DynamicPortKind",

@@ -17,6 +17,7 @@ from collections.abc import Callable, Sequence
 from typing import TypeVar
 
 from ..parser_plugin import (
+    BlobShapesFn,
     Framework,
     FrameworkOp,
     ImplyType,
@@ -44,6 +45,7 @@ def register_plugin(
     parse_op_to_graph: ParseOpToGraphFn | None = None,
     input_edits: Sequence[InputEdit] = (),
     override: bool = False,
+    blob_shapes: BlobShapesFn | None = None,
 ) -> None:
     """Registers a Caffe plugin mapping layer types ``origin_op_types`` onto
     IR op ``op_type`` (see :mod:`opgraph.parser_plugin`). The ``@plugin``
@@ -58,6 +60,7 @@ def register_plugin(
         parse_op_to_graph=parse_op_to_graph,
         input_edits=input_edits,
         override=override,
+        blob_shapes=blob_shapes,
     )
 
 
@@ -69,12 +72,19 @@ def plugin(
     parse_op_to_graph: ParseOpToGraphFn | None = None,
     input_edits: Sequence[InputEdit] = (),
     override: bool = False,
+    blob_shapes: BlobShapesFn | None = None,
 ) -> Callable[[_Parse], _Parse]:
     """Registers the decorated ``parse(src: FrameworkOp, dst: Operator) -> None``
     as the ``parse_params`` of a plugin mapping Caffe layer types
     ``origin_op_types`` onto IR op ``op_type``. A plugin for a layer type
     opgraph maps itself replaces the built-in one; replacing another user
-    plugin needs ``override=True``. The function is returned unchanged."""
+    plugin needs ``override=True``. The function is returned unchanged.
+
+    ``blob_shapes(src)`` declares the layer's weight blobs for a net loaded
+    without a ``.caffemodel``: one shape per blob from the layer's
+    parameters, -1 for a dim only the input tells (the IR op's
+    :meth:`~opgraph.OpDef.weight_shapes` completes it at inference). Blobs a
+    weights file gives must agree with it."""
     return parse_params_plugin(
         Framework.CAFFE,
         op_type,
@@ -83,6 +93,7 @@ def plugin(
         parse_op_to_graph=parse_op_to_graph,
         input_edits=input_edits,
         override=override,
+        blob_shapes=blob_shapes,
     )
 
 

@@ -10,11 +10,12 @@ use crate::errors::{callable_name, raised_message, registration_err};
 use opgraph_core::infer::OpContext;
 use opgraph_core::op::{
     global_registry, register_global, FollowType, OpError, OpFn, OpOrigin, OpSchema, ParamType,
-    PortDef, ValueDepend,
+    PortDef, ValueDepend, WeightShapesFn,
 };
+use opgraph_core::types::Shape;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyList};
+use pyo3::types::{PyDict, PyList, PyMapping};
 use std::sync::Arc;
 
 /// A Python callable as a core op function. The context handed to it is
@@ -42,6 +43,45 @@ fn call(
         Ok(_) => Ok(()),
         Err(e) => Err(failure(py, func, e)),
     }
+}
+
+/// A Python callable as an op's `weight_shapes`: it reads a VerifyContext
+/// (the node's attributes and inferred inputs) and returns a mapping from
+/// input index to the shape that weight input needs (-1: still unknown).
+fn py_weight_shapes_fn(func: Py<PyAny>) -> WeightShapesFn {
+    Arc::new(move |ctx: &mut OpContext<'_>| {
+        Python::attach(|py| {
+            let ptr = (ctx as *mut OpContext<'_>).cast::<OpContext<'static>>();
+            // SAFETY: as in `call`: the context object is expired before
+            // `ctx` is used again.
+            let obj = unsafe { borrowed_context(py, ContextKind::Verify, ptr) }
+                .map_err(|e| failure(py, &func, e))?;
+            let result = func.bind(py).call1((&obj,));
+            expire(&obj);
+            let returned = result.map_err(|e| failure(py, &func, e))?;
+            weight_shapes_from_py(&returned).ok_or_else(|| {
+                OpError::new(format!(
+                    "{} returned {}; a weight_shapes function returns a dict from input index \
+                     to shape (a sequence of ints, each a size or -1)",
+                    describe(py, &func),
+                    crate::convert::type_name(&returned)
+                ))
+            })
+        })
+    })
+}
+
+fn weight_shapes_from_py(value: &Bound<'_, PyAny>) -> Option<Vec<(usize, Shape)>> {
+    let mapping = value.cast::<PyMapping>().ok()?;
+    let mut shapes = Vec::new();
+    for item in mapping.items().ok()?.iter() {
+        let (index, dims): (usize, Vec<i64>) = item.extract().ok()?;
+        if dims.iter().any(|&d| d < -1) {
+            return None;
+        }
+        shapes.push((index, Shape::from_dims(&dims)));
+    }
+    Some(shapes)
 }
 
 fn describe(py: Python<'_>, func: &Py<PyAny>) -> String {
@@ -121,7 +161,7 @@ fn port_from_spec(spec: PortSpec<'_>) -> PyResult<PortDef> {
 /// builds these arguments). `attrs` holds `(name, type_name, default)`
 /// where a missing default is passed as `has_default=False`.
 #[pyfunction]
-#[pyo3(signature = (op_type, inputs, outputs, attrs, verify = None, infer_dtype = None, infer_shape = None, allow_override = false, extra_attrs = false))]
+#[pyo3(signature = (op_type, inputs, outputs, attrs, verify = None, infer_dtype = None, infer_shape = None, allow_override = false, extra_attrs = false, weight_shapes = None))]
 #[allow(clippy::too_many_arguments)]
 pub fn register_op(
     py: Python<'_>,
@@ -134,6 +174,7 @@ pub fn register_op(
     infer_shape: Option<Py<PyAny>>,
     allow_override: bool,
     extra_attrs: bool,
+    weight_shapes: Option<Py<PyAny>>,
 ) -> PyResult<()> {
     let mut schema = OpSchema::new(op_type);
     schema.origin = OpOrigin::User;
@@ -155,6 +196,7 @@ pub fn register_op(
     schema.verify = verify.map(|f| py_op_fn(f, ContextKind::Verify));
     schema.infer_dtype = infer_dtype.map(|f| py_op_fn(f, ContextKind::InferDtype));
     schema.infer_shape = infer_shape.map(|f| py_op_fn(f, ContextKind::InferShape));
+    schema.weight_shapes = weight_shapes.map(py_weight_shapes_fn);
     register_global(schema, allow_override).map_err(|e| registration_err(py, &e))
 }
 

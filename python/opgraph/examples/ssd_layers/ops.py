@@ -52,6 +52,14 @@ def verify_normalize(ctx: VerifyContext) -> None:
         raise ValueError(f"eps must be positive, got {ctx.attr_float('eps')}")
 
 
+@normalize.weight_shapes
+def normalize_scale_shape(ctx: VerifyContext) -> dict[int, list[int]]:
+    """The scale a net loaded without weights gets: one per channel of x."""
+    if ctx.input_count() < 2 or ctx.attr_bool("channel_shared"):
+        return {}
+    return {1: [ctx.input_shape(0)[1]]}
+
+
 # ---- PriorBox: 4 coordinates and 4 variances per prior per feature-map cell ---------
 
 prior_box = OpDef("PriorBox")

@@ -14,7 +14,14 @@ def parse_permute(src: FrameworkOp, dst: Operator) -> None:
     dst.set_ints("order", src.get_ints("order", []))
 
 
-@caffe.plugin("Normalize", origin_op_types=["Normalize"])
+def normalize_blobs(src: FrameworkOp) -> list[list[int]]:
+    """Normalize's one blob, the scale, as Caffe-SSD's LayerSetUp makes it: a
+    scalar when shared, else one per input channel (known at inference: the
+    op's weight_shapes completes it)."""
+    return [[]] if src.get_bool("channel_shared", True) else [[-1]]
+
+
+@caffe.plugin("Normalize", origin_op_types=["Normalize"], blob_shapes=normalize_blobs)
 def parse_normalize(src: FrameworkOp, dst: Operator) -> None:
     dst.set_bool("across_spatial", src.get_bool("across_spatial", True))
     dst.set_bool("channel_shared", src.get_bool("channel_shared", True))

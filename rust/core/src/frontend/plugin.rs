@@ -48,6 +48,14 @@ pub type FusionParseParamsFn =
 /// becomes a PartitionedCall of it (Data `index` attr = original input).
 pub type ParseOpToGraphFn = Arc<dyn Fn(&OpDraft) -> Result<Graph, PluginError> + Send + Sync>;
 
+/// The weight blobs a custom Caffe layer has when no `.caffemodel` gives
+/// them: one shape per blob, in blob order, from the layer's parameters
+/// (-1 for a dim only the input tells, completed at inference by the IR
+/// op's [`crate::op::OpSchema::weight_shapes`]). Built-in layers' blobs are
+/// known to the Caffe frontend itself.
+pub type BlobShapesFn =
+    Arc<dyn Fn(&FrameworkOp) -> Result<Vec<Vec<i64>>, PluginError> + Send + Sync>;
+
 /// Input edits applied before wiring, in registration order.
 #[derive(Clone, Debug, PartialEq)]
 pub enum InputEdit {
@@ -77,6 +85,8 @@ pub struct ParserPlugin {
     pub fusion_parse_params: Option<FusionParseParamsFn>,
     pub parse_op_to_graph: Option<ParseOpToGraphFn>,
     pub input_edits: Vec<InputEdit>,
+    /// Caffe only: the blobs the layer has without a weights file.
+    pub blob_shapes: Option<BlobShapesFn>,
     /// Registered from Rust by opgraph itself.
     pub builtin: bool,
 }
@@ -105,6 +115,7 @@ impl ParserPlugin {
             fusion_parse_params: None,
             parse_op_to_graph: None,
             input_edits: Vec::new(),
+            blob_shapes: None,
             builtin: false,
         }
     }

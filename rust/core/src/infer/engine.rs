@@ -174,7 +174,7 @@ impl Engine<'_> {
             return Err(self.error(graph, id, Stage::UnknownOp, OpError::new(msg)));
         };
         normalize_counts(graph, id, schema);
-        if let Some(shapes_of) = schema.weight_shapes {
+        if let Some(shapes_of) = &schema.weight_shapes {
             super::weights::complete_weights(graph, id, schema, shapes_of)
                 .map_err(|e| self.error(graph, id, Stage::Verify, e))?;
         }

@@ -27,7 +27,7 @@ pub(super) fn complete_weights(
     graph: &mut Graph,
     id: NodeId,
     schema: &OpSchema,
-    shapes_of: WeightShapesFn,
+    shapes_of: &WeightShapesFn,
 ) -> Result<(), OpError> {
     let node = graph.node(id);
     if !node
@@ -45,8 +45,8 @@ pub(super) fn complete_weights(
             .map(|e| e.map(|e| graph.tensor(e)))
             .collect();
         let mut no_outputs: [TensorDesc; 0] = [];
-        let ctx = OpContext::new(node, schema, &inputs, &mut no_outputs);
-        catch_internal(|| shapes_of(&ctx))
+        let mut ctx = OpContext::new(node, schema, &inputs, &mut no_outputs);
+        catch_internal(|| shapes_of(&mut ctx))
             .unwrap_or_else(|bug| Err(OpError::new(bug.to_string())))?
     };
     for (i, shape) in wanted {

@@ -188,8 +188,11 @@ pub struct OpSchema {
 pub type BodyInputsFn = fn(&crate::types::Attrs, &mut [Option<crate::types::TensorDesc>]);
 
 /// See [`OpSchema::weight_shapes`]. Dims it cannot tell stay -1.
-pub type WeightShapesFn =
-    fn(&crate::infer::OpContext<'_>) -> Result<Vec<(usize, crate::types::Shape)>, OpError>;
+pub type WeightShapesFn = std::sync::Arc<
+    dyn Fn(&mut crate::infer::OpContext<'_>) -> Result<WeightShapes, OpError> + Send + Sync,
+>;
+/// `(input index, shape)` per weight input.
+pub type WeightShapes = Vec<(usize, crate::types::Shape)>;
 
 impl OpSchema {
     pub fn new(op_type: impl Into<String>) -> OpSchema {
@@ -259,8 +262,17 @@ impl OpSchema {
         self
     }
 
-    /// Sets [`OpSchema::weight_shapes`].
-    pub fn weight_shapes(mut self, f: WeightShapesFn) -> OpSchema {
+    /// Sets [`OpSchema::weight_shapes`] to a plain function.
+    pub fn weight_shapes(
+        self,
+        f: fn(&crate::infer::OpContext<'_>) -> Result<WeightShapes, OpError>,
+    ) -> OpSchema {
+        self.weight_shapes_fn(std::sync::Arc::new(move |ctx| f(ctx)))
+    }
+
+    /// Sets [`OpSchema::weight_shapes`] (a closure: an op registered from
+    /// Python declares its weights' shapes with a Python function).
+    pub fn weight_shapes_fn(mut self, f: WeightShapesFn) -> OpSchema {
         self.weight_shapes = Some(f);
         self
     }

@@ -8,7 +8,9 @@ use super::framework_op::PyFrameworkOp;
 use super::operator::PyOperator;
 use crate::errors::{callable_name, raised_message};
 use crate::graph::PyGraph;
-use opgraph_core::frontend::plugin::{FusionParseParamsFn, ParseOpToGraphFn, ParseParamsFn};
+use opgraph_core::frontend::plugin::{
+    BlobShapesFn, FusionParseParamsFn, ParseOpToGraphFn, ParseParamsFn,
+};
 use opgraph_core::frontend::{FrameworkOp, OpDraft, PluginError};
 use opgraph_core::graph::Graph;
 use pyo3::prelude::*;
@@ -37,6 +39,27 @@ pub fn fusion_parse_params_fn(func: Py<PyAny>) -> FusionParseParamsFn {
                 .and_then(|ops| PyList::new(py, ops))
                 .map_err(|e| failure(func, e))?;
             fill(func, dst, |operator| func.call1((ops, operator)))
+        })
+    })
+}
+
+/// A Python `blob_shapes(src) -> list of shapes` as a Caffe plugin's
+/// [`BlobShapesFn`].
+pub fn blob_shapes_fn(func: Py<PyAny>) -> BlobShapesFn {
+    Arc::new(move |src: &FrameworkOp| {
+        Python::attach(|py| {
+            let func = func.bind(py);
+            let src =
+                Bound::new(py, PyFrameworkOp { op: src.clone() }).map_err(|e| failure(func, e))?;
+            let returned = func.call1((src,)).map_err(|e| failure(func, e))?;
+            returned.extract::<Vec<Vec<i64>>>().map_err(|_| {
+                PluginError::new(format!(
+                    "{} returned {}; a blob_shapes function returns a list of blob shapes \
+                     (lists of ints, -1 for a dim only the input tells)",
+                    callable_name(func),
+                    crate::convert::type_name(&returned)
+                ))
+            })
         })
     })
 }

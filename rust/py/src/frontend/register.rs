@@ -2,7 +2,9 @@
 //! `opgraph.tensorflow.plugin` builds these arguments), listing them, and
 //! GE's auto-mapping functions.
 
-use super::callbacks::{fusion_parse_params_fn, parse_op_to_graph_fn, parse_params_fn};
+use super::callbacks::{
+    blob_shapes_fn, fusion_parse_params_fn, parse_op_to_graph_fn, parse_params_fn,
+};
 use super::errors::{plugin_err, registration_err};
 use super::framework_op::PyFrameworkOp;
 use super::operator::PyOperator;
@@ -73,7 +75,7 @@ fn input_edit(spec: &Bound<'_, PyAny>) -> PyResult<InputEdit> {
 /// an origin type with a built-in plugin replaces it; replacing a user
 /// plugin needs `allow_override`.
 #[pyfunction]
-#[pyo3(signature = (framework, op_type, origin_op_types, imply_type = "tvm", parse_params = None, fusion_parse_params = None, parse_op_to_graph = None, input_edits = Vec::new(), allow_override = false))]
+#[pyo3(signature = (framework, op_type, origin_op_types, imply_type = "tvm", parse_params = None, fusion_parse_params = None, parse_op_to_graph = None, input_edits = Vec::new(), allow_override = false, blob_shapes = None))]
 #[allow(clippy::too_many_arguments)]
 pub fn register_parser_plugin(
     py: Python<'_>,
@@ -86,10 +88,23 @@ pub fn register_parser_plugin(
     parse_op_to_graph: Option<Py<PyAny>>,
     input_edits: Vec<Bound<'_, PyAny>>,
     allow_override: bool,
+    blob_shapes: Option<Py<PyAny>>,
 ) -> PyResult<()> {
-    for func in [&parse_params, &fusion_parse_params, &parse_op_to_graph]
-        .into_iter()
-        .flatten()
+    let framework = framework_from_name(framework)?;
+    if blob_shapes.is_some() && framework != Framework::Caffe {
+        return Err(PyValueError::new_err(
+            "blob_shapes declares a Caffe layer's weight blobs; other frameworks' weights are \
+             graph inputs or initializers",
+        ));
+    }
+    for func in [
+        &parse_params,
+        &fusion_parse_params,
+        &parse_op_to_graph,
+        &blob_shapes,
+    ]
+    .into_iter()
+    .flatten()
     {
         if !func.bind(py).is_callable() {
             return Err(PyTypeError::new_err(format!(
@@ -99,7 +114,7 @@ pub fn register_parser_plugin(
         }
     }
     let plugin = ParserPlugin {
-        framework: framework_from_name(framework)?,
+        framework,
         op_type,
         origin_op_types,
         imply_type: imply_type_from_name(imply_type)?,
@@ -110,6 +125,7 @@ pub fn register_parser_plugin(
             .iter()
             .map(input_edit)
             .collect::<PyResult<_>>()?,
+        blob_shapes: blob_shapes.map(blob_shapes_fn),
         builtin: false,
     };
     register_plugin_global(plugin, allow_override).map_err(|e| registration_err(py, &e))

@@ -57,6 +57,7 @@ use std::path::{Path, PathBuf};
 pub mod attrs;
 mod blob;
 pub mod custom;
+mod custom_blobs;
 mod layer;
 mod message;
 pub mod net;
@@ -190,7 +191,8 @@ pub fn load_reported(
     plugins: &PluginRegistry,
     ops: &OpRegistry,
 ) -> Result<(Graph, Vec<String>), FrontendError> {
-    let (framework, warnings) = decode_reported(files)?;
+    let (mut framework, warnings) = decode_reported(files)?;
+    custom_blobs::declare_plugin_blobs(&mut framework, plugins)?;
     let graph = convert(&framework, plugins, ops, options)?;
     let warnings = warnings
         .into_iter()

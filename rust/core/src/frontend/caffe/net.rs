@@ -263,17 +263,9 @@ impl Builder {
         }
         let attrs = flat.attrs;
         for (i, value) in blob_values(layer, weights)?.into_iter().enumerate() {
-            let name = format!("{}/blobs/{i}", layer.name);
-            let mut attrs = Attrs::new();
-            attrs.set("dtype", AttrValue::DataType(DataType::Float));
-            attrs.set("value", value);
-            self.add(FrameworkOp {
-                name: name.clone(),
-                op_type: CONST.to_owned(),
-                attrs,
-                ..FrameworkOp::default()
-            })?;
-            inputs.push(FrameworkInput::new(name, 0));
+            let blob = blob_op(&layer.name, i, value);
+            inputs.push(FrameworkInput::new(blob.name.clone(), 0));
+            self.add(blob)?;
         }
         self.add(FrameworkOp {
             name: layer.name.clone(),
@@ -368,7 +360,20 @@ fn check_given(
     Ok(())
 }
 
-fn opaque_float(shape: Vec<i64>) -> AttrValue {
+/// Blob `index` of layer `layer`: a float Const named `<layer>/blobs/<index>`.
+pub(super) fn blob_op(layer: &str, index: usize, value: AttrValue) -> FrameworkOp {
+    let mut attrs = Attrs::new();
+    attrs.set("dtype", AttrValue::DataType(DataType::Float));
+    attrs.set("value", value);
+    FrameworkOp {
+        name: format!("{layer}/blobs/{index}"),
+        op_type: CONST.to_owned(),
+        attrs,
+        ..FrameworkOp::default()
+    }
+}
+
+pub(super) fn opaque_float(shape: Vec<i64>) -> AttrValue {
     let mut attrs = Attrs::new();
     attrs.set("dtype", AttrValue::DataType(DataType::Float));
     attrs.set("shape", AttrValue::ListInt(shape));
