@@ -235,11 +235,20 @@ def test_node_snapshot_does_not_change_after_infer() -> None:
 
 def test_set_attr_changes_a_node_attribute() -> None:
     graph, x, _y = _two_inputs()
-    graph.add_node("Identity", "id", [x])
-    graph.set_attr("id", "tag", [1, 2])
-    assert graph.node("id").attrs == {"tag": [1, 2]}
+    graph.add_node("LeakyRelu", "leaky", [x], {"alpha": 0.1})
+    graph.set_attr("leaky", "alpha", 0.25)
+    graph.set_attr("leaky", "_tag", [1, 2])  # private names are always allowed, as in GE
+    assert graph.node("leaky").attrs == {"alpha": 0.25, "_tag": [1, 2]}
     with pytest.raises(GraphError):
-        graph.set_attr("missing", "tag", 1)
+        graph.set_attr("missing", "alpha", 1.0)
+
+
+def test_set_attr_rejects_a_name_the_prototype_does_not_declare() -> None:
+    graph, x, _y = _two_inputs()
+    graph.add_node("LeakyRelu", "leaky", [x])
+    with pytest.raises(GraphError, match=r"node 'leaky': LeakyRelu does not declare attribute 'alpah'.*'alpha'"):
+        graph.set_attr("leaky", "alpah", 0.25)
+    assert "alpah" not in graph.node("leaky").attrs
 
 
 def test_control_inputs_are_recorded() -> None:

@@ -254,7 +254,8 @@ class Graph:
     ) -> TensorRef:
         """Adds a node of a registered op type; returns its first output."""
     def set_attr(self, node: str, name: str, value: Any) -> None:
-        """Sets one attribute of an existing node."""
+        """Sets one attribute of an existing node; as in `add_node`, a name its
+        op's prototype does not declare is an error."""
     def set_outputs(self, outputs: Sequence[TensorRef]) -> None:
         """The graph's outputs, in order."""
     def set_input(self, node: str, index: int, tensor: TensorRef | None) -> None:

@@ -72,8 +72,15 @@ fn main() -> Result<(), Box<dyn Error>> {
     )?;
     timed("prepare", start);
     let start = Instant::now();
-    plan_memory(&graph, &ops, &PlanOptions::default())?;
+    let plan = plan_memory(&graph, &ops, &PlanOptions::default())?;
     timed("plan_memory", start);
+    eprintln!(
+        "{:>13} {} B, lower bound {} B ({:.4}x)",
+        "arena",
+        plan.arena_bytes(),
+        plan.lower_bound_bytes(),
+        plan.arena_bytes() as f64 / plan.lower_bound_bytes().max(1) as f64
+    );
     let start = Instant::now();
     estimate_cost(
         &graph,

@@ -409,7 +409,8 @@ impl PyGraph {
         Ok(self.handle(OutputRef::new(id, 0)))
     }
 
-    /// Sets one attribute of an existing node.
+    /// Sets one attribute of an existing node; as in `add_node`, a name its
+    /// op's prototype does not declare is an error.
     fn set_attr(
         &mut self,
         py: Python<'_>,
@@ -419,6 +420,11 @@ impl PyGraph {
     ) -> PyResult<()> {
         self.usable(py)?;
         let id = self.find(py, node)?;
+        if let Some(schema) = global_registry().get(&self.graph.node(id).op_type) {
+            if let Some(why) = schema.undeclared_attr(name) {
+                return Err(exception(graph_error(py), format!("node '{node}': {why}")));
+            }
+        }
         let value = attr_from_py(value)?;
         self.graph.node_mut(id).attrs.set(name, value);
         Ok(())
