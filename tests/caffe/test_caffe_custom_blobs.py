@@ -107,20 +107,11 @@ def test_given_blobs_that_disagree_with_the_plugin_are_a_parse_error(
 
 def test_a_completed_scale_that_contradicts_a_given_dim_names_the_weight(tmp_path: Path) -> None:
     # The plugin declares [5, ?]; the op's weight_shapes needs [16, 1] (16: the channels).
-    layer, op_type = unique_name("Scaled"), unique_name("ScaledOp")
-    op = OpDef(op_type)
-    op.input("x")
-    op.input("scale")
-    op.output("y", follow="x")
-
-    @op.weight_shapes
     def scale_shape(ctx: VerifyContext) -> dict[int, list[int]]:
         return {1: [ctx.input_shape(0)[1], 1]}
 
-    opgraph.register(op)
-    caffe.register_plugin(op_type, [layer], parse_params=noop, blob_shapes=lambda src: [[5, -1]])
     prototxt = tmp_path / "net.prototxt"
-    prototxt.write_text(net_with(layer))
+    prototxt.write_text(net_with(register_scaled(lambda src: [[5, -1]], scale_shape)))
     with pytest.raises(VerifyError, match="weight 's/blobs/0' does not have the shape the layer needs"):
         load_caffe(prototxt)
 
@@ -138,12 +129,16 @@ layer {{ name: "s" type: "{layer_type}" bottom: "data" top: "s" }}
 """
 
 
-def register_scaled(blob_shapes: Any) -> str:
+def register_scaled(blob_shapes: Any, weight_shapes: Any = None) -> str:
+    """A custom layer type ``Scaled_*`` (a data input and a scale blob) onto a
+    fresh op declaring ``weight_shapes``; returns the layer type."""
     layer, op_type = unique_name("Scaled"), unique_name("ScaledOp")
     op = OpDef(op_type)
     op.input("x")
     op.input("scale", param_type=opgraph.OPTIONAL)
     op.output("y", follow="x")
+    if weight_shapes is not None:
+        op.weight_shapes(weight_shapes)
     opgraph.register(op)
     caffe.register_plugin(op_type, [layer], parse_params=noop, blob_shapes=blob_shapes)
     return layer
@@ -173,20 +168,8 @@ def test_a_bad_blob_shapes_function_is_a_parse_error_naming_the_layer(
 
 
 def test_a_bad_weight_shapes_result_is_a_node_error(tmp_path: Path) -> None:
-    layer, op_type = unique_name("Scaled"), unique_name("ScaledOp")
-    op = OpDef(op_type)
-    op.input("x")
-    op.input("scale")
-    op.output("y", follow="x")
-
-    @op.weight_shapes
-    def scale_shape(ctx: VerifyContext) -> Any:
-        return [16]
-
-    opgraph.register(op)
-    caffe.register_plugin(op_type, [layer], parse_params=noop, blob_shapes=lambda src: [[-1]])
     prototxt = tmp_path / "net.prototxt"
-    prototxt.write_text(net_with(layer))
+    prototxt.write_text(net_with(register_scaled(lambda src: [[-1]], lambda ctx: [16])))
     with pytest.raises(VerifyError, match="returned list; a weight_shapes function returns a dict") as raised:
         load_caffe(prototxt)
     assert "'s'" in str(raised.value)
