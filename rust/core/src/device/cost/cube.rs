@@ -345,8 +345,8 @@ pub(crate) fn cube_work(
             spec, s, gemm.units, m_blocks, n_blocks, k_blocks,
         ));
         let (dram, l2) = operand_traffic(spec, s, gemm.units, &operands);
-        let memory_us = (dram / (spec.memory_gb_per_s * 1e3))
-            .max((dram + l2) / (spec.l2_gb_per_s * 1e3));
+        let memory_us =
+            (dram / (spec.memory_gb_per_s * 1e3)).max((dram + l2) / (spec.l2_gb_per_s * 1e3));
         let reads = a * s.n_cores as f64 + b * s.m_cores as f64;
         let us = (cycles / spec.cycles_per_us()).max(memory_us);
         (us, s.per_core, reads, cycles, dram, l2)

@@ -17,7 +17,13 @@ use crate::graph::{Graph, Node, NodeId};
 use crate::types::TensorDesc;
 
 const CONCAT: &[&str] = &["Concat", "ConcatV2", "ConcatD"];
-const SLICE: &[&str] = &["Slice", "SliceD", "StridedSlice", "StridedSliceV2", "StridedSliceD"];
+const SLICE: &[&str] = &[
+    "Slice",
+    "SliceD",
+    "StridedSlice",
+    "StridedSliceV2",
+    "StridedSliceD",
+];
 const SPLIT: &[&str] = &["Split", "SplitV", "SplitD", "SplitVD"];
 
 /// The storage dims of `desc` when static and unpadded (as many stored
@@ -97,7 +103,11 @@ fn slice_offsets_whole(graph: &Graph, node: &Node, input: &TensorDesc) -> bool {
             .and_then(|v| v.to_ints())
     };
     if node.op_type.starts_with("StridedSlice") {
-        let strides_at = if node.op_type == "StridedSliceV2" { 4 } else { 3 };
+        let strides_at = if node.op_type == "StridedSliceV2" {
+            4
+        } else {
+            3
+        };
         if node.inputs.get(strides_at).copied().flatten().is_some()
             && !constant(strides_at).is_some_and(|s| s.iter().all(|&x| x == 1))
         {
@@ -145,7 +155,8 @@ pub(crate) fn in_place(
             let Some(whole) = unpadded_storage(whole_out) else {
                 continue;
             };
-            let dims: Option<Vec<Vec<u64>>> = parts.iter().map(|(_, d)| unpadded_storage(d)).collect();
+            let dims: Option<Vec<Vec<u64>>> =
+                parts.iter().map(|(_, d)| unpadded_storage(d)).collect();
             parts.len() >= 2
                 && parts.iter().all(|&(p, _)| {
                     writes_own_buffer(classes[p.index()])
