@@ -45,11 +45,41 @@ fn cube_k(dtype: DataType, spec: &DeviceSpec) -> Option<(u64, u32)> {
     }
 }
 
-/// The split of the output blocks (units x m_blocks x n_blocks) over
-/// `cores` that leaves the busiest core the fewest instructions; among
+/// Every way of spreading the output blocks (units x m_blocks x n_blocks)
+/// over at most `cores` cores, with the instructions each leaves on the
+/// busiest core (`k_blocks` per output block).
+pub(crate) fn splits(
+    units: u64,
+    m_blocks: u64,
+    n_blocks: u64,
+    k_blocks: u64,
+    cores: u64,
+) -> Vec<Split> {
+    let mut out = Vec::new();
+    for u in 1..=cores.min(units).max(1) {
+        for m in 1..=(cores / u).min(m_blocks).max(1) {
+            for n in 1..=(cores / (u * m)).min(n_blocks).max(1) {
+                let per_core = ceil_div(units, u)
+                    .saturating_mul(ceil_div(m_blocks, m))
+                    .saturating_mul(ceil_div(n_blocks, n))
+                    .saturating_mul(k_blocks);
+                out.push(Split {
+                    per_core,
+                    unit_cores: u,
+                    m_cores: m,
+                    n_cores: n,
+                });
+            }
+        }
+    }
+    out
+}
+
+/// The split that leaves the busiest core the fewest instructions; among
 /// those, the one that reads the operands `a` (left, split by m) and `b`
 /// (right, split by n) fewest times: splitting N makes every core read the
 /// whole left operand, so a large feature map is split by M (or batch).
+#[cfg(test)]
 pub(crate) fn split(
     units: u64,
     m_blocks: u64,
@@ -58,34 +88,15 @@ pub(crate) fn split(
     cores: u64,
     (a, b): (f64, f64),
 ) -> Split {
-    let mut best = Split {
-        per_core: u64::MAX,
-        unit_cores: 1,
-        m_cores: 1,
-        n_cores: 1,
-    };
-    let mut best_reads = f64::INFINITY;
-    for u in 1..=cores.min(units).max(1) {
-        for m in 1..=(cores / u).min(m_blocks).max(1) {
-            for n in 1..=(cores / (u * m)).min(n_blocks).max(1) {
-                let per_core = ceil_div(units, u)
-                    .saturating_mul(ceil_div(m_blocks, m))
-                    .saturating_mul(ceil_div(n_blocks, n))
-                    .saturating_mul(k_blocks);
-                let reads = a * n as f64 + b * m as f64;
-                if per_core < best.per_core || (per_core == best.per_core && reads < best_reads) {
-                    best_reads = reads;
-                    best = Split {
-                        per_core,
-                        unit_cores: u,
-                        m_cores: m,
-                        n_cores: n,
-                    };
-                }
-            }
-        }
-    }
-    best
+    let reads = |s: &Split| a * s.n_cores as f64 + b * s.m_cores as f64;
+    splits(units, m_blocks, n_blocks, k_blocks, cores)
+        .into_iter()
+        .min_by(|x, y| {
+            (x.per_core, reads(x))
+                .partial_cmp(&(y.per_core, reads(y)))
+                .expect("finite")
+        })
+        .expect("at least one split")
 }
 
 fn attr_bool(node: &Node, names: &[&str]) -> bool {
@@ -310,18 +321,7 @@ pub(crate) fn cube_work(
     let c_bytes = stored_bytes(name, op, out, opts.precision, true)?;
     let (a, b) = (a_bytes as f64, b_bytes as f64);
     let cores = u64::from(spec.ai_cores);
-    let s = split(gemm.units, m_blocks, n_blocks, k_blocks, cores, (a, b));
     let block_macs = (FRACTAL * FRACTAL * k0) as f64;
-    let instructions = s.per_core as f64 * block_macs / f64::from(macs_per_cycle);
-    let cube_cycles = instructions.max(pipe_cycles(
-        spec, &s, gemm.units, m_blocks, n_blocks, k_blocks,
-    ));
-    let useful_macs = [gemm.units, gemm.m, gemm.n, gemm.k_channels, gemm.taps]
-        .iter()
-        .map(|&v| v as f64)
-        .product::<f64>();
-    let padded_macs = (gemm.units * m_blocks * n_blocks) as f64 * k_blocks as f64 * block_macs;
-
     let a_units = if is_matmul && x.shape().dims().len() <= 2 {
         1
     } else {
@@ -334,7 +334,38 @@ pub(crate) fn cube_work(
         a_per_unit: a / a_units as f64,
         b_per_unit: b / w_units as f64,
     };
-    let (dram, l2) = operand_traffic(spec, &s, gemm.units, &operands);
+    // The kernel's tiling picks the split by the time it takes, traffic
+    // included, at the hardware's peak rates (a compile-time decision, so
+    // not scaled by the calibrated efficiencies): splitting N to shave one
+    // output block off the busiest core makes every core read the whole
+    // feature map, which from memory costs far more than the block saves.
+    let timed = |s: &Split| {
+        let instructions = s.per_core as f64 * block_macs / f64::from(macs_per_cycle);
+        let cycles = instructions.max(pipe_cycles(
+            spec, s, gemm.units, m_blocks, n_blocks, k_blocks,
+        ));
+        let (dram, l2) = operand_traffic(spec, s, gemm.units, &operands);
+        let memory_us =
+            (dram / (spec.memory_gb_per_s * 1e3)).max((dram + l2) / (spec.l2_gb_per_s * 1e3));
+        let reads = a * s.n_cores as f64 + b * s.m_cores as f64;
+        let us = (cycles / spec.cycles_per_us()).max(memory_us);
+        (us, s.per_core, reads, cycles, dram, l2)
+    };
+    let (_, _, _, cube_cycles, dram, l2) = splits(gemm.units, m_blocks, n_blocks, k_blocks, cores)
+        .iter()
+        .map(timed)
+        .min_by(|x, y| {
+            (x.0, x.1, x.2)
+                .partial_cmp(&(y.0, y.1, y.2))
+                .expect("finite times")
+        })
+        .expect("at least one split");
+    let useful_macs = [gemm.units, gemm.m, gemm.n, gemm.k_channels, gemm.taps]
+        .iter()
+        .map(|&v| v as f64)
+        .product::<f64>();
+    let padded_macs = (gemm.units * m_blocks * n_blocks) as f64 * k_blocks as f64 * block_macs;
+
     Ok(Work {
         unit: Unit::Cube,
         cube_cycles,

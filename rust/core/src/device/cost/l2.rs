@@ -1,7 +1,8 @@
 //! L2 residency of activations: a tensor passed between kernels stays in
 //! the on-chip L2 when every activation alive during its lifetime fits
 //! there together; its write and reads then move on chip instead of
-//! through DDR / HBM. Weights stream from memory every run.
+//! through DDR / HBM. Weights stream from memory every run. A concatenation
+//! or slice done in place passes its parts through, as a view does.
 //!
 //! Every step is linear or n log n in the graph's size: sources are
 //! resolved once per node (a view chain is walked once, not per node),
@@ -111,10 +112,35 @@ pub(crate) fn keep_activations_in_l2(
         step[id.index()] = i;
     }
     // Each producing task's readers (tasks, deduplicated) and last reader.
+    // The tasks whose outputs a node's output is made of: its source, or
+    // for a concatenation or slice done in place (no task) its inputs'.
+    let made_of = |at: NodeId| -> Vec<NodeId> {
+        let mut out = Vec::new();
+        let mut stack = vec![at];
+        while let Some(n) = stack.pop() {
+            let n = source[n.index()];
+            if classes[n.index()] == OpClass::Free(super::schedule::IN_PLACE) {
+                stack.extend(
+                    graph
+                        .node(n)
+                        .inputs
+                        .iter()
+                        .flatten()
+                        .filter(|e| graph.tensor(**e).value.is_none())
+                        .map(|e| e.node),
+                );
+            } else {
+                out.push(n);
+            }
+        }
+        out
+    };
     let mut readers: Vec<Vec<NodeId>> = vec![Vec::new(); graph.len()];
     let mut graph_output = vec![false; graph.len()];
     for edge in graph.outputs() {
-        graph_output[source[edge.node.index()].index()] = true;
+        for producer in made_of(edge.node) {
+            graph_output[producer.index()] = true;
+        }
     }
     for &id in order {
         let reader = source[id.index()];
@@ -122,9 +148,10 @@ pub(crate) fn keep_activations_in_l2(
             continue;
         }
         for edge in graph.node(id).inputs.iter().flatten() {
-            let producer = source[edge.node.index()];
-            if producer != reader && is_task(producer) {
-                readers[producer.index()].push(reader);
+            for producer in made_of(edge.node) {
+                if producer != reader && is_task(producer) {
+                    readers[producer.index()].push(reader);
+                }
             }
         }
     }

@@ -12,7 +12,8 @@
 //! - time = max(compute, memory) + the task launch overhead; views and
 //!   constants are free, element-wise ops fused into their producer's
 //!   kernel cost only their vector work and extra operands, ops without an
-//!   AI Core kernel run on the AI CPU.
+//!   AI Core kernel run on the AI CPU; a concatenation or slice whose
+//!   parts are contiguous blocks of the whole is done in place (no task).
 //!
 //! Storage shapes come from the format pass when it ran; otherwise 4-D
 //! activations are padded to C0 here, so the padding is paid either way.
@@ -21,6 +22,7 @@ mod classify;
 mod columns;
 mod cube;
 mod fusion;
+mod in_place;
 mod l2;
 mod report;
 mod schedule;

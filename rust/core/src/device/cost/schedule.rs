@@ -5,9 +5,12 @@
 use super::classify::{classify, OpClass};
 use super::report::{Bound, NodeCost};
 use super::work::Work;
-use super::{cube, fusion, l2, vector, CostError, CostOptions};
+use super::{cube, fusion, in_place, l2, vector, CostError, CostOptions};
 use crate::device::spec::DeviceSpec;
 use crate::graph::{is_loop_back_edge, topological_order, Graph, Node, NodeId};
+
+/// The class of a concatenation or slice done in place (no task).
+pub(crate) const IN_PLACE: &str = "in place";
 
 /// Rows and facts gathered while walking a graph and its bodies.
 #[derive(Default)]
@@ -85,7 +88,16 @@ pub(crate) fn walk_graph(
         path: prefix.trim_end_matches('/').to_owned(),
         message: e.to_string(),
     })?;
-    let classes: Vec<OpClass> = graph.nodes().iter().map(classify).collect();
+    let mut classes: Vec<OpClass> = graph.nodes().iter().map(classify).collect();
+    let counts = fusion::consumer_counts(graph);
+    for (i, placed) in in_place::in_place(graph, &order, &classes, &counts)
+        .into_iter()
+        .enumerate()
+    {
+        if placed {
+            classes[i] = OpClass::Free(IN_PLACE);
+        }
+    }
     let constant = fusion::constant_nodes(graph, &order, &classes);
     let mut works: Vec<Option<Work>> = vec![None; graph.len()];
     for &id in &order {
@@ -143,7 +155,13 @@ pub(crate) fn walk_graph(
             continue;
         }
         let Some(work) = &works[i] else {
-            let note = constant[i].then(|| "computed at build time (constant inputs)".to_owned());
+            let note = if constant[i] {
+                Some("computed at build time (constant inputs)".to_owned())
+            } else if classes[i] == OpClass::Free(IN_PLACE) {
+                Some("in place: its parts are contiguous blocks of the whole (no copy)".to_owned())
+            } else {
+                None
+            };
             walk.rows.push(free_row(name, node, note));
             continue;
         };
