@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 import subprocess
 import sys
@@ -57,3 +58,28 @@ def test_readme_op_type_counts_are_the_registries() -> None:
     assert ir is not None and int(ir.group(1)) == ir_types
     plugins = re.search(r"built-in plugins cover (\d+) of the", text)
     assert plugins is not None and int(plugins.group(1)) == onnx_types
+
+
+def test_readme_main_job_output_is_what_the_command_prints() -> None:
+    """The summary the set-up section quotes for ``opgraph compile --example
+    lenet`` is what the command prints today: its memory, latency and
+    costliest-op lines (a cost-model refit changes them)."""
+    if not README.is_file():
+        pytest.skip("README.md is not beside tests/ (running from an installed copy)")
+    quoted = README.read_text(encoding="utf-8").split("It prints:", 1)[1].split("```text\n", 1)[1]
+    quoted = quoted.split("```", 1)[0]
+    done = subprocess.run(
+        [sys.executable, "-m", "opgraph", "compile", "--example", "lenet"],
+        capture_output=True,
+        text=True,
+        check=True,
+        env={**os.environ, "COLUMNS": "200"},
+    )
+    printed = {line.rstrip() for line in done.stdout.splitlines()}
+    checked = [
+        line.rstrip()
+        for line in quoted.splitlines()
+        if line.startswith(("memory ", "estimated latency ")) or "│ overhead" in line
+    ]
+    assert len(checked) >= 3
+    assert [line for line in checked if line not in printed] == []
