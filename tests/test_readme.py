@@ -61,9 +61,9 @@ def test_readme_op_type_counts_are_the_registries() -> None:
 
 
 def test_readme_main_job_output_is_what_the_command_prints() -> None:
-    """The summary the set-up section quotes for ``opgraph compile --example
-    lenet`` is what the command prints today: its memory, latency and
-    costliest-op lines (a cost-model refit changes them)."""
+    """The summary the set-up section (and the report guide) quotes for
+    ``opgraph compile --example lenet`` is what the command prints today: its
+    memory, latency and costliest-op lines (a cost-model refit changes them)."""
     if not README.is_file():
         pytest.skip("README.md is not beside tests/ (running from an installed copy)")
     quoted = README.read_text(encoding="utf-8").split("It prints:", 1)[1].split("```text\n", 1)[1]
@@ -81,5 +81,11 @@ def test_readme_main_job_output_is_what_the_command_prints() -> None:
         for line in quoted.splitlines()
         if line.startswith(("memory ", "estimated latency ")) or "│ overhead" in line
     ]
-    assert len(checked) >= 3
+    guide = README.parent / "docs" / "guide" / "report.rst"
+    checked += [
+        line.strip()
+        for line in guide.read_text(encoding="utf-8").splitlines()
+        if line.strip().startswith(("memory  arena", "estimated latency "))
+    ]
+    assert len(checked) >= 5
     assert [line for line in checked if line not in printed] == []
