@@ -9,7 +9,7 @@ use super::edits::apply_edits;
 use super::ports::{first_dynamic_input, lay_out_inputs, OutputLayout};
 use super::support::function_refs;
 use super::{Place, INPUT_FORMATS_ATTR};
-use crate::builder::{add_op, OpSpec, PortInput};
+use crate::builder::{add_op, add_op_by, OpSpec, PortInput};
 use crate::frontend::framework::OPAQUE_TENSOR;
 use crate::frontend::{FrameworkOp, FrontendError, OpDraft, PluginError};
 use crate::graph::{Graph, NodeId, OutputRef, Subgraph};
@@ -219,7 +219,7 @@ impl<'f> GraphBuilder<'_, 'f> {
             subgraphs,
             control_inputs: controls,
         };
-        let id = add_op(&mut self.graph, self.cx.ops, spec)
+        let id = add_op_by(&mut self.graph, schema, spec)
             .map_err(|e| FrontendError::Graph(format!("{}: {e}", mapping())))?;
         if let Some(desc) = source {
             if let Some(slot) = self.graph.node_mut(id).outputs.first_mut() {
