@@ -3,7 +3,7 @@
 //! their declared types, dynamic output counts by port name.
 
 use crate::graph::{Graph, GraphError, Node, NodeId, OutputRef, Subgraph};
-use crate::op::{OpRegistry, ParamType};
+use crate::op::{OpRegistry, OpSchema, ParamType};
 use crate::types::Attrs;
 use smallvec::SmallVec;
 
@@ -55,6 +55,16 @@ pub fn add_op(
             op_type: spec.op_type,
         });
     };
+    add_op_by(graph, schema, spec)
+}
+
+/// [`add_op`] with the prototype of `spec.op_type` already looked up.
+pub(crate) fn add_op_by(
+    graph: &mut Graph,
+    schema: &OpSchema,
+    spec: OpSpec,
+) -> Result<NodeId, BuildError> {
+    debug_assert_eq!(schema.op_type, spec.op_type);
     let bad = |reason: String| BuildError::BadPorts {
         node: spec.name.clone(),
         op_type: spec.op_type.clone(),

@@ -24,9 +24,17 @@ pub struct DynamicPort {
 /// when decoded) except the framework's bookkeeping, and takes the tensor
 /// formats from `data_format`.
 pub fn auto_mapping(src: &FrameworkOp, dst: &mut OpDraft) -> Result<(), PluginError> {
+    // Into an empty draft (the usual case) every key is new: `src`'s keys
+    // are unique, so no search for an earlier value is needed.
+    let fresh = dst.attrs.is_empty();
     dst.attrs.reserve(src.attrs.len());
     for (name, value) in src.attrs.iter() {
-        if !is_bookkeeping(src, name, value) {
+        if is_bookkeeping(src, name, value) {
+            continue;
+        }
+        if fresh {
+            dst.attrs.push_new(name, value.clone());
+        } else {
             dst.attrs.set(name, value.clone());
         }
     }

@@ -13,8 +13,11 @@ use crate::frontend::{FrameworkGraph, FrameworkInput, FrameworkOp, FrontendError
 use crate::graph::{Graph, NodeId, OutputRef, Subgraph};
 use crate::op::OpRegistry;
 use crate::types::{AttrValue, Shape};
-use rustc_hash::FxHashMap;
+use rustc_hash::{FxHashMap, FxHashSet};
 use std::sync::Arc;
+
+/// Control lists up to this long are deduplicated by a linear search.
+const SHORT_CONTROL_LIST: usize = 16;
 
 /// What one IR node and its conversion bookkeeping take, about (a
 /// million-node Relu chain holds 1.03 KiB per node once converted;
@@ -229,9 +232,14 @@ impl<'c, 'f> GraphBuilder<'c, 'f> {
             }));
     }
 
-    /// The IR nodes `op`'s control inputs stand for (through dropped ops).
+    /// The IR nodes `op`'s control inputs stand for (through dropped ops),
+    /// each once, in first-seen order.
     pub(super) fn control_inputs(&self, op: &FrameworkOp) -> Result<Vec<NodeId>, FrontendError> {
         let mut ids: Vec<NodeId> = Vec::new();
+        // Keras' frozen graphs end in a NoOp waiting on every variable read
+        // (hundreds of control inputs): a linear `contains` per id would be
+        // quadratic there, so once the list is long a set takes over.
+        let mut seen: FxHashSet<NodeId> = FxHashSet::default();
         for name in &op.control_inputs {
             let p = lookup(&self.names, name, &self.place, || {
                 format!("node '{}' control input", op.name)
@@ -241,9 +249,17 @@ impl<'c, 'f> GraphBuilder<'c, 'f> {
                 Some(Converted::Dropped { controls }) => controls,
                 None => &[],
             };
-            for id in found {
-                if !ids.contains(id) {
-                    ids.push(*id);
+            for &id in found {
+                let new = if ids.len() >= SHORT_CONTROL_LIST {
+                    if seen.is_empty() {
+                        seen.extend(ids.iter().copied());
+                    }
+                    seen.insert(id)
+                } else {
+                    !ids.contains(&id)
+                };
+                if new {
+                    ids.push(id);
                 }
             }
         }

@@ -5,6 +5,10 @@
 use crate::frontend::plugin::InputEdit;
 use crate::frontend::{FrameworkInput, FrameworkOp};
 use crate::types::AttrValue;
+use smallvec::SmallVec;
+
+/// An op's data inputs, by reference; most ops have a few, held inline.
+pub(super) type InputRefs<'f> = SmallVec<[&'f FrameworkInput; 4]>;
 
 /// The data inputs of `op` after `edits`. `origin_type` gives the origin op
 /// type of the node an input comes from (None when it is not in the graph,
@@ -13,8 +17,8 @@ pub(super) fn apply_edits<'f>(
     op: &'f FrameworkOp,
     edits: &[InputEdit],
     origin_type: impl Fn(&str) -> Option<&'f str>,
-) -> Result<Vec<&'f FrameworkInput>, String> {
-    let mut inputs: Vec<&FrameworkInput> = op.inputs.iter().collect();
+) -> Result<InputRefs<'f>, String> {
+    let mut inputs: InputRefs<'f> = op.inputs.iter().collect();
     for edit in edits {
         match edit {
             InputEdit::DelWithCond { index, attr, value } => {

@@ -9,12 +9,13 @@ use super::edits::apply_edits;
 use super::ports::{first_dynamic_input, lay_out_inputs, OutputLayout};
 use super::support::function_refs;
 use super::{Place, INPUT_FORMATS_ATTR};
-use crate::builder::{add_op, OpSpec, PortInput};
+use crate::builder::{add_op, add_op_by, OpSpec, PortInput};
 use crate::frontend::framework::OPAQUE_TENSOR;
 use crate::frontend::{FrameworkOp, FrontendError, OpDraft, PluginError};
 use crate::graph::{Graph, NodeId, OutputRef, Subgraph};
-use crate::op::OpSchema;
+use crate::op::{OpRegistry, OpSchema};
 use crate::types::{AttrValue, DataType, Format, NamedAttrs, Shape, TensorDesc};
+use smallvec::SmallVec;
 
 impl<'f> GraphBuilder<'_, 'f> {
     pub(super) fn convert_op(&mut self, k: usize) -> Result<(), FrontendError> {
@@ -167,7 +168,8 @@ impl<'f> GraphBuilder<'_, 'f> {
         edges: &[Option<OutputRef>],
         controls: Vec<NodeId>,
     ) -> Result<(NodeId, OutputLayout), FrontendError> {
-        let Some(schema) = self.cx.ops.get(&draft.op_type).cloned() else {
+        let ops: &'f OpRegistry = self.cx.ops;
+        let Some(schema) = ops.get(&draft.op_type) else {
             return Err(FrontendError::Plugin {
                 node: op.name.clone(),
                 origin_op_type: op.op_type.clone(),
@@ -177,13 +179,15 @@ impl<'f> GraphBuilder<'_, 'f> {
                 )),
             });
         };
-        let mapping = || format!("node '{}' ({} → {})", op.name, op.op_type, draft.op_type);
-        let inputs = lay_out_inputs(&schema, &draft, edges)
+        // `schema` is the draft's IR op type's: its name stays for messages
+        // once the draft's is moved into the node.
+        let mapping = || format!("node '{}' ({} → {})", op.name, op.op_type, schema.op_type);
+        let inputs = lay_out_inputs(schema, &draft, edges)
             .map_err(|m| FrontendError::Graph(format!("{}: {m}", mapping())))?;
-        output_counts(&schema, &draft)
+        output_counts(schema, &draft)
             .map_err(|m| FrontendError::Graph(format!("{}: {m}", mapping())))?;
         let refs = function_refs(&op.attrs, &self.cx.functions);
-        let subgraphs = self.function_bodies(op, refs, first_dynamic_input(&schema, &inputs))?;
+        let subgraphs = self.function_bodies(op, refs, first_dynamic_input(schema, &inputs))?;
         let mut attrs = std::mem::take(&mut draft.attrs);
         let source = match draft.op_type.as_str() {
             "Data" | "Placeholder" => Some(self.input_desc(op, &attrs)?),
@@ -207,27 +211,27 @@ impl<'f> GraphBuilder<'_, 'f> {
             attrs.set(INPUT_FORMATS_ATTR, formats);
         }
         let spec = OpSpec {
-            op_type: draft.op_type.clone(),
-            name: op.name.clone(),
+            op_type: std::mem::take(&mut draft.op_type),
+            name: take_node_name(&mut draft, op),
             inputs,
             attrs,
             dynamic_outputs: std::mem::take(&mut draft.dynamic_outputs),
             subgraphs,
             control_inputs: controls,
         };
-        let id = add_op(&mut self.graph, self.cx.ops, spec)
+        let id = add_op_by(&mut self.graph, schema, spec)
             .map_err(|e| FrontendError::Graph(format!("{}: {e}", mapping())))?;
         if let Some(desc) = source {
             if let Some(slot) = self.graph.node_mut(id).outputs.first_mut() {
                 *slot = desc;
             }
-            let is_input = matches!(draft.op_type.as_str(), "Data" | "Placeholder");
+            let is_input = matches!(schema.op_type.as_str(), "Data" | "Placeholder");
             if is_input && self.place == Place::Top {
                 self.placeholders.push((k, id));
             }
         }
         self.apply_formats(id, &draft);
-        let layout = OutputLayout::of(&schema, &self.graph.node(id).output_counts);
+        let layout = OutputLayout::of(schema, &self.graph.node(id).output_counts);
         Ok((id, layout))
     }
 
@@ -371,14 +375,24 @@ impl<'f> GraphBuilder<'_, 'f> {
     }
 }
 
+/// The IR node's name: the framework op's. The draft holds a copy made for
+/// the plugin; when the plugin left it as it was, its buffer is reused.
+fn take_node_name(draft: &mut OpDraft, op: &FrameworkOp) -> String {
+    if draft.name == op.name {
+        std::mem::take(&mut draft.name)
+    } else {
+        op.name.clone()
+    }
+}
+
 /// The most outputs one node may have: far more than any real op, and a
 /// bound on what an untrusted count attribute (`num_split`, `N`) allocates.
 pub(super) const MAX_NODE_OUTPUTS: u64 = 1 << 16;
 
 /// Instances per output port of `schema` (the draft's count for a DYNAMIC
 /// port, else 1), checked against [`MAX_NODE_OUTPUTS`].
-fn output_counts(schema: &OpSchema, draft: &OpDraft) -> Result<Vec<u32>, String> {
-    let counts: Vec<u32> = schema
+fn output_counts(schema: &OpSchema, draft: &OpDraft) -> Result<SmallVec<[u32; 2]>, String> {
+    let counts: SmallVec<[u32; 2]> = schema
         .outputs
         .iter()
         .map(|p| {

@@ -3,16 +3,17 @@
 //! opset (`ai.onnx::17::Relu` → the plugin registered for `::14::`), which
 //! costs string parsing and several hash lookups. Each distinct origin type
 //! is resolved once; support checking and conversion share the answers.
+//! The answers borrow the registry, which outlives the conversion: no
+//! reference count is touched per op.
 
 use crate::frontend::{Framework, ParserPlugin, PluginRegistry};
 use rustc_hash::FxHashMap;
 use std::cell::RefCell;
-use std::sync::Arc;
 
 pub(super) struct PluginResolver<'f> {
     registry: &'f PluginRegistry,
     framework: Framework,
-    resolved: RefCell<FxHashMap<&'f str, Option<Arc<ParserPlugin>>>>,
+    resolved: RefCell<FxHashMap<&'f str, Option<&'f ParserPlugin>>>,
 }
 
 impl<'f> PluginResolver<'f> {
@@ -25,14 +26,15 @@ impl<'f> PluginResolver<'f> {
     }
 
     /// The plugin serving `origin_op_type`, as [`PluginRegistry::get`].
-    pub fn get(&self, origin_op_type: &'f str) -> Option<Arc<ParserPlugin>> {
-        if let Some(found) = self.resolved.borrow().get(origin_op_type) {
-            return found.clone();
+    pub fn get(&self, origin_op_type: &'f str) -> Option<&'f ParserPlugin> {
+        if let Some(&found) = self.resolved.borrow().get(origin_op_type) {
+            return found;
         }
-        let found = self.registry.get(self.framework, origin_op_type).cloned();
-        self.resolved
-            .borrow_mut()
-            .insert(origin_op_type, found.clone());
+        let found = self
+            .registry
+            .get(self.framework, origin_op_type)
+            .map(|plugin| &**plugin);
+        self.resolved.borrow_mut().insert(origin_op_type, found);
         found
     }
 }

@@ -51,10 +51,10 @@ pub fn splice(
     let replacements = (0..results.len())
         .map(|r| splicer.replacement(r))
         .collect::<Result<Vec<_>, _>>()?;
-    let spliced = splicer.assemble(&replacements)?;
     let records = (0..results.len())
         .map(|r| splicer.record(r, &replacements[r], pass))
         .collect();
+    let spliced = splicer.assemble(replacements)?;
     Ok((spliced, records))
 }
 
@@ -99,7 +99,12 @@ impl<'a> Splicer<'a> {
         }
         // Every op under a chosen scope: look its name prefixes up.
         for (i, op) in ops.iter().enumerate() {
-            let prefixes = op.name.match_indices('/').map(|(at, _)| &op.name[..=at]);
+            if scope_owner.is_empty() {
+                break;
+            }
+            // '/' is ASCII, so every position found is a character boundary.
+            let slashes = op.name.bytes().enumerate().filter(|&(_, b)| b == b'/');
+            let prefixes = slashes.map(|(at, _)| &op.name[..=at]);
             for prefix in prefixes {
                 if let Some(&r) = scope_owner.get(prefix) {
                     claim(&mut members, ops, results, i, r)?;
@@ -270,7 +275,10 @@ impl<'a> Splicer<'a> {
 
     /// The new op list: each region's replacement at the place of its first
     /// fused op, outside ops rewired, unread kept Consts dropped.
-    fn assemble(&self, replacements: &[Vec<FrameworkOp>]) -> Result<Vec<FrameworkOp>, PluginError> {
+    fn assemble(
+        &self,
+        mut replacements: Vec<Vec<FrameworkOp>>,
+    ) -> Result<Vec<FrameworkOp>, PluginError> {
         let mut emitted = vec![false; replacements.len()];
         let mut out: Vec<(FrameworkOp, bool)> = Vec::with_capacity(self.ops.len());
         for (i, op) in self.ops.iter().enumerate() {
@@ -281,42 +289,64 @@ impl<'a> Splicer<'a> {
             {
                 if !emitted[region] {
                     emitted[region] = true;
-                    out.extend(replacements[region].iter().map(|op| (op.clone(), false)));
+                    // Each region is emitted once: its ops move, with their fused ops.
+                    let replacement = std::mem::take(&mut replacements[region]);
+                    out.extend(replacement.into_iter().map(|op| (op, false)));
                 }
                 continue;
             }
-            let mut op = op.clone();
             let inputs = op
                 .inputs
                 .iter()
                 .map(|input| self.resolve(input, &op.name))
                 .collect::<Result<Vec<_>, _>>()?;
-            op.inputs = inputs;
             let mut controls = Vec::new();
             for control in &op.control_inputs {
                 for source in self.resolve_control(control) {
                     push_unique(&mut controls, source);
                 }
             }
-            op.control_inputs = controls;
+            // The op's own inputs are resolved above: copied once, not twice.
+            let op = FrameworkOp {
+                name: op.name.clone(),
+                op_type: op.op_type.clone(),
+                inputs,
+                control_inputs: controls,
+                attrs: op.attrs.clone(),
+                fused_ops: op.fused_ops.clone(),
+                params: op.params.clone(),
+            };
             out.push((op, self.members[i].is_some()));
         }
-        let read: FxHashSet<String> = out
-            .iter()
-            .flat_map(|(op, _)| {
-                op.inputs
-                    .iter()
-                    .map(|i| i.node.clone())
-                    .chain(op.control_inputs.iter().cloned())
-            })
-            .collect();
+        let read = self.read_originals(&out);
+        let is_read = |name: &str| self.by_name.get(name).is_some_and(|&i| read[i]);
         let out: Vec<FrameworkOp> = out
             .into_iter()
-            .filter(|(op, kept_const)| !kept_const || read.contains(&op.name))
+            .filter(|(op, kept_const)| !kept_const || is_read(&op.name))
             .map(|(op, _)| op)
             .collect();
         check_unique_names(&out)?;
         Ok(out)
+    }
+
+    /// Which original op names (by their `by_name` index) an op of `out`
+    /// reads, when `out` holds kept Consts to decide on: looked up in the
+    /// existing index rather than collected into a new set of names.
+    fn read_originals(&self, out: &[(FrameworkOp, bool)]) -> Vec<bool> {
+        let mut read = vec![false; self.ops.len()];
+        if !out.iter().any(|&(_, kept_const)| kept_const) {
+            return read;
+        }
+        for (op, _) in out {
+            let inputs = op.inputs.iter().map(|i| i.node.as_str());
+            let names = inputs.chain(op.control_inputs.iter().map(String::as_str));
+            for name in names {
+                if let Some(&i) = self.by_name.get(name) {
+                    read[i] = true;
+                }
+            }
+        }
+        read
     }
 
     fn record(&self, r: usize, replacement: &[FrameworkOp], pass: &str) -> FusionRecord {

@@ -20,6 +20,7 @@ use super::pb::attr_value::{ListValue, Value};
 use super::pb::{self, NameAttrList, TensorShapeProto};
 use super::tensor::tensor_attr;
 use crate::types::{AttrValue, Attrs, DataType, NamedAttrs, UNKNOWN_RANK};
+use smallvec::SmallVec;
 use std::collections::HashMap;
 use std::fmt;
 
@@ -46,10 +47,12 @@ pub(super) fn convert_attrs(attrs: &HashMap<String, pb::AttrValue>) -> Result<At
     convert_sorted_attrs(&sorted_attrs(attrs))
 }
 
+/// A node's attributes by key, borrowed: a node has a handful, held inline.
+pub(super) type SortedAttrs<'a> = SmallVec<[(&'a str, &'a pb::AttrValue); 8]>;
+
 /// A map's entries by key.
-pub(super) fn sorted_attrs(attrs: &HashMap<String, pb::AttrValue>) -> Vec<(&str, &pb::AttrValue)> {
-    let mut sorted: Vec<(&str, &pb::AttrValue)> =
-        attrs.iter().map(|(k, v)| (k.as_str(), v)).collect();
+pub(super) fn sorted_attrs(attrs: &HashMap<String, pb::AttrValue>) -> SortedAttrs<'_> {
+    let mut sorted: SortedAttrs<'_> = attrs.iter().map(|(k, v)| (k.as_str(), v)).collect();
     sorted.sort_unstable_by(|a, b| a.0.cmp(b.0));
     sorted
 }

@@ -1,7 +1,7 @@
 //! A decoded GraphDef message → [`FrameworkGraph`]: nodes with parsed
 //! inputs and converted attributes, and the function library.
 
-use super::attrs::{convert_sorted_attrs, sorted_attrs, text};
+use super::attrs::{convert_sorted_attrs, sorted_attrs, text, SortedAttrs};
 use super::dtype::tf_dtype_name;
 use super::functions::convert_function;
 use super::inputs::{parse_input, NodeInput};
@@ -13,6 +13,7 @@ use crate::budget::Budget;
 use crate::frontend::{Framework, FrameworkGraph, FrameworkOp, FrontendError};
 use crate::types::AttrValue;
 use prost::Message;
+use smallvec::SmallVec;
 
 /// The attr holding a node's `device` field (when set). TensorFlow keeps
 /// placement outside the attr map; the underscore marks it as not an op
@@ -34,12 +35,17 @@ pub(super) fn convert_graph(
             let budget = Budget::for_this_process();
             budget.check_with(graph.node.len().saturating_mul(FRAMEWORK_BYTES_PER_NODE))?;
             let mut ops = Vec::with_capacity(graph.node.len());
+            // One message decodes every node in turn: clearing keeps its
+            // lists' room, so the input and attr lists are allocated once
+            // per graph rather than once per node.
+            let mut node = pb::NodeDefSlices::default();
             for (index, encoded) in graph.node.into_iter().enumerate() {
                 budget.check()?;
                 let not_node_def = |e: &dyn std::fmt::Display| {
                     FrontendError::Decode(format!("node {index} is not a NodeDef: {e}"))
                 };
-                let node = pb::NodeDefSlices::decode(encoded).map_err(|e| not_node_def(&e))?;
+                node.clear();
+                node.merge(encoded).map_err(|e| not_node_def(&e))?;
                 let view = NodeView::of_slices(&node).map_err(|e| not_node_def(&e))?;
                 ops.push(convert_view(&view, None)?);
             }
@@ -70,39 +76,40 @@ pub(super) fn convert_graph(
     })
 }
 
-/// A NodeDef's fields, borrowed from whichever message decoded it; attrs
-/// sorted by key, each key once.
-pub(super) struct NodeView<'a, I> {
+/// A NodeDef's fields, borrowed from whichever message decoded it (text
+/// checked as UTF-8 once); attrs sorted by key, each key once.
+pub(super) struct NodeView<'a> {
     name: &'a str,
     op: &'a str,
-    inputs: &'a [I],
+    /// Most nodes have a few inputs: held inline, no allocation.
+    inputs: SmallVec<[&'a str; 4]>,
     device: &'a str,
-    attrs: Vec<(&'a str, &'a pb::AttrValue)>,
+    attrs: SortedAttrs<'a>,
 }
 
-impl<'a> NodeView<'a, String> {
-    fn of_node(node: &'a pb::NodeDef) -> NodeView<'a, String> {
+impl<'a> NodeView<'a> {
+    fn of_node(node: &'a pb::NodeDef) -> NodeView<'a> {
         NodeView {
             name: &node.name,
             op: &node.op,
-            inputs: &node.input,
+            inputs: node.input.iter().map(String::as_str).collect(),
             device: &node.device,
             attrs: sorted_attrs(&node.attr),
         }
     }
-}
 
-impl<'a> NodeView<'a, bytes::Bytes> {
     /// Checks the strings as NodeDef's decoder would (UTF-8) and resolves a
     /// repeated attr key as its map does (the last entry wins).
-    fn of_slices(node: &'a pb::NodeDefSlices) -> Result<NodeView<'a, bytes::Bytes>, String> {
+    fn of_slices(node: &'a pb::NodeDefSlices) -> Result<NodeView<'a>, String> {
         let utf8 = |field: &str, bytes: &'a [u8]| {
             std::str::from_utf8(bytes).map_err(|_| format!("its {field} is not UTF-8"))
         };
-        for input in &node.input {
-            utf8("input", input)?;
-        }
-        let mut attrs = Vec::with_capacity(node.attr.len());
+        let inputs = node
+            .input
+            .iter()
+            .map(|input| utf8("input", input))
+            .collect::<Result<_, _>>()?;
+        let mut attrs = SortedAttrs::with_capacity(node.attr.len());
         for entry in &node.attr {
             let value = entry.value.as_ref().unwrap_or(default_attr_value());
             attrs.push((utf8("attr key", &entry.key)?, value));
@@ -115,7 +122,7 @@ impl<'a> NodeView<'a, bytes::Bytes> {
         Ok(NodeView {
             name: utf8("name", &node.name)?,
             op: utf8("op", &node.op)?,
-            inputs: &node.input,
+            inputs,
             device: utf8("device", &node.device)?,
             attrs,
         })
@@ -136,10 +143,7 @@ pub(super) fn convert_node(
     convert_view(&NodeView::of_node(node), function)
 }
 
-fn convert_view<I: AsRef<[u8]>>(
-    node: &NodeView<'_, I>,
-    function: Option<&str>,
-) -> Result<FrameworkOp, FrontendError> {
+fn convert_view(node: &NodeView<'_>, function: Option<&str>) -> Result<FrameworkOp, FrontendError> {
     let site = Site {
         node: node.name,
         function,
@@ -160,9 +164,7 @@ fn convert_view<I: AsRef<[u8]>>(
         ..FrameworkOp::default()
     };
     op.inputs.reserve_exact(node.inputs.len());
-    for input in node.inputs {
-        // Checked as UTF-8 already (or a String).
-        let input = std::str::from_utf8(input.as_ref()).unwrap_or_default();
+    for &input in &node.inputs {
         match parse_input(input, function.is_some()).map_err(|why| site.error(why))? {
             NodeInput::Data(data) => op.inputs.push(data),
             NodeInput::Control(name) => op.control_inputs.push(name),
@@ -183,7 +185,7 @@ fn convert_view<I: AsRef<[u8]>>(
 /// A Const's `dtype` attr must name its `value` tensor's type, as
 /// TensorFlow's Const kernel requires ("Type mismatch between value and
 /// dtype"); otherwise consumers would be typed by one and read the other.
-fn check_const_dtype<I>(node: &NodeView<'_, I>) -> Result<(), String> {
+fn check_const_dtype(node: &NodeView<'_>) -> Result<(), String> {
     if node.op != "Const" {
         return Ok(());
     }

@@ -25,10 +25,14 @@ pub fn parse_input(text: &str, in_function: bool) -> Result<NodeInput, String> {
         format!("has input '{text}', but an input must be {forms}")
     };
     if let Some(node) = text.strip_prefix('^') {
-        if node.is_empty() || node.contains(':') {
+        if node.is_empty() || node.as_bytes().contains(&b':') {
             return Err(expected());
         }
         return Ok(NodeInput::Control(node.to_owned()));
+    }
+    // Most inputs name a node's first output: one memchr settles them.
+    if !text.is_empty() && !text.as_bytes().contains(&b':') {
+        return Ok(NodeInput::Data(FrameworkInput::new(text, 0)));
     }
     let mut parts = text.split(':');
     let parts = [parts.next(), parts.next(), parts.next(), parts.next()];

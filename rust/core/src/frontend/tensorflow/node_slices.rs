@@ -42,7 +42,8 @@ fn merge_string(
     buf: &mut impl Buf,
     ctx: DecodeContext,
 ) -> Result<(), DecodeError> {
-    if std::str::from_utf8(value).is_err() {
+    // Usually the field's first occurrence: nothing to check yet.
+    if !value.is_empty() && std::str::from_utf8(value).is_err() {
         return Err(invalid_string());
     }
     wire_bytes::merge(wire_type, value, buf, ctx)
@@ -131,8 +132,15 @@ impl Message for NodeDefSlices {
                 .map_or(0, |m| message::encoded_len(7, m))
     }
 
+    /// Keeps the lists' room, for a decoder reusing one message per node.
     fn clear(&mut self) {
-        *self = NodeDefSlices::default();
+        self.name.clear();
+        self.op.clear();
+        self.input.clear();
+        self.device.clear();
+        self.attr.clear();
+        self.experimental_debug_info = None;
+        self.experimental_type = None;
     }
 }
 
