@@ -62,24 +62,24 @@ fn close(a: f64, b: f64) -> bool {
 
 /// A 3x3 convolution of a `c`-channel 32x32 fp16 image to 16 channels.
 fn conv_graph(c: i64) -> Graph {
+    conv3x3_graph([1, c, 32, 32], 16)
+}
+
+/// A 3x3 fp16 convolution of an NCHW input of `dims` to `outputs` channels,
+/// its output as tall and wide as its input.
+fn conv3x3_graph(dims: [i64; 4], outputs: i64) -> Graph {
+    let [n, c, h, w] = dims;
     let mut g = Graph::new("conv");
-    let x = input(
-        &mut g,
-        "x",
-        desc(DataType::Float16, &[1, c, 32, 32], Format::Nchw),
-    );
-    let w = input(
-        &mut g,
-        "w",
-        desc(DataType::Float16, &[16, c, 3, 3], Format::Nchw),
-    );
+    let x = input(&mut g, "x", desc(DataType::Float16, &dims, Format::Nchw));
+    let w_desc = desc(DataType::Float16, &[outputs, c, 3, 3], Format::Nchw);
+    let weights = input(&mut g, "w", w_desc);
     let nchw = AttrValue::Str("NCHW".into());
     let y = op(
         &mut g,
         "Conv2D",
         "conv",
-        &[x, w],
-        desc(DataType::Float16, &[1, 16, 32, 32], Format::Nchw),
+        &[x, weights],
+        desc(DataType::Float16, &[n, outputs, h, w], Format::Nchw),
         &[("data_format", nchw)],
     );
     g.set_outputs(vec![y]).unwrap();
@@ -383,27 +383,7 @@ fn a_cube_split_does_not_trade_a_block_for_reading_the_input_again_from_memory()
     let mut spec = round_spec();
     spec.ai_cores = 8;
     spec.l2_bytes = 1 << 20;
-    let mut g = Graph::new("conv");
-    let x = input(
-        &mut g,
-        "x",
-        desc(DataType::Float16, &[1, 16, 1133, 80], Format::Nchw),
-    );
-    let w = input(
-        &mut g,
-        "w",
-        desc(DataType::Float16, &[32, 16, 3, 3], Format::Nchw),
-    );
-    let nchw = AttrValue::Str("NCHW".into());
-    let y = op(
-        &mut g,
-        "Conv2D",
-        "conv",
-        &[x, w],
-        desc(DataType::Float16, &[1, 32, 1133, 80], Format::Nchw),
-        &[("data_format", nchw)],
-    );
-    g.set_outputs(vec![y]).unwrap();
+    let g = conv3x3_graph([1, 16, 1133, 80], 32);
     let r = estimate_cost(&g, &spec, &CostOptions::default()).unwrap();
     let conv = row(&r, "conv");
     let (input_bytes, weights, output_bytes) = (
