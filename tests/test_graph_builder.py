@@ -246,7 +246,8 @@ def test_set_attr_changes_a_node_attribute() -> None:
 def test_set_attr_rejects_a_name_the_prototype_does_not_declare() -> None:
     graph, x, _y = _two_inputs()
     graph.add_node("LeakyRelu", "leaky", [x])
-    with pytest.raises(GraphError, match=r"node 'leaky': LeakyRelu does not declare attribute 'alpah'.*'alpha'"):
+    expected = r"node 'leaky': LeakyRelu does not declare attribute 'alpah'.*did you mean 'alpha'"
+    with pytest.raises(GraphError, match=expected):
         graph.set_attr("leaky", "alpah", 0.25)
     assert "alpah" not in graph.node("leaky").attrs
 
