@@ -15,7 +15,7 @@ use crate::graph_inputs::{check_input_shape, check_shape_range, input_desc};
 use crate::tensor_desc::PyTensorDesc;
 use opgraph_core::builder::{add_op, OpSpec, PortInput};
 use opgraph_core::graph::{Graph, Node, NodeId, OutputRef, Subgraph};
-use opgraph_core::op::global_registry;
+use opgraph_core::op::{global_registry, OpRegistry};
 use opgraph_core::types::{Format, Shape, TensorDesc};
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
@@ -393,12 +393,8 @@ impl PyGraph {
             control_inputs: control,
         };
         let registry = global_registry();
-        if let Some(schema) = registry.get(op_type) {
-            for (attr, _) in spec.attrs.iter() {
-                if let Some(why) = schema.undeclared_attr(attr) {
-                    return Err(exception(graph_error(py), format!("node '{name}': {why}")));
-                }
-            }
+        for (attr, _) in spec.attrs.iter() {
+            declared_attr(py, &registry, op_type, name, attr)?;
         }
         let added = guard_panics(py, "the graph builder", || {
             add_op(&mut self.graph, &registry, spec)
@@ -420,11 +416,8 @@ impl PyGraph {
     ) -> PyResult<()> {
         self.usable(py)?;
         let id = self.find(py, node)?;
-        if let Some(schema) = global_registry().get(&self.graph.node(id).op_type) {
-            if let Some(why) = schema.undeclared_attr(name) {
-                return Err(exception(graph_error(py), format!("node '{node}': {why}")));
-            }
-        }
+        let op_type = &self.graph.node(id).op_type;
+        declared_attr(py, &global_registry(), op_type, node, name)?;
         let value = attr_from_py(value)?;
         self.graph.node_mut(id).attrs.set(name, value);
         Ok(())
@@ -682,5 +675,20 @@ impl PyNode {
             self.node.op_type,
             outs.join(", ")
         )
+    }
+}
+
+/// An error when `op_type`'s prototype does not declare attribute `attr`
+/// (set on node `node`); unregistered op types are the engine's to report.
+fn declared_attr(
+    py: Python<'_>,
+    registry: &OpRegistry,
+    op_type: &str,
+    node: &str,
+    attr: &str,
+) -> PyResult<()> {
+    match registry.get(op_type).and_then(|s| s.undeclared_attr(attr)) {
+        Some(why) => Err(exception(graph_error(py), format!("node '{node}': {why}"))),
+        None => Ok(()),
     }
 }

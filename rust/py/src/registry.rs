@@ -24,25 +24,37 @@ fn py_op_fn(func: Py<PyAny>, kind: ContextKind) -> OpFn {
     Arc::new(move |ctx: &mut OpContext<'_>| Python::attach(|py| call(py, &func, kind, ctx)))
 }
 
-fn call(
-    py: Python<'_>,
+/// Calls `func` with a `kind` context borrowing `ctx`, expired when the
+/// call returns; an exception becomes the error's source.
+fn call_with_context<'py>(
+    py: Python<'py>,
     func: &Py<PyAny>,
     kind: ContextKind,
     ctx: &mut OpContext<'_>,
-) -> Result<(), OpError> {
+) -> Result<Bound<'py, PyAny>, OpError> {
     let ptr = (ctx as *mut OpContext<'_>).cast::<OpContext<'static>>();
     // SAFETY: `ctx` outlives this call and is used only through the context
     // object until `expire` below, which runs before `ctx` is touched again.
     let obj = unsafe { borrowed_context(py, kind, ptr) }.map_err(|e| failure(py, func, e))?;
     let result = func.bind(py).call1((&obj,));
     expire(&obj);
-    match result {
-        Ok(v) if kind == ContextKind::Verify && v.is(pyo3::types::PyBool::new(py, false)) => Err(
-            OpError::new(format!("{} returned False", describe(py, func))),
-        ),
-        Ok(_) => Ok(()),
-        Err(e) => Err(failure(py, func, e)),
+    result.map_err(|e| failure(py, func, e))
+}
+
+fn call(
+    py: Python<'_>,
+    func: &Py<PyAny>,
+    kind: ContextKind,
+    ctx: &mut OpContext<'_>,
+) -> Result<(), OpError> {
+    let returned = call_with_context(py, func, kind, ctx)?;
+    if kind == ContextKind::Verify && returned.is(pyo3::types::PyBool::new(py, false)) {
+        return Err(OpError::new(format!(
+            "{} returned False",
+            describe(py, func)
+        )));
     }
+    Ok(())
 }
 
 /// A Python callable as an op's `weight_shapes`: it reads a VerifyContext
@@ -51,14 +63,7 @@ fn call(
 fn py_weight_shapes_fn(func: Py<PyAny>) -> WeightShapesFn {
     Arc::new(move |ctx: &mut OpContext<'_>| {
         Python::attach(|py| {
-            let ptr = (ctx as *mut OpContext<'_>).cast::<OpContext<'static>>();
-            // SAFETY: as in `call`: the context object is expired before
-            // `ctx` is used again.
-            let obj = unsafe { borrowed_context(py, ContextKind::Verify, ptr) }
-                .map_err(|e| failure(py, &func, e))?;
-            let result = func.bind(py).call1((&obj,));
-            expire(&obj);
-            let returned = result.map_err(|e| failure(py, &func, e))?;
+            let returned = call_with_context(py, &func, ContextKind::Verify, ctx)?;
             weight_shapes_from_py(&returned).ok_or_else(|| {
                 OpError::new(format!(
                     "{} returned {}; a weight_shapes function returns a dict from input index \

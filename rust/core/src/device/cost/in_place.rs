@@ -72,7 +72,7 @@ fn consecutive_blocks(whole: &[u64], parts: &[Vec<u64>], exact_sum: bool) -> boo
 }
 
 /// The data inputs of a concatenation or split: not host constants (the
-/// axis or sizes input), same rank as the output's storage.
+/// axis or sizes input).
 fn data_inputs<'g>(graph: &'g Graph, node: &Node) -> Vec<(NodeId, &'g TensorDesc)> {
     node.inputs
         .iter()
