@@ -80,21 +80,40 @@ fn is_zero_pad(graph: &Graph, id: NodeId) -> bool {
     }
 }
 
-/// The non-loop readers of each node's outputs, and whether any of its
-/// outputs is a graph output.
-fn consumers(graph: &Graph) -> (Vec<Vec<NodeId>>, Vec<bool>) {
+/// The node whose kernel makes each node's output: views (Reshape,
+/// Squeeze, ...) pass their input through, since GE removes them before
+/// UB fusion (a MatMul reshaped into an activation still fuses with it).
+fn view_sources(graph: &Graph, order: &[NodeId], classes: &[OpClass]) -> Vec<NodeId> {
+    let mut source: Vec<NodeId> = graph.node_ids().collect();
+    for &id in order {
+        if classes[id.index()] == OpClass::Free("view") {
+            if let Some(edge) = graph.node(id).inputs.first().copied().flatten() {
+                source[id.index()] = source[edge.node.index()];
+            }
+        }
+    }
+    source
+}
+
+/// The non-loop readers of each node's outputs, seen through views (a
+/// view's readers read its source), and whether any of its outputs is a
+/// graph output.
+fn consumers(graph: &Graph, source: &[NodeId]) -> (Vec<Vec<NodeId>>, Vec<bool>) {
     let mut readers: Vec<Vec<NodeId>> = vec![Vec::new(); graph.len()];
     for id in graph.node_ids() {
+        if source[id.index()] != id {
+            continue;
+        }
         let node = graph.node(id);
         for edge in node.inputs.iter().flatten() {
             if !is_loop_back_edge(node, graph.node(edge.node)) {
-                readers[edge.node.index()].push(id);
+                readers[source[edge.node.index()].index()].push(id);
             }
         }
     }
     let mut graph_output = vec![false; graph.len()];
     for edge in graph.outputs() {
-        graph_output[edge.node.index()] = true;
+        graph_output[source[edge.node.index()].index()] = true;
     }
     (readers, graph_output)
 }
@@ -118,7 +137,8 @@ pub(crate) fn fuse(
     classes: &[OpClass],
     works: &mut [Option<Work>],
 ) -> Vec<Option<NodeId>> {
-    let (readers, graph_output) = consumers(graph);
+    let source = view_sources(graph, order, classes);
+    let (readers, graph_output) = consumers(graph, &source);
     let joinable = |r: &NodeId| is_fusable(classes[r.index()]) && works[r.index()].is_some();
     // Whether every reader of a node could join its kernel: once per node,
     // so a tensor with many readers costs its readers once, not squared.
@@ -137,7 +157,7 @@ pub(crate) fn fuse(
         }
         let node = graph.node(id);
         for edge in node.inputs.iter().flatten() {
-            let producer = edge.node;
+            let producer = source[edge.node.index()];
             if works[producer.index()].is_none() || !all_join[producer.index()] {
                 continue;
             }
@@ -146,8 +166,9 @@ pub(crate) fn fuse(
             // it, or before its anchor): one made later may depend on the
             // kernel itself, and fusing would make a cycle.
             let ready = node.inputs.iter().flatten().all(|e| {
-                anchor_of[e.node.index()].unwrap_or(e.node) == anchor
-                    || position[e.node.index()] < position[anchor.index()]
+                let made = source[e.node.index()];
+                anchor_of[made.index()].unwrap_or(made) == anchor
+                    || position[made.index()] < position[anchor.index()]
             });
             if ready && can_anchor(classes[anchor.index()]) {
                 anchor_of[id.index()] = Some(anchor);
@@ -155,7 +176,15 @@ pub(crate) fn fuse(
             }
         }
     }
-    merge_groups(graph, order, &readers, &graph_output, &anchor_of, works);
+    merge_groups(
+        graph,
+        order,
+        &source,
+        &readers,
+        &graph_output,
+        &anchor_of,
+        works,
+    );
     fuse_zero_pads(graph, order, classes, works, &mut anchor_of);
     anchor_of
 }
@@ -166,6 +195,7 @@ pub(crate) fn fuse(
 fn merge_groups(
     graph: &Graph,
     order: &[NodeId],
+    source: &[NodeId],
     readers: &[Vec<NodeId>],
     graph_output: &[bool],
     anchor_of: &[Option<NodeId>],
@@ -201,8 +231,10 @@ fn merge_groups(
         };
         let mut kept_on_chip = 0.0;
         for edge in graph.node(id).inputs.iter().flatten() {
-            if edge.index == 0 && edge.node != id && group(edge.node) == anchor {
-                kept_on_chip += output_bytes[edge.node.index()];
+            let made = source[edge.node.index()];
+            let first_output = edge.index == 0 || made != edge.node;
+            if first_output && made != id && group(made) == anchor {
+                kept_on_chip += output_bytes[made.index()];
             }
         }
         if !escapes(id) {
