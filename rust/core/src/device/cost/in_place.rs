@@ -54,8 +54,9 @@ fn cut_axis(whole: &[u64], part: &[u64]) -> Option<usize> {
 
 /// Whether `whole` and its `parts` (unpadded storage dims) are laid out as
 /// consecutive blocks: they differ on one axis only, sum to the whole along
-/// it, and every storage dim before it is 1.
-fn consecutive_blocks(whole: &[u64], parts: &[Vec<u64>], exact_sum: bool) -> bool {
+/// it, and every storage dim before it is 1 (but the outermost when
+/// `strided`: each image's part is then one block, at a stride).
+fn consecutive_blocks(whole: &[u64], parts: &[Vec<u64>], exact_sum: bool, strided: bool) -> bool {
     let Some(axis) = parts.iter().find_map(|p| cut_axis(whole, p)) else {
         return false;
     };
@@ -68,7 +69,29 @@ fn consecutive_blocks(whole: &[u64], parts: &[Vec<u64>], exact_sum: bool) -> boo
     } else {
         along <= whole[axis]
     };
-    same_elsewhere && sums && whole[..axis].iter().all(|&d| d == 1)
+    let outer = usize::from(strided).min(axis);
+    same_elsewhere && sums && whole[outer..axis].iter().all(|&d| d == 1)
+}
+
+/// Whether `part` is written by a convolution's kernel (the convolution,
+/// or element-wise ops that fuse into it): a Conv2D writes its output at a
+/// stride into a concatenation's (TBE's StridedWrite fused into it), so a
+/// channel concatenation of convolutions is in place at any batch.
+fn written_by_convolution(graph: &Graph, classes: &[OpClass], readers: &[u32], part: NodeId) -> bool {
+    let mut at = part;
+    loop {
+        let node = graph.node(at);
+        match classes[at.index()] {
+            OpClass::Cube => return node.op_type.starts_with("Conv"),
+            OpClass::Vector { fusable: true, .. } => {
+                match node.inputs.first().copied().flatten() {
+                    Some(edge) if readers[edge.node.index()] == 1 => at = edge.node,
+                    _ => return false,
+                }
+            }
+            _ => return false,
+        }
+    }
 }
 
 /// The data inputs of a concatenation or split: not host constants (the
@@ -157,6 +180,9 @@ pub(crate) fn in_place(
             };
             let dims: Option<Vec<Vec<u64>>> =
                 parts.iter().map(|(_, d)| unpadded_storage(d)).collect();
+            let strided = parts
+                .iter()
+                .all(|&(p, _)| written_by_convolution(graph, classes, readers, p));
             parts.len() >= 2
                 && parts.iter().all(|&(p, _)| {
                     writes_own_buffer(classes[p.index()])
@@ -164,7 +190,7 @@ pub(crate) fn in_place(
                         && readers[p.index()] == 1
                         && graph.node(p).outputs.len() == 1
                 })
-                && dims.is_some_and(|d| consecutive_blocks(&whole, &d, true))
+                && dims.is_some_and(|d| consecutive_blocks(&whole, &d, true, strided))
         } else if SLICE.contains(&op) || SPLIT.contains(&op) {
             let Some(&(_, input)) = data_inputs(graph, node)
                 .iter()
@@ -176,7 +202,7 @@ pub(crate) fn in_place(
                 continue;
             };
             let dims: Option<Vec<Vec<u64>>> = node.outputs.iter().map(unpadded_storage).collect();
-            dims.is_some_and(|d| consecutive_blocks(&whole, &d, SPLIT.contains(&op)))
+            dims.is_some_and(|d| consecutive_blocks(&whole, &d, SPLIT.contains(&op), false))
                 && (SPLIT.contains(&op) || slice_offsets_whole(graph, node, input))
         } else {
             false
