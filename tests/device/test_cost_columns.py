@@ -18,7 +18,8 @@ from opgraph.cost import BOUNDS, CostColumns, NodeCosts
 
 
 def mixed_graph() -> Graph:
-    """A call with a body, a fused pair, a folded Shape, a convolution."""
+    """A call with a body, a fused pair, a folded Shape, a convolution whose
+    ReLU fuses into it through a view."""
     body = Graph("body")
     bx = body.add_input("bx", DataType.FLOAT, [1, 64, 64, 16], "NHWC")
     body.set_outputs([body.add_node("Relu", "r", [bx])])
@@ -58,7 +59,7 @@ def test_every_column_equals_the_rows(report: CostReport) -> None:
     assert [None if k < 0 else c.notes[k] for k in c.note_codes] == [r.note for r in rows]
     # The tables hold each string once.
     assert len(set(c.op_types)) == len(c.op_types) and c.op_types.count("Relu") == 1
-    assert c.fused_into == ["s"]
+    assert c.fused_into == ["s", "conv"]
     assert sorted(c.notes) == ["calls its bodies once", "computed at build time (constant inputs)"]
     assert [c.row(i) for i in range(len(c))] == rows
 

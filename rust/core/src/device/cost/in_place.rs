@@ -10,7 +10,9 @@
 //! offsets) are whole C0 blocks: DPN's dual paths and Inception's branches
 //! at batch 1. At a larger batch the same op interleaves the parts per
 //! image and copies them, so this is where a batch sweep's batch-1 point
-//! differs from the rest by more than per-image work.
+//! differs from the rest by more than per-image work, unless every part is
+//! a convolution's output: a Conv2D writes each image's block at a stride
+//! (StridedWrite), so Inception's branch concatenations stay free.
 
 use super::classify::OpClass;
 use crate::graph::{Graph, Node, NodeId};
@@ -77,18 +79,21 @@ fn consecutive_blocks(whole: &[u64], parts: &[Vec<u64>], exact_sum: bool, stride
 /// or element-wise ops that fuse into it): a Conv2D writes its output at a
 /// stride into a concatenation's (TBE's StridedWrite fused into it), so a
 /// channel concatenation of convolutions is in place at any batch.
-fn written_by_convolution(graph: &Graph, classes: &[OpClass], readers: &[u32], part: NodeId) -> bool {
+fn written_by_convolution(
+    graph: &Graph,
+    classes: &[OpClass],
+    readers: &[u32],
+    part: NodeId,
+) -> bool {
     let mut at = part;
     loop {
         let node = graph.node(at);
         match classes[at.index()] {
             OpClass::Cube => return node.op_type.starts_with("Conv"),
-            OpClass::Vector { fusable: true, .. } => {
-                match node.inputs.first().copied().flatten() {
-                    Some(edge) if readers[edge.node.index()] == 1 => at = edge.node,
-                    _ => return false,
-                }
-            }
+            OpClass::Vector { fusable: true, .. } => match node.inputs.first().copied().flatten() {
+                Some(edge) if readers[edge.node.index()] == 1 => at = edge.node,
+                _ => return false,
+            },
             _ => return false,
         }
     }

@@ -338,12 +338,23 @@ fn a_node_precision_attribute_overrides_the_graph_mode_for_that_node() {
     );
 }
 
-/// Two ReLUs of [n, 16, 8, 8] fp16 joined on the channels.
-fn concat_graph(n: i64) -> Graph {
+/// Two ReLUs of [n, 16, 8, 8] fp16 joined on the channels; with
+/// `convolutions`, each ReLU follows a 3x3 convolution of its input.
+fn concat_graph(n: i64, convolutions: bool) -> Graph {
     let mut g = Graph::new("concat");
     let d = desc(DataType::Float16, &[n, 16, 8, 8], Format::Nchw);
-    let a = input(&mut g, "a", d.clone());
-    let b = input(&mut g, "b", d.clone());
+    let mut a = input(&mut g, "a", d.clone());
+    let mut b = input(&mut g, "b", d.clone());
+    if convolutions {
+        let w = input(
+            &mut g,
+            "w",
+            desc(DataType::Float16, &[16, 16, 3, 3], Format::Nchw),
+        );
+        let nchw = [("data_format", AttrValue::Str("NCHW".into()))];
+        a = op(&mut g, "Conv2D", "ca", &[a, w], d.clone(), &nchw);
+        b = op(&mut g, "Conv2D", "cb", &[b, w], d.clone(), &nchw);
+    }
     let ra = op(&mut g, "Relu", "ra", &[a], d.clone(), &[]);
     let rb = op(&mut g, "Relu", "rb", &[b], d, &[]);
     let out = desc(DataType::Float16, &[n, 32, 8, 8], Format::Nchw);
@@ -362,15 +373,26 @@ fn concat_graph(n: i64) -> Graph {
 #[test]
 fn a_concatenation_of_contiguous_blocks_is_done_in_place() {
     // Batch 1: each part is one block of the output; the ReLUs write there.
-    let one = estimate(&concat_graph(1), &CostOptions::default());
+    let one = estimate(&concat_graph(1, false), &CostOptions::default());
     let cat = row(&one, "cat");
     assert_eq!((cat.time_us, cat.count), (0.0, 0.0));
     assert!(cat.note.as_deref().unwrap().starts_with("in place"));
     assert_eq!(one.task_count, 2);
     // Batch 2: the parts interleave per image, so the concatenation copies.
-    let two = estimate(&concat_graph(2), &CostOptions::default());
+    let two = estimate(&concat_graph(2, false), &CostOptions::default());
     assert!(row(&two, "cat").time_us > 0.0);
     assert_eq!(two.task_count, 3);
+}
+
+#[test]
+fn a_concatenation_of_convolutions_is_in_place_at_any_batch() {
+    // Each convolution (its ReLU fused) writes its image blocks at a stride
+    // into the concatenation's output (StridedWrite): two tasks, no copy.
+    let two = estimate(&concat_graph(2, true), &CostOptions::default());
+    let cat = row(&two, "cat");
+    assert_eq!((cat.time_us, cat.count), (0.0, 0.0));
+    assert!(cat.note.as_deref().unwrap().starts_with("in place"));
+    assert_eq!(two.task_count, 2);
 }
 
 #[test]

@@ -158,6 +158,60 @@ fn swish_after_a_convolution_is_one_kernel_and_a_reader_outside_keeps_the_tensor
 }
 
 #[test]
+fn elementwise_ops_fuse_through_a_reshape_of_the_matmul_feeding_them() {
+    // GPT-2's MLP: MatMul [512, 3072] -> Reshape [1, 512, 3072] -> tanh GELU.
+    // GE removes the Reshape before UB fusion, so the GELU's ops join the
+    // MatMul's kernel and neither the product nor the partial results reach
+    // memory.
+    let mut g = Graph::new("gelu");
+    let x = input(
+        &mut g,
+        "x",
+        desc(DataType::Float16, &[512, 768], Format::Nd),
+    );
+    let w = input(
+        &mut g,
+        "w",
+        desc(DataType::Float16, &[768, 3072], Format::Nd),
+    );
+    let flat = || desc(DataType::Float16, &[512, 3072], Format::Nd);
+    let out = || desc(DataType::Float16, &[1, 512, 3072], Format::Nd);
+    let mm = op(&mut g, "MatMulV2", "mm", &[x, w], flat(), &[]);
+    let shape = g
+        .add_const_node(
+            "shape",
+            crate::types::HostTensor::from_ints(
+                DataType::Int64,
+                crate::types::Shape::from_dims([3]),
+                &[1, 512, 3072],
+            )
+            .unwrap(),
+        )
+        .unwrap();
+    let r = op(&mut g, "Reshape", "reshape", &[mm, shape], out(), &[]);
+    let half = op(&mut g, "Mul", "half", &[r, r], out(), &[]);
+    let t = op(&mut g, "Tanh", "tanh", &[r], out(), &[]);
+    let y = op(&mut g, "Mul", "gelu", &[half, t], out(), &[]);
+    g.set_outputs(vec![y]).unwrap();
+    let opts = CostOptions {
+        l2_residency: false,
+        ..CostOptions::default()
+    };
+    let r = estimate(&g, &opts);
+    for name in ["half", "tanh", "gelu"] {
+        let row = r.nodes.iter().find(|n| n.name == name).unwrap();
+        assert_eq!(row.fused_into.as_deref(), Some("mm"), "{name}");
+    }
+    assert_eq!(r.task_count, 1);
+    // The kernel reads x and w and writes only the GELU's result.
+    let mm_row = r.nodes.iter().find(|n| n.name == "mm").unwrap();
+    assert_eq!(
+        mm_row.bytes,
+        2.0 * (512.0 * 768.0 + 768.0 * 3072.0 + 512.0 * 3072.0)
+    );
+}
+
+#[test]
 fn an_op_reading_what_depends_on_a_kernel_does_not_join_it() {
     // conv -> s = sigmoid -> t = exp(s) -> p = reduce_sum(t); e = s + p.
     // s and t join the convolution's kernel; e reads s (in the kernel) and
