@@ -13,11 +13,11 @@ use super::pattern::match_all_groups;
 use super::pattern::ScopeFusionPatterns;
 use super::report::{DeclinedScope, FusionCheck};
 use super::result::{FusionScopesResult, ScopesResult, SCOPE_INVALID_TYPE};
-use super::splice::splice;
+use super::splice::{plan, Splice};
 use super::tree::{ScopeId, ScopeTree};
 use super::FusionRecord;
 use crate::frontend::{FrameworkOp, PluginError};
-use rustc_hash::{FxHashMap, FxHashSet};
+use rustc_hash::FxHashSet;
 use std::sync::Arc;
 
 /// What a pass fused, and what it matched but declined.
@@ -63,16 +63,16 @@ pub fn run_pass(
         Ok(graph) => graph.into_ops(),
         Err(shared) => shared.ops().to_vec(),
     };
-    let spliced = results.and_then(|results| {
+    let planned = results.and_then(|results| {
         let (declined, results) = split_declined(results);
-        let (spliced, (records, rejected)) = splice_checked(&ops, results, &entry.name, check)?;
+        let (splice, (records, rejected)) = plan_checked(&ops, results, &entry.name, check)?;
         Ok((
-            spliced,
+            splice,
             (records, declined.into_iter().chain(rejected).collect()),
         ))
     });
-    match spliced {
-        Ok((Some(spliced), outcome)) => (spliced, Ok(outcome)),
+    match planned {
+        Ok((Some(splice), outcome)) => (splice.apply(ops), Ok(outcome)),
         Ok((None, outcome)) => (ops, Ok(outcome)),
         Err(e) => (ops, Err(e)),
     }
@@ -99,31 +99,28 @@ fn could_match(groups: &[ScopeFusionPatterns], ops: &[FrameworkOp]) -> bool {
     })
 }
 
-/// Splices `results` into `ops`, less those whose fused op `check`
-/// rejects; no ops when nothing is left to splice (`ops` stand).
-fn splice_checked(
+/// How `results` splice into `ops`, less those whose fused op `check`
+/// rejects; none when nothing is left to splice (`ops` stand).
+fn plan_checked(
     ops: &[FrameworkOp],
     mut results: Vec<FusionScopesResult>,
     pass: &str,
     check: Option<FusionCheck<'_>>,
-) -> Result<(Option<Vec<FrameworkOp>>, PassOutcome), PluginError> {
+) -> Result<(Option<Splice>, PassOutcome), PluginError> {
     if results.is_empty() {
         return Ok((None, PassOutcome::default()));
     }
-    let (spliced, records) = splice(ops, &results, pass)?;
+    let mut splice = plan(ops, &results, pass)?;
     let Some(check) = check else {
-        return Ok((Some(spliced), (records, Vec::new())));
+        let records = std::mem::take(&mut splice.records);
+        return Ok((Some(splice), (records, Vec::new())));
     };
-    let fused: FxHashMap<&str, &FrameworkOp> = spliced
-        .iter()
-        .filter(|op| !op.fused_ops.is_empty())
-        .map(|op| (op.name.as_str(), op))
-        .collect();
     let mut declined = Vec::new();
     let mut keep = Vec::with_capacity(results.len());
-    for (result, record) in results.iter().zip(&records) {
-        let verdict = match fused.get(record.name.as_str()) {
-            Some(op) if record.inner_nodes.is_empty() => check(op),
+    for (result, replacement) in results.iter().zip(&splice.replacements) {
+        // A many-to-one result has one op; many-to-many ones are not checked.
+        let verdict = match replacement.as_slice() {
+            [fused] if !result.is_many_to_many() => check(fused),
             _ => Ok(()),
         };
         if let Err(reason) = &verdict {
@@ -136,17 +133,18 @@ fn splice_checked(
         }
         keep.push(verdict.is_ok());
     }
-    if declined.is_empty() {
-        return Ok((Some(spliced), (records, declined)));
+    if !declined.is_empty() {
+        let mut kept = keep.iter();
+        results.retain(|_| *kept.next().unwrap_or(&false));
+        if results.is_empty() {
+            return Ok((None, (Vec::new(), declined)));
+        }
+        // A declined region stays as it was, so the results that read it
+        // are planned again against its original ops.
+        splice = plan(ops, &results, pass)?;
     }
-    let mut kept = keep.iter();
-    results.retain(|_| *kept.next().unwrap_or(&false));
-    if results.is_empty() {
-        return Ok((None, (Vec::new(), declined)));
-    }
-    // The results are independent regions, so the rest splice as before.
-    let (spliced, records) = splice(ops, &results, pass)?;
-    Ok((Some(spliced), (records, declined)))
+    let records = std::mem::take(&mut splice.records);
+    Ok((Some(splice), (records, declined)))
 }
 
 /// The results the pass declined itself (reported, not spliced), and the

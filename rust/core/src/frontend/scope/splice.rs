@@ -41,12 +41,36 @@ struct Splicer<'a> {
     inner: Vec<Option<InnerOutputs>>,
 }
 
-/// Applies `results` (all from pass `pass`) to `ops`.
-pub fn splice(
+/// One pass's results spliced into the ops: worked out on the ops as they
+/// stand, where it can fail, then applied by moving them, which cannot. A
+/// pass fuses a few regions of a large graph; the ops outside them move
+/// into the new list rather than being copied.
+pub struct Splice {
+    /// Per result, the op(s) standing for its region.
+    pub replacements: Vec<Vec<FrameworkOp>>,
+    pub records: Vec<FusionRecord>,
+    /// Per original op, what becomes of it.
+    fates: Vec<Fate>,
+}
+
+/// What splicing does to one original op.
+enum Fate {
+    /// Moves as it is: it reads nothing fused.
+    Keep,
+    /// Moves with new data and control inputs: it read a fused op.
+    Rewired(Vec<FrameworkInput>, Vec<String>),
+    /// The first op of region `r`: the region's replacement goes here.
+    Region(usize),
+    /// Fused but not first, or a kept Const nothing reads any more.
+    Drop,
+}
+
+/// Works out how `results` (all from pass `pass`) apply to `ops`.
+pub fn plan(
     ops: &[FrameworkOp],
     results: &[FusionScopesResult],
     pass: &str,
-) -> Result<(Vec<FrameworkOp>, Vec<FusionRecord>), PluginError> {
+) -> Result<Splice, PluginError> {
     let splicer = Splicer::new(ops, results)?;
     let replacements = (0..results.len())
         .map(|r| splicer.replacement(r))
@@ -54,8 +78,35 @@ pub fn splice(
     let records = (0..results.len())
         .map(|r| splicer.record(r, &replacements[r], pass))
         .collect();
-    let spliced = splicer.assemble(replacements)?;
-    Ok((spliced, records))
+    let fates = splicer.fates(&replacements)?;
+    Ok(Splice {
+        replacements,
+        records,
+        fates,
+    })
+}
+
+impl Splice {
+    /// The new op list, from the `ops` the plan was made on: each region's
+    /// replacement at the place of its first fused op, the other ops moved
+    /// (rewired where they read a fused op), unread kept Consts dropped.
+    pub fn apply(mut self, ops: Vec<FrameworkOp>) -> Vec<FrameworkOp> {
+        debug_assert_eq!(ops.len(), self.fates.len());
+        let mut out = Vec::with_capacity(ops.len());
+        for (mut op, fate) in ops.into_iter().zip(self.fates) {
+            match fate {
+                Fate::Keep => out.push(op),
+                Fate::Rewired(inputs, controls) => {
+                    op.inputs = inputs;
+                    op.control_inputs = controls;
+                    out.push(op);
+                }
+                Fate::Region(r) => out.append(&mut self.replacements[r]),
+                Fate::Drop => {}
+            }
+        }
+        out
+    }
 }
 
 impl<'a> Splicer<'a> {
@@ -273,80 +324,117 @@ impl<'a> Splicer<'a> {
         Ok((inputs, controls))
     }
 
-    /// The new op list: each region's replacement at the place of its first
-    /// fused op, outside ops rewired, unread kept Consts dropped.
-    fn assemble(
-        &self,
-        mut replacements: Vec<Vec<FrameworkOp>>,
-    ) -> Result<Vec<FrameworkOp>, PluginError> {
+    /// What becomes of each op; checks that the new list's names are unique.
+    fn fates(&self, replacements: &[Vec<FrameworkOp>]) -> Result<Vec<Fate>, PluginError> {
         let mut emitted = vec![false; replacements.len()];
-        let mut out: Vec<(FrameworkOp, bool)> = Vec::with_capacity(self.ops.len());
+        let mut fates = Vec::with_capacity(self.ops.len());
         for (i, op) in self.ops.iter().enumerate() {
             if let Some(Member {
                 region,
                 kept_const: false,
             }) = self.members[i]
             {
-                if !emitted[region] {
+                fates.push(if emitted[region] {
+                    Fate::Drop
+                } else {
                     emitted[region] = true;
-                    // Each region is emitted once: its ops move, with their fused ops.
-                    let replacement = std::mem::take(&mut replacements[region]);
-                    out.extend(replacement.into_iter().map(|op| (op, false)));
-                }
+                    Fate::Region(region)
+                });
                 continue;
             }
-            let inputs = op
-                .inputs
-                .iter()
-                .map(|input| self.resolve(input, &op.name))
-                .collect::<Result<Vec<_>, _>>()?;
-            let mut controls = Vec::new();
-            for control in &op.control_inputs {
-                for source in self.resolve_control(control) {
-                    push_unique(&mut controls, source);
-                }
-            }
-            // The op's own inputs are resolved above: copied once, not twice.
-            let op = FrameworkOp {
-                name: op.name.clone(),
-                op_type: op.op_type.clone(),
-                inputs,
-                control_inputs: controls,
-                attrs: op.attrs.clone(),
-                fused_ops: op.fused_ops.clone(),
-                params: op.params.clone(),
-            };
-            out.push((op, self.members[i].is_some()));
+            fates.push(self.rewired(op)?);
         }
-        let read = self.read_originals(&out);
-        let is_read = |name: &str| self.by_name.get(name).is_some_and(|&i| read[i]);
-        let out: Vec<FrameworkOp> = out
-            .into_iter()
-            .filter(|(op, kept_const)| !kept_const || is_read(&op.name))
-            .map(|(op, _)| op)
-            .collect();
-        check_unique_names(&out)?;
-        Ok(out)
+        self.drop_unread_consts(&mut fates, replacements);
+        self.check_unique_names(&fates, replacements)?;
+        Ok(fates)
     }
 
-    /// Which original op names (by their `by_name` index) an op of `out`
-    /// reads, when `out` holds kept Consts to decide on: looked up in the
-    /// existing index rather than collected into a new set of names.
-    fn read_originals(&self, out: &[(FrameworkOp, bool)]) -> Vec<bool> {
-        let mut read = vec![false; self.ops.len()];
-        if !out.iter().any(|&(_, kept_const)| kept_const) {
-            return read;
+    /// `Keep` for an op reading nothing fused, else its inputs rewired.
+    fn rewired(&self, op: &FrameworkOp) -> Result<Fate, PluginError> {
+        let reads_fused = op
+            .inputs
+            .iter()
+            .map(|input| input.node.as_str())
+            .chain(op.control_inputs.iter().map(String::as_str))
+            .any(|name| self.fused_into(name).is_some());
+        if !reads_fused {
+            return Ok(Fate::Keep);
         }
-        for (op, _) in out {
-            let inputs = op.inputs.iter().map(|i| i.node.as_str());
-            let names = inputs.chain(op.control_inputs.iter().map(String::as_str));
-            for name in names {
+        let inputs = op
+            .inputs
+            .iter()
+            .map(|input| self.resolve(input, &op.name))
+            .collect::<Result<Vec<_>, _>>()?;
+        let mut controls = Vec::new();
+        for control in &op.control_inputs {
+            for source in self.resolve_control(control) {
+                push_unique(&mut controls, source);
+            }
+        }
+        Ok(Fate::Rewired(inputs, controls))
+    }
+
+    /// Marks `Drop` the kept Consts that no op of the new list reads.
+    fn drop_unread_consts(&self, fates: &mut [Fate], replacements: &[Vec<FrameworkOp>]) {
+        let is_kept_const = |i: usize| self.members[i].is_some_and(|m| m.kept_const);
+        if !(0..self.ops.len()).any(is_kept_const) {
+            return;
+        }
+        // Reads are looked up in the existing name index rather than
+        // collected into a new set of names.
+        let mut read = vec![false; self.ops.len()];
+        let mut mark = |inputs: &[FrameworkInput], controls: &[String]| {
+            let names = inputs.iter().map(|i| i.node.as_str());
+            for name in names.chain(controls.iter().map(String::as_str)) {
                 if let Some(&i) = self.by_name.get(name) {
                     read[i] = true;
                 }
             }
+        };
+        for (op, fate) in self.ops.iter().zip(fates.iter()) {
+            match fate {
+                Fate::Keep => mark(&op.inputs, &op.control_inputs),
+                Fate::Rewired(inputs, controls) => mark(inputs, controls),
+                Fate::Region(_) | Fate::Drop => {}
+            }
         }
-        read
+        for op in replacements.iter().flatten() {
+            mark(&op.inputs, &op.control_inputs);
+        }
+        for (i, fate) in fates.iter_mut().enumerate() {
+            if is_kept_const(i) && !read[i] {
+                *fate = Fate::Drop;
+            }
+        }
+    }
+
+    fn check_unique_names(
+        &self,
+        fates: &[Fate],
+        replacements: &[Vec<FrameworkOp>],
+    ) -> Result<(), PluginError> {
+        let mut seen: FxHashSet<&str> = FxHashSet::default();
+        seen.reserve(self.ops.len());
+        let mut add = |name| {
+            if seen.insert(name) {
+                return Ok(());
+            }
+            Err(PluginError::new(format!(
+                "the fused graph would have two ops named '{name}'; give the fusion result another name"
+            )))
+        };
+        for (op, fate) in self.ops.iter().zip(fates) {
+            match fate {
+                Fate::Keep | Fate::Rewired(..) => add(op.name.as_str())?,
+                Fate::Region(r) => {
+                    for op in &replacements[*r] {
+                        add(op.name.as_str())?;
+                    }
+                }
+                Fate::Drop => {}
+            }
+        }
+        Ok(())
     }
 
     fn record(&self, r: usize, replacement: &[FrameworkOp], pass: &str) -> FusionRecord {
@@ -407,19 +495,6 @@ fn check_result(result: &FusionScopesResult) -> Result<(), PluginError> {
             "fusion result '{}' adds inner nodes but has type '{}'; a many-to-many result has type ScopeToMultiNodes",
             result.name, result.op_type
         )));
-    }
-    Ok(())
-}
-
-fn check_unique_names(ops: &[FrameworkOp]) -> Result<(), PluginError> {
-    let mut seen: FxHashSet<&str> = FxHashSet::default();
-    for op in ops {
-        if !seen.insert(op.name.as_str()) {
-            return Err(PluginError::new(format!(
-                "the fused graph would have two ops named '{}'; give the fusion result another name",
-                op.name
-            )));
-        }
     }
     Ok(())
 }
