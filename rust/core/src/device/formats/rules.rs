@@ -6,6 +6,9 @@
 //! NC1HWC0, matrix multiplies on FRACTAL_NZ; element-wise ops are format
 //! agnostic; every other op works on its origin (ND) view.
 
+use rustc_hash::FxHashMap;
+use std::sync::LazyLock;
+
 /// How one op type's storage formats are chosen (see `decide`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Rule {
@@ -176,48 +179,64 @@ pub const CUBE_OPS: &[&str] = &[
 
 /// The rule `op_type` follows.
 pub fn rule(op_type: &str) -> Rule {
-    match op_type {
-        "Data" | "Const" | "Constant" | "Placeholder" => Rule::Source,
-        "Identity" | "IdentityN" | "StopGradient" | "PreventGradient" | "Snapshot" => {
-            Rule::PassThrough
-        }
-        "Conv2D" | "Deconvolution" => Rule::Convolution {
-            x: 0,
-            filter: 1,
-            depthwise: false,
-        },
-        "DepthwiseConv2dNative" => Rule::Convolution {
-            x: 0,
-            filter: 1,
-            depthwise: true,
-        },
+    // A table, not a `match` with list scans: every pass asks once or twice
+    // per node, and scanning the lists cost ~670 instructions per call.
+    static RULES: LazyLock<FxHashMap<&'static str, Rule>> = LazyLock::new(rule_table);
+    RULES.get(op_type).copied().unwrap_or(Rule::Plain)
+}
+
+/// Every op type with a rule other than `Plain`. Earlier entries win, so an
+/// op type in two lists gets the first list's rule.
+fn rule_table() -> FxHashMap<&'static str, Rule> {
+    let convolution = |x, depthwise| Rule::Convolution {
+        x,
+        filter: 1,
+        depthwise,
+    };
+    let activation = |channel_axis_attr| Rule::Activation {
+        x: 0,
+        channel_axis_attr,
+    };
+    let lists: [(&[&'static str], Rule); 18] = [
+        (&["Data", "Const", "Constant", "Placeholder"], Rule::Source),
+        (
+            &[
+                "Identity",
+                "IdentityN",
+                "StopGradient",
+                "PreventGradient",
+                "Snapshot",
+            ],
+            Rule::PassThrough,
+        ),
+        (&["Conv2D", "Deconvolution"], convolution(0, false)),
+        (&["DepthwiseConv2dNative"], convolution(0, true)),
         // (input_size, filter, out_backprop)
-        "Conv2DBackpropInput" => Rule::Convolution {
-            x: 2,
-            filter: 1,
-            depthwise: false,
-        },
-        "Scale" => Rule::Activation {
-            x: 0,
-            channel_axis_attr: true,
-        },
-        "MatMul" | "BatchMatMul" | "BatchMatMulV2" => Rule::MatMul,
-        "FullyConnection" => Rule::FullyConnection,
-        "BiasAdd" | "Bias" => Rule::PerChannel,
-        "ConcatV2" => Rule::Concat(ConcatAxis::LastInput),
-        "Concat" => Rule::Concat(ConcatAxis::FirstInput),
-        "ConcatD" => Rule::Concat(ConcatAxis::Attr),
-        "TransData" => Rule::TransData,
-        t if ACTIVATION_5HD.contains(&t) => Rule::Activation {
-            x: 0,
-            channel_axis_attr: false,
-        },
-        t if ELEMENTWISE.contains(&t) => Rule::Elementwise,
-        "ReduceMean" | "ReduceMax" | "ReduceMin" | "ReduceSum" => Rule::SpatialReduce,
-        "SoftmaxV2" | "Softmax" | "LogSoftmaxV2" => Rule::Softmax,
-        "StridedSliceV2" => Rule::ChannelSlice,
-        _ => Rule::Plain,
+        (&["Conv2DBackpropInput"], convolution(2, false)),
+        (&["Scale"], activation(true)),
+        (&["MatMul", "BatchMatMul", "BatchMatMulV2"], Rule::MatMul),
+        (&["FullyConnection"], Rule::FullyConnection),
+        (&["BiasAdd", "Bias"], Rule::PerChannel),
+        (&["ConcatV2"], Rule::Concat(ConcatAxis::LastInput)),
+        (&["Concat"], Rule::Concat(ConcatAxis::FirstInput)),
+        (&["ConcatD"], Rule::Concat(ConcatAxis::Attr)),
+        (&["TransData"], Rule::TransData),
+        (ACTIVATION_5HD, activation(false)),
+        (ELEMENTWISE, Rule::Elementwise),
+        (
+            &["ReduceMean", "ReduceMax", "ReduceMin", "ReduceSum"],
+            Rule::SpatialReduce,
+        ),
+        (&["SoftmaxV2", "Softmax", "LogSoftmaxV2"], Rule::Softmax),
+        (&["StridedSliceV2"], Rule::ChannelSlice),
+    ];
+    let mut table = FxHashMap::default();
+    for (op_types, rule) in lists {
+        for &op_type in op_types {
+            table.entry(op_type).or_insert(rule);
+        }
     }
+    table
 }
 
 #[cfg(test)]
@@ -277,5 +296,21 @@ mod tests {
         assert_eq!(rule("Softmax"), Rule::Softmax);
         assert_eq!(rule("TopKV2"), Rule::Plain);
         assert_eq!(rule("While"), Rule::Plain);
+        assert_eq!(rule("ReduceMean"), Rule::SpatialReduce);
+        assert_eq!(rule("ConcatD"), Rule::Concat(ConcatAxis::Attr));
+        // The lists are disjoint, so each op type follows its own list's rule.
+        for &op_type in ELEMENTWISE {
+            assert_eq!(rule(op_type), Rule::Elementwise, "{op_type}");
+        }
+        for &op_type in ACTIVATION_5HD {
+            assert_eq!(
+                rule(op_type),
+                Rule::Activation {
+                    x: 0,
+                    channel_axis_attr: false
+                },
+                "{op_type}"
+            );
+        }
     }
 }
