@@ -3,6 +3,7 @@
 
 use super::*;
 use crate::frontend::scope::result::{FUSION_DISABLE_INDEX as D, SCOPE_INVALID_TYPE};
+use crate::frontend::scope::{run_selected_passes, FusionCheck, PassSelection};
 use crate::frontend::test_graphs::{describe, op, ops};
 
 fn block() -> Vec<FrameworkOp> {
@@ -348,4 +349,83 @@ fn an_error_in_a_pass_is_a_scope_pass_error_naming_it() {
     );
     assert_eq!(e.to_string(), "scope fusion pass 'P' failed: boom");
     assert_eq!(g.ops, block());
+}
+
+#[test]
+fn a_rejected_fusion_stays_unfused_and_the_fusion_reading_it_is_planned_again() {
+    // Two chained regions; the check rejects the first. The second must
+    // then read the first's own ops, not the fused op that was never made.
+    let chained = ops(&[
+        ("x", "Placeholder", &[]),
+        ("one/a", "Neg", &["x"]),
+        ("one/b", "Relu", &["one/a"]),
+        ("two/a", "Neg", &["one/b"]),
+        ("two/b", "Relu", &["two/a"]),
+        ("out", "Identity", &["two/b", "^one/b"]),
+    ]);
+    let choose: Choose = Arc::new(|graph, results| {
+        for scope in ["one/", "two/"] {
+            assert!(graph.tree().find(scope).is_some());
+            results.push(ScopesResult {
+                scopes: vec![scope.to_owned()],
+                nodes: Vec::new(),
+            });
+        }
+        Ok(true)
+    });
+    let generate: Generate = Arc::new(|graph, scopes, r| {
+        let scope = graph
+            .tree()
+            .name(scopes[0])
+            .trim_end_matches('/')
+            .to_owned();
+        r.set_name(format!("{scope}_fused"));
+        r.set_type("MyFused");
+        r.insert_inputs(format!("{scope}/a"), vec![0]);
+        r.insert_outputs(format!("{scope}/b"), vec![0]);
+        Ok(())
+    });
+    let registry = registry_of(vec![entry("P", false, named("s", "one"), choose, generate)]);
+    let reject_one = |fused: &FrameworkOp| {
+        if fused.name == "one_fused" {
+            Err("not this one".to_owned())
+        } else {
+            Ok(())
+        }
+    };
+    for check in [None, Some(&reject_one as FusionCheck<'_>)] {
+        let mut g = graph(chained.clone());
+        let selection = PassSelection {
+            enabled: vec!["P".to_owned()],
+            disabled: Vec::new(),
+        };
+        let runs = run_selected_passes(&mut g, &registry, &selection, check).expect("runs");
+        let fused: Vec<&str> = runs[0].fused.iter().map(|r| r.name.as_str()).collect();
+        let declined: Vec<&str> = runs[0].declined.iter().map(|d| d.reason.as_str()).collect();
+        if check.is_none() {
+            assert_eq!(fused, ["one_fused", "two_fused"]);
+            assert_eq!(
+                describe(&g.ops),
+                [
+                    "x(Placeholder) <- ",
+                    "one_fused(MyFused) <- x:0",
+                    "two_fused(MyFused) <- one_fused:0",
+                    "out(Identity) <- two_fused:0, ^one_fused",
+                ]
+            );
+        } else {
+            assert_eq!(fused, ["two_fused"]);
+            assert_eq!(declined, ["not this one"]);
+            assert_eq!(
+                describe(&g.ops),
+                [
+                    "x(Placeholder) <- ",
+                    "one/a(Neg) <- x:0",
+                    "one/b(Relu) <- one/a:0",
+                    "two_fused(MyFused) <- one/b:0",
+                    "out(Identity) <- two_fused:0, ^one/b",
+                ]
+            );
+        }
+    }
 }
