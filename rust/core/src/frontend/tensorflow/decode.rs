@@ -3,7 +3,7 @@
 
 use super::attrs::{convert_sorted_attrs, sorted_attrs, text, SortedAttrs};
 use super::dtype::tf_dtype_name;
-use super::functions::convert_function;
+use super::functions::{convert_encoded_function, convert_function};
 use super::inputs::{parse_input, NodeInput};
 use super::parse::ParsedGraph;
 use super::pb;
@@ -12,6 +12,7 @@ use super::site::Site;
 use crate::budget::Budget;
 use crate::frontend::{Framework, FrameworkGraph, FrameworkOp, FrontendError};
 use crate::types::AttrValue;
+use bytes::Bytes;
 use prost::Message;
 use smallvec::SmallVec;
 
@@ -30,7 +31,7 @@ pub(super) fn convert_graph(
 ) -> Result<FrameworkGraph, FrontendError> {
     // One NodeDef at a time, dropped once converted: the decoded nodes and
     // the framework graph are never both whole in memory.
-    let (ops, library) = match graph {
+    let (ops, functions) = match graph {
         ParsedGraph::Binary(graph) => {
             let budget = Budget::for_this_process();
             budget.check_with(graph.node.len().saturating_mul(FRAMEWORK_BYTES_PER_NODE))?;
@@ -41,15 +42,19 @@ pub(super) fn convert_graph(
             let mut node = pb::NodeDefSlices::default();
             for (index, encoded) in graph.node.into_iter().enumerate() {
                 budget.check()?;
-                let not_node_def = |e: &dyn std::fmt::Display| {
-                    FrontendError::Decode(format!("node {index} is not a NodeDef: {e}"))
-                };
-                node.clear();
-                node.merge(encoded).map_err(|e| not_node_def(&e))?;
-                let view = NodeView::of_slices(&node).map_err(|e| not_node_def(&e))?;
-                ops.push(convert_view(&view, None)?);
+                ops.push(convert_encoded(&mut node, encoded, None, || {
+                    format!("node {index}")
+                })?);
             }
-            (ops, graph.library)
+            let functions = match &graph.library {
+                Some(library) => library
+                    .function
+                    .iter()
+                    .map(convert_encoded_function)
+                    .collect::<Result<Vec<_>, _>>()?,
+                None => Vec::new(),
+            };
+            (ops, functions)
         }
         ParsedGraph::Text(graph) => {
             let ops = graph
@@ -57,16 +62,16 @@ pub(super) fn convert_graph(
                 .iter()
                 .map(|node| convert_node(node, None))
                 .collect::<Result<Vec<_>, _>>()?;
-            (ops, graph.library)
+            let functions = match &graph.library {
+                Some(library) => library
+                    .function
+                    .iter()
+                    .map(convert_function)
+                    .collect::<Result<Vec<_>, _>>()?,
+                None => Vec::new(),
+            };
+            (ops, functions)
         }
-    };
-    let functions = match &library {
-        Some(library) => library
-            .function
-            .iter()
-            .map(convert_function)
-            .collect::<Result<Vec<_>, _>>()?,
-        None => Vec::new(),
     };
     Ok(FrameworkGraph {
         name: name.to_owned(),
@@ -136,6 +141,24 @@ fn default_attr_value() -> &'static pb::AttrValue {
 }
 
 /// One NodeDef of the graph (`function: None`) or of a function body.
+/// Decodes `encoded` into `node` (which keeps its lists' room from the
+/// node before) and converts it; `position` names it in a decode error
+/// ("node 3").
+pub(super) fn convert_encoded(
+    node: &mut pb::NodeDefSlices,
+    encoded: Bytes,
+    function: Option<&str>,
+    position: impl Fn() -> String,
+) -> Result<FrameworkOp, FrontendError> {
+    let not_node_def = |e: &dyn std::fmt::Display| {
+        FrontendError::Decode(format!("{} is not a NodeDef: {e}", position()))
+    };
+    node.clear();
+    node.merge(encoded).map_err(|e| not_node_def(&e))?;
+    let view = NodeView::of_slices(node).map_err(|e| not_node_def(&e))?;
+    convert_view(&view, function)
+}
+
 pub(super) fn convert_node(
     node: &pb::NodeDef,
     function: Option<&str>,

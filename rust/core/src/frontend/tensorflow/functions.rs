@@ -6,12 +6,13 @@
 //! kept: control outputs order side effects, which inference ignores.
 
 use super::attrs::convert_attrs;
-use super::decode::convert_node;
+use super::decode::{convert_encoded, convert_node};
 use super::dtype::{ge_dtype, tf_dtype_name};
 use super::inputs::{parse_input, NodeInput};
 use super::pb::{self, attr_value, op_def::ArgDef, OpDef};
 use crate::frontend::{FrameworkFunction, FrameworkOp, FrontendError};
 use crate::types::{AttrValue, DataType};
+use std::collections::HashMap;
 
 /// The op type of a function argument's synthetic op (TensorFlow's own).
 pub const ARG_OP_TYPE: &str = "_Arg";
@@ -19,9 +20,63 @@ pub const ARG_OP_TYPE: &str = "_Arg";
 pub(super) fn convert_function(
     function: &pb::FunctionDef,
 ) -> Result<FrameworkFunction, FrontendError> {
-    let signature = function
+    let parts = FunctionParts {
+        signature: function.signature.as_ref(),
+        attr: &function.attr,
+        arg_attr: &function.arg_attr,
+        ret: &function.ret,
+    };
+    convert_parts(&parts, function.node_def.len(), |name, ops| {
+        for node in &function.node_def {
+            ops.push(convert_node(node, Some(name))?);
+        }
+        Ok(())
+    })
+}
+
+/// [`convert_function`] for a function of a binary GraphDef, whose body
+/// nodes are still encoded: each is decoded in turn, borrowed from the file.
+pub(super) fn convert_encoded_function(
+    function: &pb::FunctionDefWithEncodedNodes,
+) -> Result<FrameworkFunction, FrontendError> {
+    let parts = FunctionParts {
+        signature: function.signature.as_ref(),
+        attr: &function.attr,
+        arg_attr: &function.arg_attr,
+        ret: &function.ret,
+    };
+    convert_parts(&parts, function.node_def.len(), |name, ops| {
+        let mut node = pb::NodeDefSlices::default();
+        for (index, encoded) in function.node_def.iter().enumerate() {
+            let position = || format!("function '{name}' node {index}");
+            ops.push(convert_encoded(
+                &mut node,
+                encoded.clone(),
+                Some(name),
+                position,
+            )?);
+        }
+        Ok(())
+    })
+}
+
+/// What a FunctionDef holds besides its body nodes.
+struct FunctionParts<'a> {
+    signature: Option<&'a OpDef>,
+    attr: &'a HashMap<String, pb::AttrValue>,
+    arg_attr: &'a HashMap<u32, pb::function_def::ArgAttrs>,
+    ret: &'a HashMap<String, String>,
+}
+
+/// The function of `parts` whose `body_len` body ops `push_body` appends
+/// (given the function's name) after the argument ops.
+fn convert_parts(
+    parts: &FunctionParts<'_>,
+    body_len: usize,
+    push_body: impl FnOnce(&str, &mut Vec<FrameworkOp>) -> Result<(), FrontendError>,
+) -> Result<FrameworkFunction, FrontendError> {
+    let signature = parts
         .signature
-        .as_ref()
         .filter(|s| !s.name.is_empty())
         .ok_or_else(|| {
             FrontendError::Decode(
@@ -31,16 +86,14 @@ pub(super) fn convert_function(
     let name = signature.name.as_str();
     let bad = |what: String| FrontendError::Decode(format!("function '{name}' {what}"));
 
-    let mut ops = Vec::with_capacity(signature.input_arg.len() + function.node_def.len());
+    let mut ops = Vec::with_capacity(signature.input_arg.len() + body_len);
     for (index, arg) in signature.input_arg.iter().enumerate() {
-        ops.push(arg_op(function, signature, index, arg).map_err(bad)?);
+        ops.push(arg_op(parts.arg_attr, signature, index, arg).map_err(bad)?);
     }
-    for node in &function.node_def {
-        ops.push(convert_node(node, Some(name))?);
-    }
+    push_body(name, &mut ops)?;
     let mut outputs = Vec::with_capacity(signature.output_arg.len());
     for arg in &signature.output_arg {
-        let ret = function.ret.get(&arg.name).ok_or_else(|| {
+        let ret = parts.ret.get(&arg.name).ok_or_else(|| {
             bad(format!(
                 "has output '{}' but no `ret` entry saying which tensor it returns",
                 arg.name
@@ -57,7 +110,7 @@ pub(super) fn convert_function(
             }
         }
     }
-    let attrs = convert_attrs(&function.attr)
+    let attrs = convert_attrs(parts.attr)
         .map_err(|attr| FrontendError::Decode(format!("function '{name}': {attr}")))?;
     Ok(FrameworkFunction {
         name: name.to_owned(),
@@ -70,7 +123,7 @@ pub(super) fn convert_function(
 
 /// The synthetic `_Arg` op of input argument `index`.
 fn arg_op(
-    function: &pb::FunctionDef,
+    arg_attr: &HashMap<u32, pb::function_def::ArgAttrs>,
     signature: &OpDef,
     index: usize,
     arg: &ArgDef,
@@ -87,9 +140,7 @@ fn arg_op(
     if let Some(dtype) = arg_dtype(signature, arg)? {
         op.attrs.set("T", AttrValue::DataType(dtype));
     }
-    let extra = u32::try_from(index)
-        .ok()
-        .and_then(|i| function.arg_attr.get(&i));
+    let extra = u32::try_from(index).ok().and_then(|i| arg_attr.get(&i));
     if let Some(extra) = extra {
         let attrs = convert_attrs(&extra.attr)
             .map_err(|attr| format!("has argument '{}' whose {attr}", arg.name))?;

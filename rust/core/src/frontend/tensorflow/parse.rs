@@ -70,11 +70,10 @@ impl ParsedGraph {
     }
 
     pub(super) fn has_functions(&self) -> bool {
-        let library = match self {
-            ParsedGraph::Binary(g) => &g.library,
-            ParsedGraph::Text(g) => &g.library,
-        };
-        library.as_ref().is_some_and(|l| !l.function.is_empty())
+        match self {
+            ParsedGraph::Binary(g) => g.library.as_ref().is_some_and(|l| !l.function.is_empty()),
+            ParsedGraph::Text(g) => g.library.as_ref().is_some_and(|l| !l.function.is_empty()),
+        }
     }
 }
 

@@ -286,3 +286,46 @@ fn nodes_decode_exactly_as_node_def_decodes_them() {
         assert!(message.contains("node 0 is not a NodeDef"), "{message}");
     }
 }
+
+#[test]
+fn a_function_body_node_that_is_not_a_node_def_names_its_function() {
+    // Body nodes of a binary GraphDef decode one at a time, borrowed (as the
+    // graph's own nodes do): a bad one is an error naming the function and
+    // the node's position, as NodeDef would reject it.
+    let signature = pb::OpDef {
+        name: "f".into(),
+        ..pb::OpDef::default()
+    };
+    let relu = node("r", "Relu", &[], vec![]).encode_to_vec();
+    let mut bad = relu.clone();
+    bad.extend_from_slice(&[0x0a, 0x01, 0xff]); // a name that is not UTF-8
+    let encoded = |body: Vec<Vec<u8>>| {
+        let function = pb::FunctionDefWithEncodedNodes {
+            signature: Some(signature.clone()),
+            node_def: body.into_iter().map(Bytes::from).collect(),
+            ..pb::FunctionDefWithEncodedNodes::default()
+        };
+        let graph = pb::GraphDefWithEncodedNodes {
+            library: Some(pb::FunctionDefLibraryWithEncodedNodes {
+                function: vec![function],
+                ..pb::FunctionDefLibraryWithEncodedNodes::default()
+            }),
+            ..pb::GraphDefWithEncodedNodes::default()
+        };
+        graph.encode_to_vec()
+    };
+    let good = decode_binary(Bytes::from(encoded(vec![relu.clone()]))).unwrap();
+    let body: Vec<&str> = good.functions[0]
+        .ops
+        .iter()
+        .map(|op| op.name.as_str())
+        .collect();
+    assert_eq!(body, ["r"]);
+    let data = encoded(vec![relu, bad]);
+    assert!(pb::GraphDef::decode(data.as_slice()).is_err());
+    let message = decode_error(decode_binary(Bytes::from(data)));
+    assert!(
+        message.contains("function 'f' node 1 is not a NodeDef"),
+        "{message}"
+    );
+}
