@@ -46,14 +46,13 @@ pub(super) fn convert_graph(
                     format!("node {index}")
                 })?);
             }
-            let functions = match &graph.library {
-                Some(library) => library
+            let functions = graph.library.as_ref().map_or(Ok(Vec::new()), |library| {
+                library
                     .function
                     .iter()
                     .map(convert_encoded_function)
-                    .collect::<Result<Vec<_>, _>>()?,
-                None => Vec::new(),
-            };
+                    .collect()
+            })?;
             (ops, functions)
         }
         ParsedGraph::Text(graph) => {
@@ -62,14 +61,9 @@ pub(super) fn convert_graph(
                 .iter()
                 .map(|node| convert_node(node, None))
                 .collect::<Result<Vec<_>, _>>()?;
-            let functions = match &graph.library {
-                Some(library) => library
-                    .function
-                    .iter()
-                    .map(convert_function)
-                    .collect::<Result<Vec<_>, _>>()?,
-                None => Vec::new(),
-            };
+            let functions = graph.library.as_ref().map_or(Ok(Vec::new()), |library| {
+                library.function.iter().map(convert_function).collect()
+            })?;
             (ops, functions)
         }
     };

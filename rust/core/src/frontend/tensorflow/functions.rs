@@ -17,21 +17,32 @@ use std::collections::HashMap;
 /// The op type of a function argument's synthetic op (TensorFlow's own).
 pub const ARG_OP_TYPE: &str = "_Arg";
 
+/// The [`FunctionParts`] of a FunctionDef, decoded or with encoded nodes
+/// (two message types with the same fields).
+macro_rules! function_parts {
+    ($function:expr) => {
+        FunctionParts {
+            signature: $function.signature.as_ref(),
+            attr: &$function.attr,
+            arg_attr: &$function.arg_attr,
+            ret: &$function.ret,
+        }
+    };
+}
+
 pub(super) fn convert_function(
     function: &pb::FunctionDef,
 ) -> Result<FrameworkFunction, FrontendError> {
-    let parts = FunctionParts {
-        signature: function.signature.as_ref(),
-        attr: &function.attr,
-        arg_attr: &function.arg_attr,
-        ret: &function.ret,
-    };
-    convert_parts(&parts, function.node_def.len(), |name, ops| {
-        for node in &function.node_def {
-            ops.push(convert_node(node, Some(name))?);
-        }
-        Ok(())
-    })
+    convert_parts(
+        &function_parts!(function),
+        function.node_def.len(),
+        |name, ops| {
+            for node in &function.node_def {
+                ops.push(convert_node(node, Some(name))?);
+            }
+            Ok(())
+        },
+    )
 }
 
 /// [`convert_function`] for a function of a binary GraphDef, whose body
@@ -39,25 +50,23 @@ pub(super) fn convert_function(
 pub(super) fn convert_encoded_function(
     function: &pb::FunctionDefWithEncodedNodes,
 ) -> Result<FrameworkFunction, FrontendError> {
-    let parts = FunctionParts {
-        signature: function.signature.as_ref(),
-        attr: &function.attr,
-        arg_attr: &function.arg_attr,
-        ret: &function.ret,
-    };
-    convert_parts(&parts, function.node_def.len(), |name, ops| {
-        let mut node = pb::NodeDefSlices::default();
-        for (index, encoded) in function.node_def.iter().enumerate() {
-            let position = || format!("function '{name}' node {index}");
-            ops.push(convert_encoded(
-                &mut node,
-                encoded.clone(),
-                Some(name),
-                position,
-            )?);
-        }
-        Ok(())
-    })
+    convert_parts(
+        &function_parts!(function),
+        function.node_def.len(),
+        |name, ops| {
+            let mut node = pb::NodeDefSlices::default();
+            for (index, encoded) in function.node_def.iter().enumerate() {
+                let position = || format!("function '{name}' node {index}");
+                ops.push(convert_encoded(
+                    &mut node,
+                    encoded.clone(),
+                    Some(name),
+                    position,
+                )?);
+            }
+            Ok(())
+        },
+    )
 }
 
 /// What a FunctionDef holds besides its body nodes.
