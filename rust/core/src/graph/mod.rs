@@ -2,6 +2,7 @@
 //! (producer, output index) pairs, subgraphs owned by the node that calls them.
 
 mod expansion;
+pub mod names;
 mod node;
 mod topo;
 

@@ -2,6 +2,8 @@
 
 use crate::graph::Node;
 use crate::types::DataType;
+use rustc_hash::FxHashMap;
+use std::sync::LazyLock;
 
 /// What the cost of an element-wise or vector op is counted over.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -330,24 +332,83 @@ fn vector(passes: f64, basis: Basis, fusable: bool) -> OpClass {
     }
 }
 
+/// Which list an op type is in: the first of the lists in the order
+/// `classify` asks them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Family {
+    Source,
+    View,
+    Host,
+    Control,
+    Subgraph,
+    AiCpu,
+    Cube,
+    Depthwise,
+    Simple,
+    HardActivation,
+    InferenceNorm,
+    Transcendental,
+    Reduce,
+    Softmax,
+    Norm,
+    Pool,
+    Resize,
+    Sort,
+    Movement,
+}
+
+/// The lists in the order `classify` asks them.
+const FAMILIES: [(&[&str], Family); 19] = [
+    (SOURCES, Family::Source),
+    (VIEWS, Family::View),
+    (HOST, Family::Host),
+    (CONTROL, Family::Control),
+    (SUBGRAPH, Family::Subgraph),
+    (AI_CPU, Family::AiCpu),
+    (CUBE, Family::Cube),
+    (DEPTHWISE, Family::Depthwise),
+    (SIMPLE, Family::Simple),
+    (HARD_ACTIVATIONS, Family::HardActivation),
+    (INFERENCE_NORM, Family::InferenceNorm),
+    (TRANSCENDENTAL, Family::Transcendental),
+    (REDUCE, Family::Reduce),
+    (SOFTMAX, Family::Softmax),
+    (NORM, Family::Norm),
+    (POOL, Family::Pool),
+    (RESIZE, Family::Resize),
+    (SORT, Family::Sort),
+    (MOVEMENT, Family::Movement),
+];
+
+/// The family of `op`, from a table: `classify` runs for every node, and
+/// scanning the lists in turn cost hundreds of instructions per call.
+fn family(op: &str) -> Option<Family> {
+    static TABLE: LazyLock<FxHashMap<&'static str, Family>> = LazyLock::new(|| {
+        let mut table = FxHashMap::default();
+        for (list, family) in FAMILIES {
+            for &op in list {
+                // An op type in two lists is in the first one asked.
+                table.entry(op).or_insert(family);
+            }
+        }
+        table
+    });
+    TABLE.get(op).copied()
+}
+
 /// The class of `node`. String tensors and TensorList ops have no AI Core
 /// kernel, whatever the op.
 pub(crate) fn classify(node: &Node) -> OpClass {
     let op = node.op_type.as_str();
-    let is = |list: &[&str]| list.contains(&op);
-    if is(SOURCES) {
-        return OpClass::Free("source");
+    let family = family(op);
+    match family {
+        Some(Family::Source) => return OpClass::Free("source"),
+        Some(Family::View) => return OpClass::Free("view"),
+        Some(Family::Host) => return OpClass::Free("host"),
+        Some(Family::Control) => return OpClass::Free("control"),
+        _ => {}
     }
-    if is(VIEWS) {
-        return OpClass::Free("view");
-    }
-    if is(HOST) {
-        return OpClass::Free("host");
-    }
-    if is(CONTROL) {
-        return OpClass::Free("control");
-    }
-    if is(SUBGRAPH) || !node.subgraphs.is_empty() {
+    if family == Some(Family::Subgraph) || !node.subgraphs.is_empty() {
         return OpClass::Subgraph;
     }
     let strings = node.outputs.iter().any(|d| {
@@ -356,62 +417,115 @@ pub(crate) fn classify(node: &Node) -> OpClass {
             DataType::String | DataType::StringRef | DataType::Variant
         )
     });
-    if is(AI_CPU) || op.starts_with("TensorList") || op.starts_with("TensorArray") || strings {
+    if family == Some(Family::AiCpu)
+        || op.starts_with("TensorList")
+        || op.starts_with("TensorArray")
+        || strings
+    {
         return OpClass::AiCpu;
     }
-    if is(CUBE) {
-        return OpClass::Cube;
-    }
-    if is(DEPTHWISE) {
-        return OpClass::Depthwise;
-    }
-    if is(SIMPLE) {
-        let passes = if op == "AddN" {
-            (node.inputs.len().max(2) - 1) as f64
-        } else {
-            1.0
-        };
-        return vector(passes, Basis::Output, true);
-    }
-    if is(HARD_ACTIVATIONS) {
-        return vector(2.0, Basis::Output, true);
-    }
-    if is(INFERENCE_NORM) && !training(node) {
-        return vector(2.0, Basis::Output, true);
-    }
-    if is(TRANSCENDENTAL) {
-        return vector(TRANSCENDENTAL_PASSES, Basis::Output, true);
-    }
-    if is(REDUCE) {
-        return vector(1.0, Basis::Input, false);
-    }
-    if is(SOFTMAX) {
-        return vector(SOFTMAX_PASSES, Basis::Input, false);
-    }
-    if is(NORM) {
-        return vector(NORM_PASSES, Basis::Input, false);
-    }
-    if is(POOL) {
-        return vector(1.0, Basis::Window, false);
-    }
-    if is(RESIZE) {
-        let passes = if op.starts_with("ResizeNearest") {
-            1.0
-        } else {
-            4.0
-        };
-        return vector(passes, Basis::Output, false);
-    }
-    if is(SORT) {
-        return vector(SORT_PASSES, Basis::Input, false);
-    }
-    if is(MOVEMENT) {
-        return OpClass::Vector {
+    let Some(family) = family else {
+        return OpClass::Unknown;
+    };
+    match family {
+        Family::Cube => OpClass::Cube,
+        Family::Depthwise => OpClass::Depthwise,
+        Family::Simple => {
+            let passes = if op == "AddN" {
+                (node.inputs.len().max(2) - 1) as f64
+            } else {
+                1.0
+            };
+            vector(passes, Basis::Output, true)
+        }
+        Family::HardActivation => vector(2.0, Basis::Output, true),
+        // Every INFERENCE_NORM op is also in NORM, the next list that
+        // holds it: computing its statistics, it is a normalisation.
+        Family::InferenceNorm if training(node) => vector(NORM_PASSES, Basis::Input, false),
+        Family::InferenceNorm => vector(2.0, Basis::Output, true),
+        Family::Transcendental => vector(TRANSCENDENTAL_PASSES, Basis::Output, true),
+        Family::Reduce => vector(1.0, Basis::Input, false),
+        Family::Softmax => vector(SOFTMAX_PASSES, Basis::Input, false),
+        Family::Norm => vector(NORM_PASSES, Basis::Input, false),
+        Family::Pool => vector(1.0, Basis::Window, false),
+        Family::Resize => {
+            let passes = if op.starts_with("ResizeNearest") {
+                1.0
+            } else {
+                4.0
+            };
+            vector(passes, Basis::Output, false)
+        }
+        Family::Sort => vector(SORT_PASSES, Basis::Input, false),
+        Family::Movement => OpClass::Vector {
             passes: 1.0,
             basis: Basis::Output,
             fusable: false,
             movement: true,
-        };
+        },
+        // Returned above.
+        Family::Source
+        | Family::View
+        | Family::Host
+        | Family::Control
+        | Family::Subgraph
+        | Family::AiCpu => OpClass::Unknown,
     }
-    OpClass::Unknown
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::types::{AttrValue, Format, Shape, TensorDesc};
+
+    fn node(op_type: &str, inputs: usize) -> Node {
+        let mut node = Node::new("n", op_type, vec![None; inputs], 1);
+        node.outputs[0] = TensorDesc::new(
+            DataType::Float,
+            Shape::new([8]).expect("a shape"),
+            Format::Nd,
+        );
+        node
+    }
+
+    #[test]
+    fn an_op_type_is_in_the_first_list_that_names_it() {
+        for (at, (list, _)) in FAMILIES.iter().enumerate() {
+            for &op in *list {
+                let first = FAMILIES[..=at]
+                    .iter()
+                    .find(|(earlier, _)| earlier.contains(&op))
+                    .map(|&(_, f)| f);
+                assert_eq!(family(op), first, "{op}");
+            }
+        }
+        assert_eq!(family("NotAnOp"), None);
+    }
+
+    #[test]
+    fn classes_by_op_type_and_node() {
+        assert_eq!(classify(&node("Identity", 1)), OpClass::Free("view"));
+        assert_eq!(classify(&node("Const", 0)), OpClass::Free("source"));
+        assert_eq!(classify(&node("MatMul", 2)), OpClass::Cube);
+        assert_eq!(classify(&node("NotAnOp", 1)), OpClass::Unknown);
+        assert_eq!(classify(&node("Relu", 1)), vector(1.0, Basis::Output, true));
+        // AddN: one pass per input after the first.
+        assert_eq!(classify(&node("AddN", 4)), vector(3.0, Basis::Output, true));
+        // A string output has no AI Core kernel, whatever the op.
+        let mut strings = node("Relu", 1);
+        strings.outputs[0].dtype = DataType::String;
+        assert_eq!(classify(&strings), OpClass::AiCpu);
+        assert_eq!(classify(&node("TensorListGetItem", 2)), OpClass::AiCpu);
+        // A batch norm with fixed statistics fuses as a scale and shift;
+        // one computing them is a normalisation over its input.
+        let mut bn = node("FusedBatchNormV3", 5);
+        bn.attrs.set("is_training", AttrValue::Bool(false));
+        assert_eq!(classify(&bn), vector(2.0, Basis::Output, true));
+        bn.attrs.set("is_training", AttrValue::Bool(true));
+        assert_eq!(classify(&bn), vector(NORM_PASSES, Basis::Input, false));
+        assert_eq!(
+            classify(&node("ResizeNearestNeighbor", 2)),
+            vector(1.0, Basis::Output, false)
+        );
+    }
 }

@@ -7,6 +7,7 @@ use super::report::{Bound, NodeCost};
 use super::work::Work;
 use super::{cube, fusion, in_place, l2, vector, CostError, CostOptions};
 use crate::device::spec::DeviceSpec;
+use crate::graph::names::prefixed;
 use crate::graph::{is_loop_back_edge, topological_order, Graph, Node, NodeId};
 
 /// The class of a concatenation or slice done in place (no task).
@@ -135,13 +136,13 @@ pub(crate) fn walk_graph(
     walk.rows.reserve(graph.len());
     for &id in &order {
         let node = graph.node(id);
-        let name = format!("{prefix}{}", node.name);
+        let name = prefixed(prefix, &node.name);
         let i = id.index();
         if let Some(anchor) = anchors[i] {
             let mut row = free_row(name, node, None);
             row.bound = Bound::Fused;
             row.count = count;
-            row.fused_into = Some(format!("{prefix}{}", graph.node(anchor).name));
+            row.fused_into = Some(prefixed(prefix, &graph.node(anchor).name));
             walk.rows.push(row);
             continue;
         }

@@ -39,6 +39,14 @@ pub(crate) fn static_dims(
     op_type: &str,
     desc: &TensorDesc,
 ) -> Result<Vec<u64>, CostError> {
+    Ok(known_dims(node, op_type, desc)?
+        .iter()
+        .map(|&d| d as u64)
+        .collect())
+}
+
+/// The dims of `desc`'s shape when all are known, or the error naming `node`.
+fn known_dims<'d>(node: &str, op_type: &str, desc: &'d TensorDesc) -> Result<&'d [i64], CostError> {
     let shape = desc.shape();
     if !shape.is_static() {
         return Err(CostError::UnknownShape {
@@ -47,12 +55,16 @@ pub(crate) fn static_dims(
             tensor: desc.summary(),
         });
     }
-    Ok(shape.dims().iter().map(|&d| d as u64).collect())
+    Ok(shape.dims())
 }
 
 pub(crate) fn product(node: &str, dims: &[u64]) -> Result<u64, CostError> {
-    dims.iter()
-        .try_fold(1u64, |acc, &d| acc.checked_mul(d))
+    product_of(node, dims.iter().copied())
+}
+
+/// The product of `dims`, or the overflow error naming `node`.
+fn product_of(node: &str, mut dims: impl Iterator<Item = u64>) -> Result<u64, CostError> {
+    dims.try_fold(1u64, |acc, d| acc.checked_mul(d))
         .ok_or_else(|| CostError::Overflow {
             node: node.to_owned(),
         })
@@ -80,21 +92,24 @@ pub(crate) fn stored_elements(
     desc: &TensorDesc,
     dtype: DataType,
 ) -> Result<u64, CostError> {
+    // Called several times for every node of a graph: no allocation.
     if desc.storage_format != desc.origin_format && desc.storage_shape.is_static() {
-        let dims: Vec<u64> = desc
-            .storage_shape
-            .dims()
-            .iter()
-            .map(|&d| d as u64)
-            .collect();
-        return product(node, &dims);
+        return product_of(node, desc.storage_shape.dims().iter().map(|&d| d as u64));
     }
-    let mut dims = static_dims(node, op_type, desc)?;
-    if let Some(axis) = channel_axis(desc.origin_format, dims.len()) {
-        let c0 = c0(dtype);
-        dims[axis] = ceil_div(dims[axis], c0) * c0;
-    }
-    product(node, &dims)
+    let dims = known_dims(node, op_type, desc)?;
+    let padded = channel_axis(desc.origin_format, dims.len());
+    let c0 = c0(dtype);
+    product_of(
+        node,
+        dims.iter().enumerate().map(|(axis, &d)| {
+            let d = d as u64;
+            if padded == Some(axis) {
+                ceil_div(d, c0) * c0
+            } else {
+                d
+            }
+        }),
+    )
 }
 
 /// Bytes of `elements` values of `dtype`.

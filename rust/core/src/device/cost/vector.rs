@@ -75,18 +75,26 @@ pub(crate) fn vector_work(
     basis: Basis,
 ) -> Result<Work, CostError> {
     let (name, op) = (&node.name, &node.op_type);
+    let overflow = || CostError::Overflow { node: name.clone() };
     let out = output(node)?;
     let dtype = compute_dtype(out.dtype, opts.precision, false);
     let out_elems = stored_elements(name, op, out, dtype)?;
-    let mut in_elems = 0u64;
+    let out_bytes = bytes(name, dtype, out_elems)?;
+    // Each tensor's stored size once: this runs for most nodes of a graph.
+    let (mut in_elems, mut read) = (0u64, 0u64);
     for edge in node.inputs.iter().flatten() {
         let desc = graph.tensor(*edge);
-        in_elems = in_elems.max(stored_elements(
-            name,
-            op,
-            desc,
-            compute_dtype(desc.dtype, opts.precision, false),
-        )?);
+        let in_dtype = compute_dtype(desc.dtype, opts.precision, false);
+        let elems = stored_elements(name, op, desc, in_dtype)?;
+        in_elems = in_elems.max(elems);
+        read = read
+            .checked_add(bytes(name, in_dtype, elems)?)
+            .ok_or_else(overflow)?;
+    }
+    let mut written = out_bytes;
+    for desc in &node.outputs[1..] {
+        let b = stored_bytes(name, op, desc, opts.precision, false)?;
+        written = written.checked_add(b).ok_or_else(overflow)?;
     }
     let elements = match basis {
         Basis::Output => out_elems,
@@ -94,14 +102,13 @@ pub(crate) fn vector_work(
         Basis::Window => out_elems.saturating_mul(window(node, in_elems, out_elems)),
     };
     let data_bytes = bytes(name, dtype, elements)?;
-    let (read, written) = traffic(graph, node, opts)?;
     Ok(Work {
         unit: Unit::Vector,
         vector_cycles: vector_cycles(spec, data_bytes, passes),
-        dram_bytes: (read + written) as f64,
+        dram_bytes: read.checked_add(written).ok_or_else(overflow)? as f64,
         flops: elements as f64 * passes,
         padded_flops: elements as f64 * passes,
-        output_bytes: stored_bytes(name, op, out, opts.precision, false)? as f64,
+        output_bytes: out_bytes as f64,
         ..Work::default()
     })
 }
@@ -134,6 +141,9 @@ pub(crate) fn depthwise_work(
     let taps = (product(name, &f_dims)? / out_channels).max(1);
     let macs = out_elems.saturating_mul(taps);
     let (read, written) = traffic(graph, node, opts)?;
+    let dram_bytes = read
+        .checked_add(written)
+        .ok_or_else(|| CostError::Overflow { node: name.clone() })?;
     let real_macs = product(name, &static_dims(name, op, out)?)? as f64 * taps as f64;
     Ok(Work {
         unit: Unit::Vector,
@@ -142,7 +152,7 @@ pub(crate) fn depthwise_work(
             bytes(name, dtype, out_elems)?,
             taps as f64 * DEPTHWISE_PASSES_PER_TAP,
         ),
-        dram_bytes: (read + written) as f64,
+        dram_bytes: dram_bytes as f64,
         flops: 2.0 * real_macs,
         padded_flops: 2.0 * macs as f64,
         output_bytes: stored_bytes(name, op, out, opts.precision, false)? as f64,

@@ -18,6 +18,7 @@
 use super::views::reused_inputs;
 use super::MemoryError;
 use crate::device::formats::constant_outputs;
+use crate::graph::names::tensor_name;
 use crate::graph::{is_loop_back_edge, topological_order, Graph, NodeId};
 use crate::op::OpRegistry;
 use crate::types::{AttrValue, TensorDesc};
@@ -177,7 +178,7 @@ impl<'g> Builder<'g, '_> {
             first_tensor.push(self.out.tensors.len() as u32);
             for (i, desc) in node.outputs.iter().enumerate() {
                 self.out.tensors.push(Tensor {
-                    name: format!("{prefix}{}:{i}", node.name),
+                    name: tensor_name(prefix, &node.name, i),
                     desc,
                     step: 0,
                     loop_id: None,
