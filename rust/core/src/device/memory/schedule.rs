@@ -199,7 +199,8 @@ impl<'g> Builder<'g, '_> {
             let node = graph.node(id);
             let loop_id = self.loop_of(graph, id, &node_loop, context, &mut frames)?;
             node_loop[id.index()] = loop_id;
-            let inputs: Vec<Option<u32>> = node.inputs.iter().map(|e| e.map(tensor)).collect();
+            let inputs: SmallVec<[Option<u32>; 4]> =
+                node.inputs.iter().map(|e| e.map(tensor)).collect();
             // Bodies run at the node, just before its own step.
             let mut body_outputs = Vec::new();
             let body_loop = if is_loop_op(&node.op_type) && !node.subgraphs.is_empty() {
@@ -229,7 +230,7 @@ impl<'g> Builder<'g, '_> {
             }
             let views = match self.registry.get(&node.op_type) {
                 Some(schema) => reused_inputs(node, schema),
-                None => vec![None; node.outputs.len()],
+                None => smallvec::smallvec![None; node.outputs.len()],
             };
             for (i, view) in views.into_iter().enumerate() {
                 let constant = constant[id.index()][i];

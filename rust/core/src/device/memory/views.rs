@@ -42,12 +42,16 @@ fn instance_ranges(
     (start == instances).then_some(ranges)
 }
 
+/// For each output, the input instance whose memory it reuses.
+pub(crate) type Reused = smallvec::SmallVec<[Option<usize>; 2]>;
+
 /// For each output instance of `node`, the input instance whose memory it
 /// shares, if any. A DYNAMIC output pairs with its DYNAMIC input instance
 /// by instance; instances without a partner (or a node whose ports do not
 /// match its prototype) keep their own memory.
-pub(crate) fn reused_inputs(node: &Node, schema: &OpSchema) -> Vec<Option<usize>> {
-    let mut reused = vec![None; node.outputs.len()];
+pub(crate) fn reused_inputs(node: &Node, schema: &OpSchema) -> Reused {
+    // Inline for the usual one or two outputs: this runs for every node.
+    let mut reused: Reused = smallvec::smallvec![None; node.outputs.len()];
     if schema.outputs.iter().all(|p| p.reuses_input.is_none()) {
         return reused;
     }
@@ -99,7 +103,7 @@ mod tests {
     fn built_in_views_share_their_input() {
         let r = OpRegistry::with_builtins();
         let shares = |op: &str, inputs: usize, outputs: usize| {
-            reused_inputs(&node(op, inputs, outputs), r.get(op).unwrap())
+            reused_inputs(&node(op, inputs, outputs), r.get(op).unwrap()).to_vec()
         };
         for op in [
             "Reshape",
@@ -128,14 +132,20 @@ mod tests {
         let r = OpRegistry::with_builtins();
         // IdentityN with fewer outputs than inputs: the pairs that exist share.
         let id_n = reused_inputs(&node("IdentityN", 3, 2), r.get("IdentityN").unwrap());
-        assert_eq!(id_n, [Some(0), Some(1)]);
+        assert_eq!(id_n[..], [Some(0), Some(1)]);
         // A Reshape with a missing input keeps its own memory.
         let mut reshape = node("Reshape", 2, 1);
         reshape.inputs[0] = None;
-        assert_eq!(reused_inputs(&reshape, r.get("Reshape").unwrap()), [None]);
+        assert_eq!(
+            reused_inputs(&reshape, r.get("Reshape").unwrap())[..],
+            [None]
+        );
         // Instance counts that do not fit the prototype: no sharing.
         let mut wrong = node("Identity", 2, 1);
         wrong.input_counts = [1, 1].into_iter().collect();
-        assert_eq!(reused_inputs(&wrong, r.get("Identity").unwrap()), [None]);
+        assert_eq!(
+            reused_inputs(&wrong, r.get("Identity").unwrap())[..],
+            [None]
+        );
     }
 }
