@@ -148,14 +148,24 @@ impl<'a> Splicer<'a> {
                 None
             });
         }
-        // Every op under a chosen scope: look its name prefixes up.
+        // Every op under a chosen scope: look its name prefixes up, those of
+        // a length some chosen scope has (most prefixes have none).
+        let mut scope_length = Vec::new();
+        for scope in scope_owner.keys() {
+            if scope_length.len() <= scope.len() {
+                scope_length.resize(scope.len() + 1, false);
+            }
+            scope_length[scope.len()] = true;
+        }
         for (i, op) in ops.iter().enumerate() {
             if scope_owner.is_empty() {
                 break;
             }
             // '/' is ASCII, so every position found is a character boundary.
             let slashes = op.name.bytes().enumerate().filter(|&(_, b)| b == b'/');
-            let prefixes = slashes.map(|(at, _)| &op.name[..=at]);
+            let prefixes = slashes
+                .filter(|&(at, _)| scope_length.get(at + 1) == Some(&true))
+                .map(|(at, _)| &op.name[..=at]);
             for prefix in prefixes {
                 if let Some(&r) = scope_owner.get(prefix) {
                     claim(&mut members, ops, results, i, r)?;

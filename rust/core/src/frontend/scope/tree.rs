@@ -419,6 +419,37 @@ mod tests {
     }
 
     #[test]
+    fn ops_may_return_to_a_scope_left_before() {
+        // Runs of ops in one scope, interleaved: each op still lands in its
+        // own innermost scope and counts in every enclosing one.
+        let ops = ops(&[
+            ("a/x", "Relu", &[]),
+            ("a/y", "Relu", &[]),
+            ("b/y", "Neg", &[]),
+            ("a/b/z", "Neg", &[]),
+            ("a/w", "Relu", &[]),
+            ("top", "Relu", &[]),
+            ("b/v", "Relu", &[]),
+        ]);
+        let tree = ScopeTree::build(&ops);
+        let (a, b, ab) = (
+            tree.find("a/").unwrap(),
+            tree.find("b/").unwrap(),
+            tree.find("a/b/").unwrap(),
+        );
+        assert_eq!(tree.direct_nodes(a), [0, 1, 4]);
+        assert_eq!(tree.direct_nodes(b), [2, 6]);
+        assert_eq!(tree.direct_nodes(ab), [3]);
+        assert_eq!(tree.direct_nodes(ScopeId::ROOT), [5]);
+        assert_eq!(tree.father(ab), Some(a));
+        assert_eq!(tree.op_type_num(a, "Relu"), 3);
+        assert_eq!(tree.op_type_num(a, "Neg"), 1);
+        assert_eq!(tree.op_type_num(b, "Relu"), 1);
+        assert_eq!(tree.op_type_num(ScopeId::ROOT, "Relu"), 5);
+        assert_eq!(tree.op_type_num(ScopeId::ROOT, "Neg"), 2);
+    }
+
+    #[test]
     fn empty_name_components_are_skipped() {
         let ops = ops(&[
             ("a//b", "Relu", &[]),
