@@ -32,6 +32,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .boxed(".tensorflow.AttrValue.value.list")
         .boxed(".tensorflow.AttrValue.value.shape")
         .boxed(".tensorflow.AttrValue.value.func")
+        // Written by hand (strings borrowed from the file, see the module).
+        .extern_path(
+            ".onnx.NodeProtoSlices",
+            "crate::frontend::onnx::node_slices::NodeProtoSlices",
+        )
         .compile_fds(descriptors)?;
     Ok(())
 }

@@ -14,7 +14,8 @@
 //!   versions) and the built-in ONNX plugins.
 //!
 //! Shared by the decoders: [`text_format`] (protobuf text with positions)
-//! and [`mapped`] (memory-mapped model files).
+//! and [`mapped`] (memory-mapped model files), and `wire_strings` (string
+//! fields borrowed from the encoded message).
 
 pub mod auto_mapping;
 pub mod caffe;
@@ -29,6 +30,7 @@ pub mod plugin;
 pub mod scope;
 pub mod tensorflow;
 pub mod text_format;
+mod wire_strings;
 
 #[cfg(test)]
 pub(crate) mod test_graphs;

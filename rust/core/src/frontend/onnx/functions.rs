@@ -14,11 +14,11 @@
 //! [`MAX_FUNCTION_DEPTH`], and a function reached again from itself is an
 //! error naming the cycle.
 
+use super::node_slices::{GraphNodes, NodeProtoSlices, NodeTexts, NodeView};
 use super::opset::{canonical_domain, opsets, Opsets};
 use super::pb;
 use crate::frontend::FrontendError;
 use rustc_hash::FxHashMap;
-use std::borrow::Cow;
 use std::rc::Rc;
 
 /// The most nodes function expansion may add to one model, over all call
@@ -56,8 +56,60 @@ pub(super) struct Scope {
 /// A node to decode: the graph's own, or one copied out of a function body
 /// (with the scope it was inlined in).
 pub(super) struct Expanded<'g> {
-    pub node: Cow<'g, pb::NodeProto>,
+    pub node: ExpandedNode<'g>,
     pub scope: Option<Rc<Scope>>,
+}
+
+/// A node of the graph (as decoded) or of a function body (the call's copy).
+pub(super) enum ExpandedNode<'g> {
+    /// The main graph's node at this position, borrowed from the file.
+    Slices(usize, &'g NodeProtoSlices),
+    /// A subgraph's node.
+    Proto(&'g pb::NodeProto),
+    /// Boxed: most nodes are not inlined, and the list moves every node.
+    Inlined(Box<pb::NodeProto>),
+}
+
+impl<'g> ExpandedNode<'g> {
+    /// Adds the node's text to `texts`; a main-graph node whose strings
+    /// NodeProto's decoder would reject (not UTF-8) is an error naming its
+    /// position (and its name, when that is text).
+    pub fn push_to<'a>(&'a self, texts: &mut NodeTexts<'a>) -> Result<(), FrontendError> {
+        match self {
+            ExpandedNode::Slices(index, node) => texts.push_slices(node).map_err(|why| {
+                let name = std::str::from_utf8(&node.name)
+                    .ok()
+                    .filter(|n| !n.is_empty())
+                    .map_or(String::new(), |n| format!(" ('{n}')"));
+                FrontendError::Decode(format!(
+                    "node {index}{name} of the graph is not a valid NodeProto: {why}"
+                ))
+            }),
+            ExpandedNode::Proto(node) => {
+                texts.push_proto(node);
+                Ok(())
+            }
+            ExpandedNode::Inlined(node) => {
+                texts.push_proto(node);
+                Ok(())
+            }
+        }
+    }
+
+    /// The function key the node would call; None when its strings are not
+    /// text (no function has that key; [`Self::push_to`] rejects it).
+    fn key(&self) -> Option<Key> {
+        let (domain, op_type, overload) = match self {
+            ExpandedNode::Slices(_, node) => (
+                std::str::from_utf8(&node.domain).ok()?,
+                std::str::from_utf8(&node.op_type).ok()?,
+                std::str::from_utf8(&node.overload).ok()?,
+            ),
+            ExpandedNode::Proto(node) => (&*node.domain, &*node.op_type, &*node.overload),
+            ExpandedNode::Inlined(node) => (&*node.domain, &*node.op_type, &*node.overload),
+        };
+        Some(key_of(domain, op_type, overload))
+    }
 }
 
 /// The model's functions and what expanding them has used so far.
@@ -93,38 +145,53 @@ impl<'m> Inliner<'m> {
     /// `scope` is where these nodes are (None: outside any function).
     pub fn expand<'g>(
         &mut self,
-        nodes: &'g [pb::NodeProto],
+        nodes: GraphNodes<'g>,
         scope: Option<&Rc<Scope>>,
     ) -> Result<Vec<Expanded<'g>>, FrontendError> {
         let mut out = Vec::with_capacity(nodes.len());
-        if self.functions.is_empty() {
-            out.extend(nodes.iter().map(|n| Expanded {
-                node: Cow::Borrowed(n),
-                scope: scope.cloned(),
-            }));
-            return Ok(out);
-        }
-        for node in nodes {
-            self.expand_node(Cow::Borrowed(node), scope, &mut out)?;
+        match nodes {
+            GraphNodes::Slices(list) => {
+                for (index, node) in list.iter().enumerate() {
+                    self.expand_node(ExpandedNode::Slices(index, node), scope, &mut out)?;
+                }
+            }
+            GraphNodes::Protos(list) => {
+                for node in list {
+                    self.expand_node(ExpandedNode::Proto(node), scope, &mut out)?;
+                }
+            }
         }
         Ok(out)
     }
 
     fn expand_node<'g>(
         &mut self,
-        node: Cow<'g, pb::NodeProto>,
+        node: ExpandedNode<'g>,
         scope: Option<&Rc<Scope>>,
         out: &mut Vec<Expanded<'g>>,
     ) -> Result<(), FrontendError> {
-        let key = key_of(&node.domain, &node.op_type, &node.overload);
-        let Some(&function) = self.functions.get(&key) else {
+        // Without functions (most models) no node is a call: no key made.
+        let call = if self.functions.is_empty() {
+            None
+        } else {
+            node.key()
+                .and_then(|key| Some((*self.functions.get(&key)?, key)))
+        };
+        let Some((function, key)) = call else {
             out.push(Expanded {
                 node,
                 scope: scope.cloned(),
             });
             return Ok(());
         };
-        let call = call_label(&node);
+        let mut texts = NodeTexts::default();
+        node.push_to(&mut texts)?;
+        let views = texts.views();
+        // One node pushed, so one view.
+        let Some(node) = views.first() else {
+            return Ok(());
+        };
+        let call = call_label(node);
         let chain: &[Key] = scope.map_or(&[], |s| s.chain.as_slice());
         if let Some(at) = chain.iter().position(|k| *k == key) {
             let cycle: Vec<String> = chain[at..]
@@ -144,13 +211,13 @@ impl<'m> Inliner<'m> {
                 show(&key)
             )));
         }
-        let body = self.instantiate(function, &node, &key)?;
+        let body = self.instantiate(function, node, &key)?;
         let inner = Rc::new(Scope {
             opsets: function_opsets(function, &key)?,
             chain: chain.iter().cloned().chain(std::iter::once(key)).collect(),
         });
         for n in body {
-            self.expand_node(Cow::Owned(n), Some(&inner), out)?;
+            self.expand_node(ExpandedNode::Inlined(Box::new(n)), Some(&inner), out)?;
         }
         Ok(())
     }
@@ -160,7 +227,7 @@ impl<'m> Inliner<'m> {
     fn instantiate(
         &mut self,
         function: &pb::FunctionProto,
-        call: &pb::NodeProto,
+        call: &NodeView<'_>,
         key: &Key,
     ) -> Result<Vec<pb::NodeProto>, FrontendError> {
         let label = call_label(call);
@@ -189,7 +256,10 @@ impl<'m> Inliner<'m> {
         let prefix = format!("{root}/{}#{}", function.name, self.calls);
         let mut names: FxHashMap<&str, String> = FxHashMap::default();
         for (i, formal) in function.input.iter().enumerate() {
-            let actual = call.input.get(i).cloned().unwrap_or_default();
+            let actual = call
+                .input
+                .get(i)
+                .map_or_else(String::new, |a| (*a).to_owned());
             names.insert(formal.as_str(), actual);
         }
         for node in &function.node {
@@ -238,7 +308,7 @@ impl<'m> Inliner<'m> {
         // the function (or computed nowhere) is copied with Identity.
         let mut rebound: FxHashMap<String, String> = FxHashMap::default();
         for (i, formal) in function.output.iter().enumerate() {
-            let Some(actual) = call.output.get(i).filter(|o| !o.is_empty()) else {
+            let Some(&actual) = call.output.get(i).filter(|o| !o.is_empty()) else {
                 continue;
             };
             let computed = function
@@ -246,7 +316,7 @@ impl<'m> Inliner<'m> {
                 .iter()
                 .any(|n| n.output.iter().any(|o| o == formal));
             if computed && !rebound.contains_key(&names[formal.as_str()]) {
-                rebound.insert(names[formal.as_str()].clone(), actual.clone());
+                rebound.insert(names[formal.as_str()].clone(), actual.to_owned());
                 continue;
             }
             let Some(source) = names.get(formal.as_str()).filter(|s| !s.is_empty()) else {
@@ -256,7 +326,7 @@ impl<'m> Inliner<'m> {
             };
             body.push(pb::NodeProto {
                 input: vec![source.clone()],
-                output: vec![actual.clone()],
+                output: vec![actual.to_owned()],
                 name: format!("{prefix}/{formal}"),
                 op_type: "Identity".to_owned(),
                 ..pb::NodeProto::default()
@@ -280,15 +350,15 @@ impl<'m> Inliner<'m> {
 
 /// A call site's label for names and messages: the node's name, else its
 /// first output.
-fn call_label(node: &pb::NodeProto) -> String {
+fn call_label(node: &NodeView<'_>) -> String {
     if !node.name.is_empty() {
-        return node.name.clone();
+        return node.name.to_owned();
     }
     node.output
         .iter()
         .find(|o| !o.is_empty())
-        .cloned()
-        .unwrap_or_else(|| node.op_type.clone())
+        .unwrap_or(&node.op_type)
+        .to_string()
 }
 
 /// The opsets a function's nodes use: its own `opset_import`.
@@ -306,7 +376,7 @@ fn function_opsets(function: &pb::FunctionProto, key: &Key) -> Result<Opsets, Fr
 /// default; one with neither is dropped (it was not given).
 fn resolve_attributes(
     attributes: &mut Vec<pb::AttributeProto>,
-    call: &pb::NodeProto,
+    call: &NodeView<'_>,
     function: &pb::FunctionProto,
     name: &str,
     label: &str,
@@ -352,7 +422,7 @@ fn resolve_attributes(
 fn rename_graphs(
     attr: &mut pb::AttributeProto,
     names: &FxHashMap<&str, String>,
-    call: &pb::NodeProto,
+    call: &NodeView<'_>,
     function: &pb::FunctionProto,
     name: &str,
     label: &str,

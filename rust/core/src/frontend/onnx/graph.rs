@@ -12,6 +12,7 @@ use super::attrs::{attr_value, kind_of};
 use super::dtype::{ge_dtype, onnx_dtype_name};
 use super::external::ExternalFiles;
 use super::functions::{Expanded, Inliner, Scope};
+use super::node_slices::{GraphNodes, NodeTexts, NodeView};
 use super::opset::{origin_op_type, Opsets};
 use super::pb;
 use super::pb::attribute_proto::AttributeType as Kind;
@@ -20,6 +21,7 @@ use crate::frontend::tensorflow::ARG_OP_TYPE;
 use crate::frontend::{FrameworkFunction, FrameworkInput, FrameworkOp, FrontendError};
 use crate::types::{AttrValue, Attrs, DataType, NamedAttrs};
 use rustc_hash::{FxHashMap, FxHashSet};
+use std::borrow::Cow;
 use std::rc::Rc;
 
 /// The origin op types of a graph's sources.
@@ -38,8 +40,9 @@ pub const DIM_PARAMS_ATTR: &str = "dim_params";
 /// A decoded graph: its ops and where each value comes from.
 pub(super) struct DecodedGraph {
     pub ops: Vec<FrameworkOp>,
-    /// Value name → producer and output.
-    pub values: FxHashMap<String, FrameworkInput>,
+    /// Value name → producer and output, in no particular order (the main
+    /// graph's only: no caller reads a subgraph's).
+    pub values: Vec<(String, FrameworkInput)>,
     /// The graph's outputs, in order.
     pub outputs: Vec<FrameworkInput>,
     /// Outer values read (subgraphs only), in first-use order.
@@ -64,9 +67,56 @@ pub(super) struct Decoder<'m> {
     origins: FxHashMap<String, FxHashMap<String, String>>,
 }
 
+/// The parts of a GraphProto that decoding reads, from either message.
+#[derive(Clone, Copy)]
+pub(super) struct GraphParts<'g> {
+    pub node: GraphNodes<'g>,
+    pub initializer: &'g [pb::TensorProto],
+    pub sparse_initializer: &'g [pb::SparseTensorProto],
+    pub input: &'g [pb::ValueInfoProto],
+    pub output: &'g [pb::ValueInfoProto],
+}
+
+impl<'g> GraphParts<'g> {
+    pub fn of_model(graph: &'g pb::GraphProtoWithSliceNodes) -> GraphParts<'g> {
+        GraphParts {
+            node: GraphNodes::Slices(&graph.node),
+            initializer: &graph.initializer,
+            sparse_initializer: &graph.sparse_initializer,
+            input: &graph.input,
+            output: &graph.output,
+        }
+    }
+
+    pub fn of_subgraph(graph: &'g pb::GraphProto) -> GraphParts<'g> {
+        GraphParts {
+            node: GraphNodes::Protos(&graph.node),
+            initializer: &graph.initializer,
+            sparse_initializer: &graph.sparse_initializer,
+            input: &graph.input,
+            output: &graph.output,
+        }
+    }
+}
+
 /// How deeply subgraphs (If within Loop within If ...) may nest: a bound on
 /// the recursion an untrusted model can cause.
 pub const MAX_SUBGRAPH_DEPTH: usize = 64;
+
+/// Records that `value` is `input`; a value defined before is an error.
+fn define_value<'v>(
+    values: &mut FxHashMap<&'v str, FrameworkInput>,
+    value: &'v str,
+    input: FrameworkInput,
+    at: &str,
+) -> Result<(), FrontendError> {
+    if values.insert(value, input).is_some() {
+        return Err(FrontendError::Decode(format!(
+            "{at} defines value '{value}' twice; ONNX values are assigned once"
+        )));
+    }
+    Ok(())
+}
 
 /// Which graph a message is about.
 fn place(function: Option<&str>) -> String {
@@ -125,29 +175,21 @@ impl<'m> Decoder<'m> {
     /// names are captures of outer values instead of errors).
     pub fn decode_graph(
         &mut self,
-        graph: &pb::GraphProto,
+        graph: GraphParts<'_>,
         function: Option<&str>,
     ) -> Result<DecodedGraph, FrontendError> {
         let at = place(function);
+        let node_count = graph.node.len();
         let sources = graph.initializer.len() + graph.input.len();
-        let mut names = Names::with_capacity(graph.node.len() + sources);
-        let mut ops = Vec::with_capacity(graph.node.len() + sources);
+        let mut names = Names::with_capacity(node_count + sources);
+        let mut ops = Vec::with_capacity(node_count + sources);
+        // Keyed by the names as decoded (borrowed: no copy per value).
         // Most nodes write one value; reserve for them up front.
-        let mut values: FxHashMap<String, FrameworkInput> =
-            FxHashMap::with_capacity_and_hasher(graph.node.len() + sources, Default::default());
-        let define = |values: &mut FxHashMap<String, FrameworkInput>,
-                      value: &str,
-                      input: FrameworkInput|
-         -> Result<(), FrontendError> {
-            if values.insert(value.to_owned(), input).is_some() {
-                return Err(FrontendError::Decode(format!(
-                    "{at} defines value '{value}' twice; ONNX values are assigned once"
-                )));
-            }
-            Ok(())
-        };
+        let mut values: FxHashMap<&str, FrameworkInput> =
+            FxHashMap::with_capacity_and_hasher(node_count + sources, Default::default());
+        let define = |values: &mut _, value, input| define_value(values, value, input, &at);
 
-        for tensor in &graph.initializer {
+        for tensor in graph.initializer {
             if tensor.name.is_empty() {
                 return Err(FrontendError::Decode(format!(
                     "{at} has an initializer without a name"
@@ -167,7 +209,7 @@ impl<'m> Decoder<'m> {
         }
         let mut formal = Vec::new();
         for (index, input) in graph.input.iter().enumerate() {
-            if values.contains_key(&input.name) {
+            if values.contains_key(input.name.as_str()) {
                 // IR >= 4: an input that is also an initializer is a
                 // constant with a default value; opgraph takes the value.
                 continue;
@@ -185,22 +227,27 @@ impl<'m> Decoder<'m> {
 
         // Calls of model functions become the functions' nodes.
         let scope = self.scope.clone();
-        let nodes: Vec<Expanded<'_>> = self.inliner.expand(&graph.node, scope.as_ref())?;
+        let nodes: Vec<Expanded<'_>> = self.inliner.expand(graph.node, scope.as_ref())?;
+        let mut texts = NodeTexts::with_capacity(nodes.len());
+        for Expanded { node, .. } in &nodes {
+            node.push_to(&mut texts)?;
+        }
+        let views: Vec<NodeView<'_>> = texts.views();
 
         // Names and outputs first: a value may be read before the node
         // that writes it (the converter orders ops; ONNX files need not).
         let mut node_names = Vec::with_capacity(nodes.len());
-        for Expanded { node, .. } in &nodes {
+        for node in &views {
             let preferred = if node.name.is_empty() {
                 node.output
                     .iter()
                     .find(|o| !o.is_empty())
-                    .map_or("node", String::as_str)
+                    .map_or("node", |&o| o)
             } else {
-                node.name.as_str()
+                node.name
             };
             let name = names.claim(preferred);
-            for (i, output) in node.output.iter().enumerate() {
+            for (i, &output) in node.output.iter().enumerate() {
                 if !output.is_empty() {
                     define(&mut values, output, FrameworkInput::new(&name, i as u32))?;
                 }
@@ -209,15 +256,16 @@ impl<'m> Decoder<'m> {
         }
 
         let mut captures: Vec<String> = Vec::new();
-        for (Expanded { node, scope }, name) in nodes.iter().zip(node_names) {
+        for ((node, Expanded { scope, .. }), name) in views.iter().zip(&nodes).zip(node_names) {
             let op =
                 self.decode_node(node, scope.as_ref(), name, function, &values, &mut captures)?;
             ops.push(op);
         }
         // Outer values read by this graph become `_Arg` ops after the formal inputs.
+        let mut arguments: FxHashMap<&str, FrameworkInput> = FxHashMap::default();
         for (k, capture) in captures.iter().enumerate() {
             let name = names.claim(capture);
-            values.insert(capture.clone(), FrameworkInput::new(&name, 0));
+            arguments.insert(capture, FrameworkInput::new(&name, 0));
             let index = graph.input.len() + k;
             ops.push(FrameworkOp {
                 name,
@@ -237,14 +285,16 @@ impl<'m> Decoder<'m> {
             for op in &mut ops[first_node..] {
                 for input in &mut op.inputs {
                     if let Some(stripped) = input.node.strip_prefix(CAPTURE_MARK) {
-                        *input = values[stripped].clone();
+                        if let Some(argument) = arguments.get(stripped) {
+                            *input = argument.clone();
+                        }
                     }
                 }
             }
         }
         let mut outputs = Vec::with_capacity(graph.output.len());
-        for output in &graph.output {
-            match values.get(&output.name) {
+        for output in graph.output {
+            match values.get(output.name.as_str()) {
                 Some(input) => outputs.push(input.clone()),
                 None if function.is_some() => {
                     return Err(FrontendError::Decode(format!(
@@ -260,6 +310,14 @@ impl<'m> Decoder<'m> {
                 }
             }
         }
+        // Only the main graph's value map is reported.
+        let values = match function {
+            None => values
+                .into_iter()
+                .map(|(value, input)| (value.to_owned(), input))
+                .collect(),
+            Some(_) => Vec::new(),
+        };
         Ok(DecodedGraph {
             ops,
             values,
@@ -271,16 +329,16 @@ impl<'m> Decoder<'m> {
     #[allow(clippy::too_many_arguments, reason = "the decoding state of one node")]
     fn decode_node(
         &mut self,
-        node: &pb::NodeProto,
+        node: &NodeView<'_>,
         scope: Option<&Rc<Scope>>,
         name: String,
         function: Option<&str>,
-        values: &FxHashMap<String, FrameworkInput>,
+        values: &FxHashMap<&str, FrameworkInput>,
         captures: &mut Vec<String>,
     ) -> Result<FrameworkOp, FrontendError> {
         // A node inlined from a function uses the function's opsets.
         let op_type = self
-            .origin(scope, &node.domain, &node.op_type)
+            .origin(scope, node.domain, node.op_type)
             .map_err(|why| {
                 FrontendError::Decode(format!("node '{name}' ({}) {why}", node.op_type))
             })?;
@@ -301,7 +359,7 @@ impl<'m> Decoder<'m> {
         // Subgraphs of a node inlined from a function are in its scope (an
         // error leaves it set: decoding stops then).
         let enclosing = std::mem::replace(&mut self.scope, scope.cloned());
-        for attr in &node.attribute {
+        for attr in node.attribute {
             let bad = |why: String| {
                 FrontendError::Decode(format!("node '{name}' attribute '{}' {why}", attr.name))
             };
@@ -376,7 +434,7 @@ impl<'m> Decoder<'m> {
         value: &str,
         node: &str,
         function: Option<&str>,
-        values: &FxHashMap<String, FrameworkInput>,
+        values: &FxHashMap<&str, FrameworkInput>,
         captures: &mut Vec<String>,
     ) -> Result<FrameworkInput, FrontendError> {
         if value.is_empty() {
@@ -450,7 +508,7 @@ impl<'m> Decoder<'m> {
         }
         self.function_names.insert(name.clone());
         self.depth += 1;
-        let decoded = self.decode_graph(body, Some(&name));
+        let decoded = self.decode_graph(GraphParts::of_subgraph(body), Some(&name));
         self.depth -= 1;
         let decoded = decoded?;
         for capture in &decoded.captures {
@@ -482,32 +540,32 @@ const CAPTURE_MARK: &str = "\u{0}capture:";
 
 /// Unique op names within one graph: a name already taken gets `_2`, `_3` ...
 #[derive(Default)]
-struct Names {
-    taken: FxHashSet<String>,
+struct Names<'a> {
+    /// Borrowed from the decoded names; owned for the suffixed ones.
+    taken: FxHashSet<Cow<'a, str>>,
     /// The next suffix to try for a name claimed more than once, so that n
     /// nodes sharing one name cost O(n), not O(n^2), in a hostile model.
     next_suffix: FxHashMap<String, u64>,
 }
 
-impl Names {
-    fn with_capacity(n: usize) -> Names {
+impl<'a> Names<'a> {
+    fn with_capacity(n: usize) -> Names<'a> {
         Names {
             taken: FxHashSet::with_capacity_and_hasher(n, Default::default()),
             next_suffix: FxHashMap::default(),
         }
     }
 
-    fn claim(&mut self, preferred: &str) -> String {
-        if !self.taken.contains(preferred) {
-            self.taken.insert(preferred.to_owned());
+    fn claim(&mut self, preferred: &'a str) -> String {
+        if self.taken.insert(Cow::Borrowed(preferred)) {
             return preferred.to_owned();
         }
         let k = self.next_suffix.entry(preferred.to_owned()).or_insert(2);
         loop {
             let name = format!("{preferred}_{k}");
             *k += 1;
-            if !self.taken.contains(&name) {
-                self.taken.insert(name.clone());
+            if !self.taken.contains(name.as_str()) {
+                self.taken.insert(Cow::Owned(name.clone()));
                 return name;
             }
         }

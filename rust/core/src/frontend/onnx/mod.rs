@@ -53,6 +53,7 @@ pub mod dtype;
 mod external;
 mod functions;
 pub mod graph;
+mod node_slices;
 pub mod opset;
 pub mod pb;
 pub mod symbols;
@@ -139,7 +140,7 @@ pub fn decode_model(
     base_dir: Option<&Path>,
     fallback_name: &str,
 ) -> Result<DecodedModel, FrontendError> {
-    let model = pb::ModelProto::decode(data)
+    let model = pb::ModelProtoWithSliceNodes::decode(data)
         .map_err(|e| FrontendError::Decode(format!("not an ONNX model (ModelProto): {e}")))?;
     let Some(graph) = &model.graph else {
         return Err(FrontendError::Decode(
@@ -155,7 +156,7 @@ pub fn decode_model(
     let mut decoder =
         graph::Decoder::new(&opsets, ExternalFiles::new(base_dir.map(Path::to_path_buf)))
             .with_functions(&model.functions)?;
-    let decoded = decoder.decode_graph(graph, None)?;
+    let decoded = decoder.decode_graph(graph::GraphParts::of_model(graph), None)?;
     let functions = decoder.functions;
     let mut opsets: Vec<(String, i64)> = opsets.into_iter().collect();
     opsets.sort_unstable();
@@ -173,7 +174,7 @@ pub fn decode_model(
         symbols: symbols::input_symbols(&graph),
         outputs: decoded.outputs.iter().map(tensor_name).collect(),
         // Moved, not formatted: only a caller that reports them pays for names.
-        values: decoded.values.into_iter().collect(),
+        values: decoded.values,
         opsets,
         ir_version: model.ir_version,
         producer: format!("{} {}", model.producer_name, model.producer_version)

@@ -4,3 +4,5 @@
 #![allow(clippy::all, clippy::pedantic, missing_docs)]
 
 include!(concat!(env!("OUT_DIR"), "/onnx.rs"));
+
+pub use super::node_slices::NodeProtoSlices;

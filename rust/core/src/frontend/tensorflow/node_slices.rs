@@ -5,12 +5,13 @@
 //! Written here rather than generated from a `.proto` so that an occurrence
 //! of a string field that a later one replaces is checked as UTF-8 before it
 //! goes, as NodeDef's generated decoder checks every occurrence: a `bytes`
-//! field would keep only the last one. The values kept (and every `input`)
-//! are checked once, by the decoder's `NodeView`. So exactly the bytes
-//! NodeDef accepts are accepted, each checked once. The wire handling is
-//! prost's own (`prost::encoding`).
+//! field would keep only the last one (see [`crate::frontend::wire_strings`]).
+//! The values kept (and every `input`) are checked once, by the decoder's
+//! `NodeView`. So exactly the bytes NodeDef accepts are accepted, each
+//! checked once. The wire handling is prost's own (`prost::encoding`).
 
 use super::pb::{node_def, AttrValue, FullTypeDef};
+use crate::frontend::wire_strings::merge_string;
 use bytes::{Buf, BufMut, Bytes};
 use prost::encoding::{bytes as wire_bytes, message, skip_field, DecodeContext, WireType};
 use prost::{DecodeError, Message};
@@ -31,38 +32,6 @@ pub struct NodeDefSlices {
 pub struct AttrEntry {
     pub key: Bytes,
     pub value: Option<AttrValue>,
-}
-
-/// Merges one occurrence of a string field into `value`, first rejecting
-/// the occurrence it replaces if that is not UTF-8, as a `string` field's
-/// decoder would have.
-fn merge_string(
-    wire_type: WireType,
-    value: &mut Bytes,
-    buf: &mut impl Buf,
-    ctx: DecodeContext,
-) -> Result<(), DecodeError> {
-    // Usually the field's first occurrence: nothing to check yet.
-    if !value.is_empty() && std::str::from_utf8(value).is_err() {
-        return Err(invalid_string());
-    }
-    wire_bytes::merge(wire_type, value, buf, ctx)
-}
-
-/// prost's own error for a `string` field that is not UTF-8 (what NodeDef's
-/// decoder returns), made by prost's string decoder on a one-byte
-/// non-UTF-8 string.
-fn invalid_string() -> DecodeError {
-    let mut text = String::new();
-    let mut not_utf8: &[u8] = &[1, 0xff];
-    prost::encoding::string::merge(
-        WireType::LengthDelimited,
-        &mut text,
-        &mut not_utf8,
-        DecodeContext::default(),
-    )
-    .err()
-    .unwrap_or_else(|| unreachable!("0xff alone is not UTF-8"))
 }
 
 fn merge_optional<M: Message + Default>(
