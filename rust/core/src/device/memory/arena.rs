@@ -102,13 +102,14 @@ pub fn plan_lifetimes(
         });
     }
     // The smallest of opgraph's own strategies; on ties the last (ALL
-    // lists the simplest first). GE's block reuse is run as the reference
+    // lists the simplest first), except the search, whose result is the
+    // repair's unless it found a smaller one. GE's block reuse is run as the reference
     // it is (reported in `strategies`), not as a candidate, unless asked for.
     let chosen = results
         .iter()
         .rev()
         .filter(|r| options.strategy.is_some() || r.strategy != Strategy::GeBlockReuse)
-        .min_by_key(|r| r.arena_bytes)
+        .min_by_key(|r| (r.arena_bytes, r.strategy == Strategy::BranchAndBound))
         .map_or(Strategy::Naive, |r| r.strategy);
     let best = results.iter().find(|r| r.strategy == chosen);
     Ok(ArenaPlan {

@@ -7,6 +7,7 @@ mod conflicts;
 mod naive;
 mod orders;
 mod repair;
+mod search;
 
 use super::lifetimes::Prepared;
 use super::lower_bound::{live_profile, lower_bound};
@@ -31,18 +32,26 @@ pub enum Strategy {
     /// buffers lying above the lower bound to the front of the order and
     /// place again (see `repair.rs`).
     GreedyRepair,
+    /// Only where the repair leaves the arena more than 1% above the lower
+    /// bound: a branch-and-bound search for a placement within the bound,
+    /// or nearer to it, with a fixed budget of work (see `search.rs`);
+    /// otherwise the repair placement. Chosen only when strictly smaller.
+    BranchAndBound,
 }
 
 impl Strategy {
     /// Every strategy, in the order they run and are reported: each later
-    /// one is preferred on ties (and `GreedyRepair` reuses the two greedy
-    /// placements before it, so its time is its repair rounds).
-    pub const ALL: [Strategy; 5] = [
+    /// one is preferred on ties, except `BranchAndBound`, which falls back
+    /// to the repair placement and so is chosen only when strictly smaller
+    /// (`GreedyRepair` reuses the two greedy placements before it, so its
+    /// time is its repair rounds; `BranchAndBound` reuses the repair).
+    pub const ALL: [Strategy; 6] = [
         Strategy::Naive,
         Strategy::GeBlockReuse,
         Strategy::GreedyBySize,
         Strategy::GreedyByBreadth,
         Strategy::GreedyRepair,
+        Strategy::BranchAndBound,
     ];
 
     pub fn name(self) -> &'static str {
@@ -52,6 +61,7 @@ impl Strategy {
             Strategy::GreedyBySize => "greedy_by_size",
             Strategy::GreedyByBreadth => "greedy_by_breadth",
             Strategy::GreedyRepair => "greedy_repair",
+            Strategy::BranchAndBound => "branch_and_bound",
         }
     }
 
@@ -144,6 +154,7 @@ impl<'a> Context<'a> {
                         self.place_in_order(self.order(strategy))
                     }
                     Strategy::GreedyRepair => repair::place(self),
+                    Strategy::BranchAndBound => search::place(self),
                 };
                 let elapsed = start.elapsed();
                 self.placements.push(Placement {
