@@ -94,7 +94,18 @@ pub fn plan_lifetimes(
     }
     let mut results = Vec::with_capacity(run.len());
     for &strategy in &run {
-        let arena_bytes = prepared.arena_of(ctx.place(strategy));
+        ctx.place(strategy);
+        // A strategy that kept an earlier one's offsets has its arena too
+        // (no second pass over a million offsets).
+        let earlier = ctx.same_as(strategy).and_then(|earlier| {
+            results
+                .iter()
+                .find(|r: &&StrategyResult| r.strategy == earlier)
+        });
+        let arena_bytes = match earlier {
+            Some(r) => r.arena_bytes,
+            None => prepared.arena_of(ctx.place(strategy)),
+        };
         results.push(StrategyResult {
             strategy,
             arena_bytes,

@@ -84,6 +84,10 @@ struct Placement {
     strategy: Strategy,
     offsets: Vec<u64>,
     elapsed: Duration,
+    /// When the strategy's offsets are those of an earlier one (the search
+    /// that found nothing smaller than repair): that one, and `offsets` is
+    /// empty, so a million-buffer plan copies nothing.
+    same_as: Option<Strategy>,
 }
 
 /// What the strategies share for one lifetime set, each part built on first
@@ -147,6 +151,7 @@ impl<'a> Context<'a> {
             Some(at) => at,
             None => {
                 let start = Instant::now();
+                let mut same_as = None;
                 let offsets = match strategy {
                     Strategy::Naive => naive::place(self.p),
                     Strategy::GeBlockReuse => block_reuse::place(self.p),
@@ -154,18 +159,31 @@ impl<'a> Context<'a> {
                         self.place_in_order(self.order(strategy))
                     }
                     Strategy::GreedyRepair => repair::place(self),
-                    Strategy::BranchAndBound => search::place(self),
+                    Strategy::BranchAndBound => search::place(self).unwrap_or_else(|| {
+                        same_as = Some(Strategy::GreedyRepair);
+                        Vec::new()
+                    }),
                 };
                 let elapsed = start.elapsed();
                 self.placements.push(Placement {
                     strategy,
                     offsets,
                     elapsed,
+                    same_as,
                 });
                 self.placements.len() - 1
             }
         };
-        &self.placements[at].offsets
+        match self.placements[at].same_as {
+            Some(earlier) => self.place(earlier),
+            None => &self.placements[at].offsets,
+        }
+    }
+
+    /// The earlier strategy whose offsets `strategy` kept, if it kept one's.
+    pub fn same_as(&self, strategy: Strategy) -> Option<Strategy> {
+        self.find(strategy)
+            .and_then(|at| self.placements[at].same_as)
     }
 
     /// How long `strategy` took (zero if it has not run).
@@ -206,11 +224,13 @@ impl<'a> Context<'a> {
             strategy: Strategy::GreedyBySize,
             offsets: by_size,
             elapsed: shared + size_time,
+            same_as: None,
         });
         self.placements.push(Placement {
             strategy: Strategy::GreedyByBreadth,
             offsets: by_breadth,
             elapsed: breadth_time,
+            same_as: None,
         });
     }
 
@@ -218,7 +238,10 @@ impl<'a> Context<'a> {
     pub fn take(&mut self, strategy: Strategy) -> Vec<u64> {
         self.place(strategy);
         let at = self.find(strategy).expect("placed just above");
-        self.placements.swap_remove(at).offsets
+        match self.placements[at].same_as {
+            Some(earlier) => self.take(earlier),
+            None => self.placements.swap_remove(at).offsets,
+        }
     }
 }
 

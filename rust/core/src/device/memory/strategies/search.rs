@@ -65,22 +65,23 @@ const FIRST_RADIUS: u32 = 8;
 /// Marks a buffer not placed yet.
 const UNPLACED: u64 = u64::MAX;
 
-pub(super) fn place(ctx: &mut Context<'_>) -> Vec<u64> {
+/// A placement smaller than repair's, or `None` (not searched, or nothing
+/// smaller found).
+pub(super) fn place(ctx: &mut Context<'_>) -> Option<Vec<u64>> {
     let p = ctx.p;
-    let mut best = ctx.place(Strategy::GreedyRepair).to_vec();
-    let mut best_arena = p.arena_of(&best);
+    if p.len() > MAX_SEARCH_BUFFERS {
+        return None;
+    }
+    let mut best_arena = p.arena_of(ctx.place(Strategy::GreedyRepair));
+    let mut best = None;
     let bound = ctx.lower_bound;
     // No overflow: the bound is at most the total of all sizes.
     let margin = bound / 1000 * MARGIN_PER_MILLE;
-    if best_arena <= bound.saturating_add(margin) || p.len() > MAX_SEARCH_BUFFERS {
-        return best;
+    if best_arena <= bound.saturating_add(margin) {
+        return None;
     }
-    let Some(whole) = Instance::new(p) else {
-        return best;
-    };
-    let Some(peak) = ctx.profile.iter().position(|&live| live == bound) else {
-        return best;
-    };
+    let whole = Instance::new(p)?;
+    let peak = ctx.profile.iter().position(|&live| live == bound)?;
     let peak = peak as u32;
     let mut budget = SEARCH_BUDGET;
     let mut radius = FIRST_RADIUS;
@@ -98,7 +99,7 @@ pub(super) fn place(ctx: &mut Context<'_>) -> Vec<u64> {
             let arena = p.arena_of(&offsets);
             if arena < best_arena {
                 best_arena = arena;
-                best = offsets;
+                best = Some(offsets);
             }
         }
         if best_arena <= bound.saturating_add(margin) || inside.len() == p.len() {
@@ -123,7 +124,7 @@ fn fit_window(p: &Prepared, inside: &[usize], capacity: u64, budget: &mut u64) -
 }
 
 /// A whole placement: the buffers `inside` at `window` (their offsets, in
-/// that order), every other buffer by best fit around them, largest first.
+/// that order), every other buffer by best fit around them, in `order`.
 fn complete(
     p: &Prepared,
     whole: &Instance,
