@@ -48,9 +48,14 @@ use super::{Context, Strategy};
 use crate::device::memory::lifetimes::Prepared;
 use crate::device::memory::Lifetime;
 
-/// Work units (a buffer scanned or updated) the search spends per plan, at
-/// most: 40 to 80 ms. RetinaNet's window needs about 70,000.
-const SEARCH_BUDGET: u64 = 1 << 22;
+/// Work units (a buffer scanned or updated, a pair of buffers built) the
+/// search spends per plan, at most: tens of milliseconds (about 200 ms on
+/// random sets of 4,096 buffers denser than any network's, where repair
+/// takes 3 s). RetinaNet's windows need about 100,000.
+const SEARCH_BUDGET: u64 = 1 << 20;
+/// Units charged per move besides the buffers it updates: the max-tree
+/// updates and queries, each a walk down the tree.
+const MOVE_COST: u64 = 32;
 /// The search runs only when the best placement so far exceeds the lower
 /// bound by more than this many thousandths of it.
 const MARGIN_PER_MILLE: u64 = 10;
@@ -83,7 +88,10 @@ pub(super) fn place(ctx: &mut Context<'_>) -> Option<Vec<u64>> {
     let whole = Instance::new(p)?;
     let peak = ctx.profile.iter().position(|&live| live == bound)?;
     let peak = peak as u32;
-    let mut budget = SEARCH_BUDGET;
+    // Building the pairs and placing the buffers outside a window cost
+    // about one unit per pair: charged like the search's own steps.
+    let completion = (whole.meets.len() + p.len()) as u64;
+    let mut budget = SEARCH_BUDGET.saturating_sub(completion);
     let mut radius = FIRST_RADIUS;
     loop {
         let (lo, hi) = (peak.saturating_sub(radius), peak.saturating_add(radius));
@@ -94,6 +102,10 @@ pub(super) fn place(ctx: &mut Context<'_>) -> Option<Vec<u64>> {
         let Some(window) = fit_window(p, &inside, bound, &mut budget) else {
             break;
         };
+        if budget < 2 * completion {
+            break;
+        }
+        budget -= 2 * completion;
         for order in [Strategy::GreedyBySize, Strategy::GreedyByBreadth] {
             let offsets = complete(p, &whole, ctx.order(order), &inside, &window);
             let arena = p.arena_of(&offsets);
@@ -119,7 +131,9 @@ fn fit_window(p: &Prepared, inside: &[usize], capacity: u64, budget: &mut u64) -
         .collect();
     // Sizes are aligned already: alignment 1 keeps them.
     let sub = Prepared::new(&lifetimes, 1).ok()?;
-    let offsets = Instance::new(&sub)?.fits(capacity, budget)?;
+    let instance = Instance::new(&sub)?;
+    *budget = budget.saturating_sub((instance.meets.len() + sub.len()) as u64);
+    let offsets = instance.fits(capacity, budget)?;
     Some(sub.to_input_order(&offsets))
 }
 
@@ -412,7 +426,7 @@ impl Search<'_> {
         };
         match chosen {
             Move::Lift(level) => {
-                *budget = budget.saturating_sub(1);
+                *budget = budget.saturating_sub(MOVE_COST);
                 if level.checked_add(self.remaining.max())? > self.capacity {
                     return None;
                 }
@@ -421,6 +435,7 @@ impl Search<'_> {
                 Some(undo)
             }
             Move::Place(i) => {
+                *budget = budget.saturating_sub(MOVE_COST);
                 let iu = i as usize;
                 let size = self.instance.sizes[iu];
                 let (first, last) = self.instance.sections[iu];
