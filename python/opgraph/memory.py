@@ -30,14 +30,20 @@ from ._core import Graph
 from ._memory_plot import draw_plan
 from ._str_column import StrColumn
 
-Strategy = Literal["naive", "ge_block_reuse", "greedy_by_size", "greedy_by_breadth", "greedy_repair"]
+Strategy = Literal[
+    "naive", "ge_block_reuse", "greedy_by_size", "greedy_by_breadth", "greedy_repair", "branch_and_bound"
+]
 #: The order the top graph's steps run in (see :func:`plan_memory`).
 Schedule = Literal["topological", "depth_first", "frees_most"]
 """A placement strategy: ``naive`` (no reuse), ``ge_block_reuse`` (GE's rule:
 a released block is reused only by a request of exactly its aligned size),
 ``greedy_by_size`` (largest first, smallest fitting gap), ``greedy_by_breadth``
-(busiest step first) and ``greedy_repair`` (the better greedy order, then
-rounds that move the buffers above the lower bound forward)."""
+(busiest step first), ``greedy_repair`` (the better greedy order, then
+rounds that move the buffers above the lower bound forward) and
+``branch_and_bound`` (where repair leaves the arena more than 1% above the
+lower bound: an exact search, within a fixed budget of work, for the steps
+around the peak packed at the bound, the other buffers placed around them;
+chosen only when strictly smaller than repair)."""
 
 Region = Literal["activation", "input", "output", "weight", "dynamic"]
 """Where a tensor's memory is: the planned activation arena, the graph

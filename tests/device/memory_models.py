@@ -18,6 +18,7 @@ for _dir in (TESTS, TESTS / "tensorflow", TESTS / "caffe", TESTS / "onnx"):
 
 from caffe_helpers import DATA as CAFFE_DATA  # noqa: E402
 from caffe_helpers import MODELS  # noqa: E402
+from onnx_model_records import DATA as ONNX_DATA  # noqa: E402
 from onnx_model_records import fixed_input_shapes  # noqa: E402
 from onnx_model_records import load_record as load_onnx_record  # noqa: E402
 from onnx_model_records import model_file as onnx_model_file  # noqa: E402
@@ -91,11 +92,13 @@ def all_models(workdir: Path) -> Iterator[tuple[str, Callable[[], Graph]]]:
 __all__ = [
     "CAFFE_DATA",
     "CAFFE_FIXTURES",
+    "ONNX_DATA",
     "SHARED_CAFFE",
     "SHARED_NETS",
     "TF_DATA",
     "all_models",
     "load_caffe_net",
+    "load_onnx_model",
     "load_tensorflow_model",
     "onnx_models",
     "tensorflow_names",

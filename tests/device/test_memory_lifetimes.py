@@ -32,6 +32,8 @@ FOUR_PLANS = {
     "greedy_by_size": ([4 * U, 0, 2 * U, 0], 5 * U),
     "greedy_by_breadth": ([0, 0, 2 * U, U], 4 * U),
     "greedy_repair": ([0, 0, 2 * U, U], 4 * U),
+    # Repair is at the bound already: the search does not run.
+    "branch_and_bound": ([0, 0, 2 * U, U], 4 * U),
 }
 
 
@@ -53,6 +55,20 @@ def test_all_strategies_run_and_the_smallest_is_kept() -> None:
     assert plan.offsets.tolist() == FOUR_PLANS["greedy_repair"][0]
     assert plan.ratio == 1.0
     assert set(plan.strategy_seconds) == set(STRATEGIES)
+
+
+def test_branch_and_bound_reaches_the_bound_where_every_greedy_order_misses() -> None:
+    """The six-buffer set of the Rust tests (sizes in units, steps 1..3; see
+    strategies/tests.rs for the greedy placements): step 3 must be packed
+    without a gap, which no best-fit order finds."""
+    units = [(1, 1, 3), (1, 1, 2), (2, 2, 3), (6, 3, 3), (6, 1, 1), (6, 1, 3)]
+    sizes, firsts, lasts = ([u[k] * (U if k == 0 else 1) for u in units] for k in range(3))
+    plan = opgraph.plan_lifetimes(sizes, firsts, lasts)
+    assert plan.lower_bound_bytes == 15 * U
+    assert plan.strategies["greedy_repair"] == 16 * U
+    assert (plan.chosen_strategy, plan.arena_bytes) == ("branch_and_bound", 15 * U)
+    assert plan.offsets.tolist() == [14 * U, 12 * U, 6 * U, 8 * U, 6 * U, 0]
+    assert plan.check() == []
 
 
 def brute_force_problems(
@@ -111,6 +127,7 @@ def test_random_sets_plan_validly_in_the_promised_order(
         totals[strategy] = plan.arena_bytes
     assert totals["naive"] == int(aligned.sum())
     assert totals["greedy_repair"] <= min(totals["greedy_by_size"], totals["greedy_by_breadth"])
+    assert totals["branch_and_bound"] <= totals["greedy_repair"]
     chosen = opgraph.plan_lifetimes(sizes, firsts, lasts, alignment=alignment)
     assert chosen.strategies == totals
     assert chosen.arena_bytes == min(totals.values()) <= totals["ge_block_reuse"]

@@ -12,9 +12,11 @@ import pytest
 from memory_models import (
     CAFFE_DATA,
     CAFFE_FIXTURES,
+    ONNX_DATA,
     SHARED_CAFFE,
     SHARED_NETS,
     load_caffe_net,
+    load_onnx_model,
     load_tensorflow_model,
     tensorflow_names,
 )
@@ -51,6 +53,24 @@ def test_after_prepare_the_arena_is_within_2_percent_of_its_bound(name: str, wor
     graph = load_tensorflow_model(name, workdir)
     opgraph.prepare(graph, "Ascend310")
     plan = opgraph.plan_memory(graph)
+    assert_sound(plan)
+    assert plan.arena_bytes <= 1.02 * plan.lower_bound_bytes
+
+
+RETINANET = "retinanet_resnet50_fpn_ts11"
+
+
+def test_after_prepare_retinanet_is_within_2_percent_of_its_bound(workdir: Path) -> None:
+    """The ONNX corpus's worst case for the greedy strategies: RetinaNet's
+    box decoding has two peaks 25 steps apart, one packed to the byte, with
+    12.8 MB buffers around them and small buffers alive across both; every
+    greedy order and repair round left it 1.028x its bound. The
+    branch-and-bound strategy packs the steps around the peak exactly."""
+    if not (ONNX_DATA / f"{RETINANET}.json.gz").exists():
+        pytest.skip(f"the ONNX corpus model {RETINANET} is not in {ONNX_DATA}")
+    graph = load_onnx_model(RETINANET, workdir)
+    opgraph.prepare(graph, "Ascend310")
+    plan = opgraph.plan_memory(graph, allow_dynamic=True)
     assert_sound(plan)
     assert plan.arena_bytes <= 1.02 * plan.lower_bound_bytes
 

@@ -94,7 +94,18 @@ pub fn plan_lifetimes(
     }
     let mut results = Vec::with_capacity(run.len());
     for &strategy in &run {
-        let arena_bytes = prepared.arena_of(ctx.place(strategy));
+        ctx.place(strategy);
+        // A strategy that kept an earlier one's offsets has its arena too
+        // (no second pass over a million offsets).
+        let earlier = ctx.same_as(strategy).and_then(|earlier| {
+            results
+                .iter()
+                .find(|r: &&StrategyResult| r.strategy == earlier)
+        });
+        let arena_bytes = match earlier {
+            Some(r) => r.arena_bytes,
+            None => prepared.arena_of(ctx.place(strategy)),
+        };
         results.push(StrategyResult {
             strategy,
             arena_bytes,
@@ -102,13 +113,14 @@ pub fn plan_lifetimes(
         });
     }
     // The smallest of opgraph's own strategies; on ties the last (ALL
-    // lists the simplest first). GE's block reuse is run as the reference
+    // lists the simplest first), except the search, whose result is the
+    // repair's unless it found a smaller one. GE's block reuse is run as the reference
     // it is (reported in `strategies`), not as a candidate, unless asked for.
     let chosen = results
         .iter()
         .rev()
         .filter(|r| options.strategy.is_some() || r.strategy != Strategy::GeBlockReuse)
-        .min_by_key(|r| r.arena_bytes)
+        .min_by_key(|r| (r.arena_bytes, r.strategy == Strategy::BranchAndBound))
         .map_or(Strategy::Naive, |r| r.strategy);
     let best = results.iter().find(|r| r.strategy == chosen);
     Ok(ArenaPlan {

@@ -44,7 +44,7 @@ pub(crate) fn place_in_order(p: &Prepared, index: &ConflictIndex, order: &[u32])
 /// The start of the smallest free gap of at least `size` bytes below and
 /// between the `busy` ranges, or the top of them when none fits. Ties go to
 /// the lowest gap.
-fn best_gap(busy: &mut [(u64, u64)], size: u64) -> u64 {
+pub(super) fn best_gap(busy: &mut [(u64, u64)], size: u64) -> u64 {
     busy.sort_unstable_by_key(|b| b.0);
     let mut top = 0u64;
     let mut best: Option<(u64, u64)> = None; // (gap, offset)

@@ -7,6 +7,7 @@ mod conflicts;
 mod naive;
 mod orders;
 mod repair;
+mod search;
 
 use super::lifetimes::Prepared;
 use super::lower_bound::{live_profile, lower_bound};
@@ -31,18 +32,26 @@ pub enum Strategy {
     /// buffers lying above the lower bound to the front of the order and
     /// place again (see `repair.rs`).
     GreedyRepair,
+    /// Only where the repair leaves the arena more than 1% above the lower
+    /// bound: a branch-and-bound search for a placement within the bound,
+    /// or nearer to it, with a fixed budget of work (see `search.rs`);
+    /// otherwise the repair placement. Chosen only when strictly smaller.
+    BranchAndBound,
 }
 
 impl Strategy {
     /// Every strategy, in the order they run and are reported: each later
-    /// one is preferred on ties (and `GreedyRepair` reuses the two greedy
-    /// placements before it, so its time is its repair rounds).
-    pub const ALL: [Strategy; 5] = [
+    /// one is preferred on ties, except `BranchAndBound`, which falls back
+    /// to the repair placement and so is chosen only when strictly smaller
+    /// (`GreedyRepair` reuses the two greedy placements before it, so its
+    /// time is its repair rounds; `BranchAndBound` reuses the repair).
+    pub const ALL: [Strategy; 6] = [
         Strategy::Naive,
         Strategy::GeBlockReuse,
         Strategy::GreedyBySize,
         Strategy::GreedyByBreadth,
         Strategy::GreedyRepair,
+        Strategy::BranchAndBound,
     ];
 
     pub fn name(self) -> &'static str {
@@ -52,6 +61,7 @@ impl Strategy {
             Strategy::GreedyBySize => "greedy_by_size",
             Strategy::GreedyByBreadth => "greedy_by_breadth",
             Strategy::GreedyRepair => "greedy_repair",
+            Strategy::BranchAndBound => "branch_and_bound",
         }
     }
 
@@ -74,6 +84,10 @@ struct Placement {
     strategy: Strategy,
     offsets: Vec<u64>,
     elapsed: Duration,
+    /// When the strategy's offsets are those of an earlier one (the search
+    /// that found nothing smaller than repair): that one, and `offsets` is
+    /// empty, so a million-buffer plan copies nothing.
+    same_as: Option<Strategy>,
 }
 
 /// What the strategies share for one lifetime set, each part built on first
@@ -137,6 +151,7 @@ impl<'a> Context<'a> {
             Some(at) => at,
             None => {
                 let start = Instant::now();
+                let mut same_as = None;
                 let offsets = match strategy {
                     Strategy::Naive => naive::place(self.p),
                     Strategy::GeBlockReuse => block_reuse::place(self.p),
@@ -144,17 +159,31 @@ impl<'a> Context<'a> {
                         self.place_in_order(self.order(strategy))
                     }
                     Strategy::GreedyRepair => repair::place(self),
+                    Strategy::BranchAndBound => search::place(self).unwrap_or_else(|| {
+                        same_as = Some(Strategy::GreedyRepair);
+                        Vec::new()
+                    }),
                 };
                 let elapsed = start.elapsed();
                 self.placements.push(Placement {
                     strategy,
                     offsets,
                     elapsed,
+                    same_as,
                 });
                 self.placements.len() - 1
             }
         };
-        &self.placements[at].offsets
+        match self.placements[at].same_as {
+            Some(earlier) => self.place(earlier),
+            None => &self.placements[at].offsets,
+        }
+    }
+
+    /// The earlier strategy whose offsets `strategy` kept, if it kept one's.
+    pub fn same_as(&self, strategy: Strategy) -> Option<Strategy> {
+        self.find(strategy)
+            .and_then(|at| self.placements[at].same_as)
     }
 
     /// How long `strategy` took (zero if it has not run).
@@ -195,11 +224,13 @@ impl<'a> Context<'a> {
             strategy: Strategy::GreedyBySize,
             offsets: by_size,
             elapsed: shared + size_time,
+            same_as: None,
         });
         self.placements.push(Placement {
             strategy: Strategy::GreedyByBreadth,
             offsets: by_breadth,
             elapsed: breadth_time,
+            same_as: None,
         });
     }
 
@@ -207,7 +238,10 @@ impl<'a> Context<'a> {
     pub fn take(&mut self, strategy: Strategy) -> Vec<u64> {
         self.place(strategy);
         let at = self.find(strategy).expect("placed just above");
-        self.placements.swap_remove(at).offsets
+        match self.placements[at].same_as {
+            Some(earlier) => self.take(earlier),
+            None => self.placements.swap_remove(at).offsets,
+        }
     }
 }
 

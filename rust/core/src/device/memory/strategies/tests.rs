@@ -106,6 +106,7 @@ fn the_plan_keeps_the_smallest_and_reports_all() {
             (Strategy::GreedyBySize, 5 * U),
             (Strategy::GreedyByBreadth, 4 * U),
             (Strategy::GreedyRepair, 4 * U),
+            (Strategy::BranchAndBound, 4 * U),
         ]
     );
     assert_eq!(
@@ -138,6 +139,73 @@ fn repair_rounds_reach_the_bound_where_both_orders_miss() {
     assert!(plan.problems(&set).is_empty());
 }
 
+/// Six buffers (sizes in units), steps 1..=3, where every greedy order
+/// needs 16 units and the bound is 15:
+///
+/// ```text
+///              step 1  2  3
+/// 0: 1 unit         x  x  x
+/// 1: 1 unit         x  x
+/// 2: 2 units           x  x
+/// 3: 6 units              x
+/// 4: 6 units        x
+/// 5: 6 units        x  x  x
+/// live units       14 10 15   -> lower bound 15
+/// ```
+///
+/// By size (4, 5, 3, 2, 0, 1): 4 at 0; 5 meets 4: on top at 6; 3 meets
+/// only 5: the 6-unit gap under it, at 0; 2 meets 5 and 3, no gap: at 12;
+/// 0 meets all of them: at 14; 1 meets 4, 5, 2 and 0, which fill 0..15
+/// without a gap: at 15. Arena 16.
+///
+/// By breadth (step 3 first: 5, 3, 2, 0; then step 1: 4, 1): 5 at 0, 3 at
+/// 6, 2 at 12, 0 at 14 (each on top of the ones it meets); 4 meets 5 and
+/// 0: the 8-unit gap 6..14, at 6; 1 again finds 0..15 full: at 15. Arena 16.
+///
+/// Step 3 must be packed without a gap, and buffer 1 fits only where step
+/// 3's 6-unit buffer 3 will be: the search places 5 at 0, 4 and 2 at 6,
+/// 3 at 8 (on 2), 1 at 12 (on 4; 1 and 3 never meet) and 0 at 14:
+///
+/// ```text
+///   step 1: 5 [0, 6)  4 [6, 12)  1 [12, 13)           0 [14, 15)
+///   step 2: 5 [0, 6)  2 [6, 8)   1 [12, 13)           0 [14, 15)
+///   step 3: 5 [0, 6)  2 [6, 8)   3 [8, 14)            0 [14, 15)
+/// ```
+///
+/// Arena 15, the bound. Repair's rounds and restarts (best fit in other
+/// orders) stay at 16.
+#[test]
+fn branch_and_bound_reaches_the_bound_where_every_greedy_strategy_misses() {
+    let set: Vec<Lifetime> = [
+        (1, 1, 3),
+        (1, 1, 2),
+        (2, 2, 3),
+        (6, 3, 3),
+        (6, 1, 1),
+        (6, 1, 3),
+    ]
+    .iter()
+    .map(|&(units, first, last)| Lifetime::new(units * U, first, last))
+    .collect();
+    let plan = plan_lifetimes(&set, &ArenaOptions::default()).unwrap();
+    let total = |s: Strategy| {
+        plan.strategies
+            .iter()
+            .find(|r| r.strategy == s)
+            .unwrap()
+            .arena_bytes
+    };
+    assert_eq!(plan.lower_bound_bytes, 15 * U);
+    assert_eq!(total(Strategy::GreedyBySize), 16 * U);
+    assert_eq!(total(Strategy::GreedyByBreadth), 16 * U);
+    assert_eq!(total(Strategy::GreedyRepair), 16 * U);
+    assert_eq!(total(Strategy::BranchAndBound), 15 * U);
+    assert_eq!(plan.chosen, Strategy::BranchAndBound);
+    let units: Vec<u64> = plan.offsets.iter().map(|o| o / U).collect();
+    assert_eq!(units, [14, 12, 6, 8, 6, 0]);
+    assert!(plan.problems(&set).is_empty());
+}
+
 #[test]
 fn random_sets_give_valid_plans_with_the_expected_order_of_totals() {
     let mut rng = Lcg(11);
@@ -161,12 +229,12 @@ fn random_sets_give_valid_plans_with_the_expected_order_of_totals() {
             assert!(plan.arena_bytes >= plan.lower_bound_bytes);
             totals.push(plan.arena_bytes);
         }
-        let [naive, ge, size, breadth, repair] = totals[..] else {
+        let [naive, ge, size, breadth, repair, search] = totals[..] else {
             unreachable!()
         };
         assert_eq!(naive, sum, "round {round}");
         assert!(
-            ge <= naive && repair <= breadth.min(size),
+            ge <= naive && repair <= breadth.min(size) && search <= repair,
             "round {round}: {totals:?}"
         );
         let all = plan_lifetimes(&set, &ArenaOptions::default()).unwrap();
