@@ -207,6 +207,20 @@ struct Frame {
     applied: Option<Undo>,
 }
 
+impl Frame {
+    /// A frame over the moves `search` can make next, appended to `moves`.
+    fn of_branches(search: &Search<'_>, moves: &mut Vec<Move>, budget: &mut u64) -> Frame {
+        let start = moves.len();
+        search.branches(moves, budget);
+        Frame {
+            start,
+            next: start,
+            end: moves.len(),
+            applied: None,
+        }
+    }
+}
+
 impl Instance {
     /// `None` when the overlapping pairs alone exceed the budget.
     fn new(p: &Prepared) -> Option<Instance> {
@@ -311,14 +325,7 @@ impl Instance {
         }
         let mut moves: Vec<Move> = Vec::new();
         let mut stack: Vec<Frame> = Vec::new();
-        let start = moves.len();
-        search.branches(&mut moves, budget);
-        stack.push(Frame {
-            start,
-            next: start,
-            end: moves.len(),
-            applied: None,
-        });
+        stack.push(Frame::of_branches(&search, &mut moves, budget));
         while let Some(frame) = stack.last_mut() {
             if let Some(undo) = frame.applied.take() {
                 search.undo(undo);
@@ -337,14 +344,7 @@ impl Instance {
             if search.unplaced == 0 {
                 return Some(search.offsets);
             }
-            let start = moves.len();
-            search.branches(&mut moves, budget);
-            stack.push(Frame {
-                start,
-                next: start,
-                end: moves.len(),
-                applied: None,
-            });
+            stack.push(Frame::of_branches(&search, &mut moves, budget));
         }
         None
     }

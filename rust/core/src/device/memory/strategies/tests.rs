@@ -3,9 +3,26 @@
 
 use super::Strategy;
 use crate::device::memory::test_util::{random_set, Lcg};
-use crate::device::memory::{plan_lifetimes, ArenaOptions, Lifetime};
+use crate::device::memory::{plan_lifetimes, ArenaOptions, ArenaPlan, Lifetime};
 
 const U: u64 = 512;
+
+/// Lifetimes from (size in units, first step, last step).
+fn in_units(buffers: &[(u64, u32, u32)]) -> Vec<Lifetime> {
+    buffers
+        .iter()
+        .map(|&(units, first, last)| Lifetime::new(units * U, first, last))
+        .collect()
+}
+
+/// The arena `strategy` reached in `plan`.
+fn total_of(plan: &ArenaPlan, strategy: Strategy) -> u64 {
+    plan.strategies
+        .iter()
+        .find(|r| r.strategy == strategy)
+        .unwrap()
+        .arena_bytes
+}
 
 /// Four buffers (sizes in units of 512 bytes), steps 0..=4:
 ///
@@ -120,18 +137,9 @@ fn the_plan_keeps_the_smallest_and_reports_all() {
 #[test]
 fn repair_rounds_reach_the_bound_where_both_orders_miss() {
     // Sizes in units: both greedy orders need 13 units; the bound is 12.
-    let set: Vec<Lifetime> = [(4, 4, 5), (2, 2, 4), (2, 4, 4), (5, 5, 7), (4, 2, 4)]
-        .iter()
-        .map(|&(units, first, last)| Lifetime::new(units * U, first, last))
-        .collect();
+    let set = in_units(&[(4, 4, 5), (2, 2, 4), (2, 4, 4), (5, 5, 7), (4, 2, 4)]);
     let plan = plan_lifetimes(&set, &ArenaOptions::default()).unwrap();
-    let total = |s: Strategy| {
-        plan.strategies
-            .iter()
-            .find(|r| r.strategy == s)
-            .unwrap()
-            .arena_bytes
-    };
+    let total = |s: Strategy| total_of(&plan, s);
     assert_eq!(plan.lower_bound_bytes, 12 * U);
     assert_eq!(total(Strategy::GreedyBySize), 13 * U);
     assert_eq!(total(Strategy::GreedyByBreadth), 13 * U);
@@ -176,25 +184,16 @@ fn repair_rounds_reach_the_bound_where_both_orders_miss() {
 /// orders) stay at 16.
 #[test]
 fn branch_and_bound_reaches_the_bound_where_every_greedy_strategy_misses() {
-    let set: Vec<Lifetime> = [
+    let set = in_units(&[
         (1, 1, 3),
         (1, 1, 2),
         (2, 2, 3),
         (6, 3, 3),
         (6, 1, 1),
         (6, 1, 3),
-    ]
-    .iter()
-    .map(|&(units, first, last)| Lifetime::new(units * U, first, last))
-    .collect();
+    ]);
     let plan = plan_lifetimes(&set, &ArenaOptions::default()).unwrap();
-    let total = |s: Strategy| {
-        plan.strategies
-            .iter()
-            .find(|r| r.strategy == s)
-            .unwrap()
-            .arena_bytes
-    };
+    let total = |s: Strategy| total_of(&plan, s);
     assert_eq!(plan.lower_bound_bytes, 15 * U);
     assert_eq!(total(Strategy::GreedyBySize), 16 * U);
     assert_eq!(total(Strategy::GreedyByBreadth), 16 * U);
