@@ -1,7 +1,7 @@
 """Writes ``seeds/*.onnx``: small models, built with the onnx package, that
 the ONNX fuzz target (``fuzz/fuzz_targets/onnx.rs``) starts from: typed and
 raw initializers, symbolic inputs, an If with outer-scope reads, absent
-optional inputs, a custom domain. Run from the repository root:
+optional inputs, a custom domain, a -0.0 attribute. Run from the repository root:
 ``python tests/onnx/make_fuzz_seeds.py``."""
 
 from __future__ import annotations
@@ -71,7 +71,16 @@ def main() -> None:
         [],
         {"": 17, "com.example": 3},
     )
-    for name, m in [("conv", conv), ("if", if_model), ("custom", custom)]:
+    # A scalar -0.0 attribute: proto3 re-encoding drops it (fuzz finding).
+    negative_zero = model(
+        [helper.make_node("MyOp", ["x"], ["y"], domain="com.example", alpha=-0.0)],
+        [x],
+        ["y"],
+        [],
+        {"": 17, "com.example": 3},
+    )
+    models = [("conv", conv), ("if", if_model), ("custom", custom), ("negative_zero", negative_zero)]
+    for name, m in models:
         onnx.save(m, SEEDS / f"{name}.onnx")
 
 
