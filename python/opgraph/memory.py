@@ -153,6 +153,12 @@ class MemoryPlan(_Arena):
         self.schedule_peaks: dict[Schedule, int] = dict(raw["schedule_peaks"])
         """Every order tried and its peak of live activation bytes (its
         lower bound); the chosen order's is :attr:`lower_bound_bytes`."""
+        self.any_order_bound_bytes: int | None = raw["any_order_bound_bytes"]
+        """The peak of live activation bytes that no order of the steps can
+        go below: a buffer counts at a step when data edges force its
+        producer before that step and one of its readers after it (or at
+        it). The gap to :attr:`lower_bound_bytes` is all any schedule could
+        still cut. ``None`` for graphs of more than 8,192 steps."""
 
     @property
     def io_bytes(self) -> int:
@@ -236,6 +242,9 @@ class MemoryPlan(_Arena):
             "output_bytes": self.output_bytes,
             "io_bytes": self.io_bytes,
             "steps": self.steps,
+            "schedule": self.schedule,
+            "schedule_peaks": dict(self.schedule_peaks),
+            "any_order_bound_bytes": self.any_order_bound_bytes,
             "alignment": self.alignment,
             "chosen_strategy": self.chosen_strategy,
             "strategies": dict(self.strategies),

@@ -161,6 +161,7 @@ pub fn plan_memory<'py>(
         peaks.append((kind.name(), *peak))?;
     }
     out.set_item("schedule_peaks", peaks)?;
+    out.set_item("any_order_bound_bytes", plan.any_order_bound_bytes)?;
     arena_summary(py, &plan.arena, &out)?;
     Ok(out)
 }

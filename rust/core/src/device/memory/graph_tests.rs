@@ -409,4 +409,29 @@ fn auto_schedule_finishes_a_branch_before_starting_the_next() {
     assert!(auto
         .schedule_peaks
         .contains(&(ScheduleKind::Topological, 2 * large + small)));
+    // No order avoids a large tensor and its reduction together (a with
+    // a2, b with b2); nothing forces a2 and b2 to meet a large tensor, so
+    // the bound stays below what the best order reaches.
+    assert_eq!(auto.any_order_bound_bytes, Some(large + small));
+}
+
+/// x -> s = Relu(x) -> b1 = Relu(s) -> b2 = Relu(b1) -> y = Add(s, b2)
+/// ([64, 64] f32, one 16 KiB slot each): every order keeps the skip
+/// tensor `s` alive across the branch, so at b2's step s, b1 and b2 are
+/// live in any order, which is the peak every order reaches.
+#[test]
+fn a_skip_connection_is_alive_across_its_branch_in_any_order() {
+    let r = OpRegistry::with_builtins();
+    let mut g = Graph::new("residual");
+    let x = input(&mut g, "x", DataType::Float, &[64, 64], Format::Nd);
+    let s = op(&mut g, &r, "Relu", "s", &[x], Attrs::new());
+    let b1 = op(&mut g, &r, "Relu", "b1", &[s], Attrs::new());
+    let b2 = op(&mut g, &r, "Relu", "b2", &[b1], Attrs::new());
+    let y = op(&mut g, &r, "Add", "y", &[s, b2], Attrs::new());
+    g.set_outputs(vec![y]).unwrap();
+    infer_all(&mut g, &r).unwrap();
+    let plan = plan(&g, &r);
+    let large = 16_896;
+    assert_eq!(plan.lower_bound_bytes(), 3 * large);
+    assert_eq!(plan.any_order_bound_bytes, Some(3 * large));
 }

@@ -28,6 +28,7 @@
 //! - Regions: graph inputs, graph outputs and constants are laid out one
 //!   after another in their own regions; only activations are planned.
 
+mod any_order;
 mod arena;
 mod buffers;
 mod check;
@@ -45,6 +46,7 @@ mod strategies;
 mod test_util;
 mod views;
 
+pub use any_order::MAX_ANY_ORDER_STEPS;
 pub use arena::{plan_lifetimes, ArenaOptions, ArenaPlan, StrategyResult};
 pub use buffers::Region;
 pub use check::check_placement;

@@ -1,5 +1,6 @@
 //! `plan_memory`: a graph's tensors, sized, scheduled and placed.
 
+use super::any_order::any_order_bound;
 use super::arena::{plan_lifetimes, ArenaOptions, ArenaPlan};
 use super::buffers::Buffers;
 use super::buffers::{buffers, Region};
@@ -84,6 +85,11 @@ pub struct MemoryPlan {
     /// Every order tried with its peak of live activation bytes (the
     /// arena's lower bound under that order), the chosen one included.
     pub schedule_peaks: Vec<(ScheduleKind, u64)>,
+    /// The peak of live activation bytes that no order of the steps can go
+    /// below (`any_order.rs`): what separates a better schedule from none.
+    /// `None` for graphs of more than
+    /// [`MAX_ANY_ORDER_STEPS`](super::MAX_ANY_ORDER_STEPS) steps.
+    pub any_order_bound_bytes: Option<u64>,
 }
 
 impl MemoryPlan {
@@ -199,6 +205,7 @@ pub fn plan_memory(
         )));
     };
     let arena = plan_lifetimes(&lifetimes, &options.arena)?;
+    let any_order_bound_bytes = any_order_bound(&schedule, &buffers, options.arena.alignment);
     if !measure {
         schedule_peaks.push((chosen, arena.lower_bound_bytes));
     }
@@ -260,6 +267,7 @@ pub fn plan_memory(
         steps: schedule.steps,
         schedule: chosen,
         schedule_peaks,
+        any_order_bound_bytes,
     })
 }
 
