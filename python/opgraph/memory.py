@@ -34,7 +34,7 @@ Strategy = Literal[
     "naive", "ge_block_reuse", "greedy_by_size", "greedy_by_breadth", "greedy_repair", "branch_and_bound"
 ]
 #: The order the top graph's steps run in (see :func:`plan_memory`).
-Schedule = Literal["topological", "depth_first", "frees_most"]
+Schedule = Literal["topological", "depth_first", "frees_most", "refined"]
 """A placement strategy: ``naive`` (no reuse), ``ge_block_reuse`` (GE's rule:
 a released block is reused only by a request of exactly its aligned size),
 ``greedy_by_size`` (largest first, smallest fitting gap), ``greedy_by_breadth``
@@ -334,10 +334,14 @@ def plan_memory(
     Nodes run one step each, in an order chosen to lower the peak of live
     activation bytes: with ``schedule="auto"`` the topological order, a
     depth-first order finishing the largest branch first and a list
-    schedule freeing the most bytes first are each measured and the lowest
-    peak kept (:attr:`MemoryPlan.schedule_peaks` has every peak; graphs of
-    more than 200,000 nodes and TensorFlow v1 loops keep the topological
-    order); or name one order. A node's bodies (If branches, While cond and
+    schedule freeing the most bytes first are each measured, the best is
+    refined by moving single nodes (and a branch's head with them) while
+    that lowers the peak (``"refined"``, on graphs without bodies, within
+    a fixed work budget), and the lowest peak kept
+    (:attr:`MemoryPlan.schedule_peaks` has every peak; graphs of more than
+    200,000 nodes and TensorFlow v1 loops keep the topological order); or
+    name one order. :attr:`MemoryPlan.any_order_bound_bytes` is the peak no
+    order can go below. A node's bodies (If branches, While cond and
     body) run at the node. A tensor lives from its producer's step to its
     last reader's (graph outputs to the end); a buffer crossing a loop's
     iterations lives over the whole loop.

@@ -60,7 +60,16 @@ CLASSIFIERS = (
     "swin",
     "lenet",
 )
-SCHEDULES: tuple[Schedule, ...] = ("topological", "depth_first", "frees_most")
+#: Detection and segmentation networks named after their backbone.
+NOT_CLASSIFIERS = ("retinanet", "fasterrcnn", "ssdlite", "deeplab", "fcn_", "lraspp")
+
+
+def is_classifier(label: str) -> bool:
+    name = label.lower()
+    return any(c in name for c in CLASSIFIERS) and not any(c in name for c in NOT_CLASSIFIERS)
+
+
+SCHEDULES: tuple[Schedule, ...] = ("topological", "depth_first", "frees_most", "refined")
 
 
 def main() -> None:
@@ -104,9 +113,7 @@ def main() -> None:
                 f"{elapsed * 1e3:7.1f}"
             )
     cuts = [cut for *_, cut, _ in rows]
-    classifiers = [
-        (cut, room) for label, _, _, cut, room in rows if any(c in label.lower() for c in CLASSIFIERS)
-    ]
+    classifiers = [(cut, room) for label, _, _, cut, room in rows if is_classifier(label)]
     print(
         f"\n{len(rows)} models: the chosen order's peak is never above the topological order's "
         f"(checked); mean cut {statistics.mean(cuts):.1%}, median {statistics.median(cuts):.1%}, "
@@ -122,9 +129,12 @@ def main() -> None:
         verdict = "met" if mean >= 0.10 else "NOT met"
         print(f"{len(classifiers)} classification models: mean cut {mean:.1%} (target >= 10%: {verdict})")
         bounded = [room for _, room in classifiers if room == room]
+        at_bound = sum(room == 0 for room in bounded)
         print(
             f"  no order can cut more than {statistics.mean(bounded):.1%} on average "
-            f"over the {len(bounded)} with a bound (any-order bound; median {statistics.median(bounded):.1%})"
+            f"over the {len(bounded)} with a bound (any-order bound; "
+            f"median {statistics.median(bounded):.1%}, max {max(bounded):.1%}); "
+            f"on {at_bound} the topological peak is the bound"
         )
 
 

@@ -405,7 +405,12 @@ fn auto_schedule_finishes_a_branch_before_starting_the_next() {
     let auto = plan(&g, &r);
     assert_ne!(auto.schedule, ScheduleKind::Topological);
     assert_eq!(auto.lower_bound_bytes(), large + 2 * small);
-    assert_eq!(auto.schedule_peaks.len(), 3);
+    // Refining the depth-first order lowers its sum of squares, not its
+    // peak: no order does better.
+    assert!(auto
+        .schedule_peaks
+        .iter()
+        .all(|&(_, peak)| peak >= large + 2 * small));
     assert!(auto
         .schedule_peaks
         .contains(&(ScheduleKind::Topological, 2 * large + small)));
@@ -434,4 +439,44 @@ fn a_skip_connection_is_alive_across_its_branch_in_any_order() {
     let large = 16_896;
     assert_eq!(plan.lower_bound_bytes(), 3 * large);
     assert_eq!(plan.any_order_bound_bytes, Some(3 * large));
+}
+
+/// x -> n0 = Relu(x); n1 = Relu(n0); n2 = Add(n0, x) (read by nothing);
+/// n3 = Relu(n1) (read by nothing); n4 = Relu(n0), the output. Each
+/// [1, 64] f32 activation takes one 512-byte slot. Kahn's order (n0, n1,
+/// n2, n4, n3), the depth-first and the frees-most orders all have n0, n1
+/// and n2 alive together (3 slots). Running the dead-end n2 and the
+/// output n4 before n1 frees n0 first: n0 n2 | n0 | n0 n1 | n1 n3, two
+/// slots, which the any-order bound shows is optimal. Only refining finds it.
+#[test]
+fn refining_moves_single_nodes_to_a_lower_peak() {
+    let r = OpRegistry::with_builtins();
+    let mut g = Graph::new("refine");
+    let x = input(&mut g, "x", DataType::Float, &[1, 64], Format::Nd);
+    let n0 = op(&mut g, &r, "Relu", "n0", &[x], Attrs::new());
+    let n1 = op(&mut g, &r, "Relu", "n1", &[n0], Attrs::new());
+    op(&mut g, &r, "Add", "n2", &[n0, x], Attrs::new());
+    op(&mut g, &r, "Relu", "n3", &[n1], Attrs::new());
+    let n4 = op(&mut g, &r, "Relu", "n4", &[n0], Attrs::new());
+    g.set_outputs(vec![n4]).unwrap();
+    infer_all(&mut g, &r).unwrap();
+    let auto = plan(&g, &r);
+    for kind in ScheduleKind::BUILT {
+        assert!(auto.schedule_peaks.contains(&(kind, 3 * SLOT)), "{kind:?}");
+    }
+    assert_eq!(auto.schedule, ScheduleKind::Refined);
+    assert_eq!(auto.lower_bound_bytes(), 2 * SLOT);
+    assert_eq!(auto.any_order_bound_bytes, Some(2 * SLOT));
+    assert!(auto
+        .schedule_peaks
+        .contains(&(ScheduleKind::Refined, 2 * SLOT)));
+    // Named, it plans the same order.
+    let options = PlanOptions {
+        schedule: Some(ScheduleKind::Refined),
+        ..PlanOptions::default()
+    };
+    let named = plan_memory(&g, &r, &options).unwrap();
+    assert_eq!(named.schedule, ScheduleKind::Refined);
+    assert_eq!(named.lower_bound_bytes(), 2 * SLOT);
+    assert_eq!(named.problems(), Vec::<String>::new());
 }

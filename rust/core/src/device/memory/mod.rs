@@ -39,6 +39,7 @@ mod lifetimes;
 mod lower_bound;
 mod order;
 mod plan;
+mod refine;
 mod schedule;
 mod size;
 mod strategies;
@@ -54,6 +55,7 @@ pub use error::MemoryError;
 pub use lifetimes::Lifetime;
 pub use order::ScheduleKind;
 pub use plan::{plan_memory, MemoryPlan, PlanOptions, PlannedTensor, MAX_AUTO_SCHEDULE_NODES};
+pub use refine::REFINE_BUDGET;
 pub use size::{
     align_up, ge_padded_size, static_tensor_size, tensor_size, DATA_ALIGN, OFFSET_ALIGN,
 };

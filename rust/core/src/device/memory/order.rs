@@ -28,13 +28,24 @@ pub enum ScheduleKind {
     Topological,
     DepthFirst,
     FreesMost,
+    /// The best of the others, improved by moving single nodes
+    /// (`refine.rs`); tried by `auto` after them.
+    Refined,
 }
 
 impl ScheduleKind {
-    pub const ALL: [ScheduleKind; 3] = [
+    /// The orders built from the graph by a rule; `Refined` starts from
+    /// the best of them.
+    pub const BUILT: [ScheduleKind; 3] = [
         ScheduleKind::Topological,
         ScheduleKind::DepthFirst,
         ScheduleKind::FreesMost,
+    ];
+    pub const ALL: [ScheduleKind; 4] = [
+        ScheduleKind::Topological,
+        ScheduleKind::DepthFirst,
+        ScheduleKind::FreesMost,
+        ScheduleKind::Refined,
     ];
 
     pub fn name(self) -> &'static str {
@@ -42,6 +53,7 @@ impl ScheduleKind {
             ScheduleKind::Topological => "topological",
             ScheduleKind::DepthFirst => "depth_first",
             ScheduleKind::FreesMost => "frees_most",
+            ScheduleKind::Refined => "refined",
         }
     }
 
@@ -50,15 +62,16 @@ impl ScheduleKind {
     }
 }
 
-/// The order `kind` gives the top graph, or `None` for the topological
-/// order (which the schedule computes itself) and for graphs it must keep.
+/// The order a built `kind` gives the top graph, or `None` for the
+/// topological order (which the schedule computes itself), for graphs that
+/// must keep it, and for `Refined` (the planner refines another order).
 pub(crate) fn top_order(graph: &Graph, kind: ScheduleKind) -> Option<Vec<NodeId>> {
     if kind == ScheduleKind::Topological || has_back_edge(graph) {
         return None;
     }
     let dag = Dag::of(graph);
     let order = match kind {
-        ScheduleKind::Topological => return None,
+        ScheduleKind::Topological | ScheduleKind::Refined => return None,
         ScheduleKind::DepthFirst => dag.depth_first(),
         ScheduleKind::FreesMost => dag.frees_most(),
     };
@@ -66,7 +79,9 @@ pub(crate) fn top_order(graph: &Graph, kind: ScheduleKind) -> Option<Vec<NodeId>
     Some(order).filter(|order| order.len() == graph.len())
 }
 
-fn has_back_edge(graph: &Graph) -> bool {
+/// True when the graph has a TensorFlow v1 loop: it keeps its topological
+/// order, whose frames the schedule depends on.
+pub(crate) fn has_back_edge(graph: &Graph) -> bool {
     graph.nodes().iter().any(|node| {
         node.inputs
             .iter()
@@ -89,14 +104,14 @@ fn bytes(desc: &TensorDesc) -> u64 {
 
 /// The graph as producer and consumer lists (data and control edges, each
 /// producer once per consumer), with each node's output bytes.
-struct Dag {
-    producers: Vec<Vec<u32>>,
-    consumers: Vec<Vec<u32>>,
+pub(crate) struct Dag {
+    pub producers: Vec<Vec<u32>>,
+    pub consumers: Vec<Vec<u32>>,
     out_bytes: Vec<u64>,
 }
 
 impl Dag {
-    fn of(graph: &Graph) -> Dag {
+    pub fn of(graph: &Graph) -> Dag {
         let n = graph.len();
         let mut producers: Vec<Vec<u32>> = vec![Vec::new(); n];
         let mut consumers: Vec<Vec<u32>> = vec![Vec::new(); n];

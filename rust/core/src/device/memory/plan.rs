@@ -7,11 +7,12 @@ use super::buffers::{buffers, Region};
 use super::check::check_placement;
 use super::lifetimes::Prepared;
 use super::lower_bound::{live_profile, lower_bound};
-use super::order::{top_order, ScheduleKind};
+use super::order::{has_back_edge, top_order, ScheduleKind};
+use super::refine::refine;
 use super::schedule::{schedule_in_order, Schedule};
 use super::size::align_up;
 use super::{Lifetime, MemoryError};
-use crate::graph::Graph;
+use crate::graph::{topological_order, Graph};
 use crate::op::OpRegistry;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -27,9 +28,11 @@ pub struct PlanOptions {
     /// instead of failing on the first one.
     pub allow_dynamic: bool,
     /// The order steps run in; `None` (auto): every order of
-    /// [`ScheduleKind::ALL`] is tried and the one whose peak of live
-    /// activation bytes is lowest is planned (graphs over
+    /// [`ScheduleKind::BUILT`] is tried, the best refined, and the one whose
+    /// peak of live activation bytes is lowest is planned (graphs over
     /// [`MAX_AUTO_SCHEDULE_NODES`] nodes keep the topological order).
+    /// `Refined` does the same and reports the best built order where
+    /// refining does not apply (a graph with bodies) or finds nothing.
     pub schedule: Option<ScheduleKind>,
 }
 
@@ -165,8 +168,9 @@ pub fn plan_memory(
         return Err(MemoryError::ZeroAlignment);
     }
     let kinds: Vec<ScheduleKind> = match options.schedule {
+        Some(ScheduleKind::Refined) => ScheduleKind::BUILT.to_vec(),
         Some(kind) => vec![kind],
-        None if graph.len() <= MAX_AUTO_SCHEDULE_NODES => ScheduleKind::ALL.to_vec(),
+        None if graph.len() <= MAX_AUTO_SCHEDULE_NODES => ScheduleKind::BUILT.to_vec(),
         None => vec![ScheduleKind::Topological],
     };
     // With one order there is nothing to compare: its peak is the arena's
@@ -186,6 +190,14 @@ pub fn plan_memory(
         }
         if best.as_ref().is_none_or(|b| candidate.peak < b.peak) {
             best = Some(candidate);
+        }
+    }
+    if let Some(built) = best.as_ref().filter(|_| measure) {
+        if let Some(refined) = refined(graph, registry, options, built)? {
+            schedule_peaks.push((ScheduleKind::Refined, refined.peak));
+            if refined.peak < built.peak {
+                best = Some(refined);
+            }
         }
     }
     let Some(Scheduled {
@@ -269,6 +281,30 @@ pub fn plan_memory(
         schedule_peaks,
         any_order_bound_bytes,
     })
+}
+
+/// `built` refined by moving single nodes (`refine.rs`), measured; `None`
+/// for a graph with bodies (the refinement models one step per node) or a
+/// v1 loop (which keeps its topological order), and when no move helps.
+fn refined<'g>(
+    graph: &'g Graph,
+    registry: &OpRegistry,
+    options: &PlanOptions,
+    built: &Scheduled<'g>,
+) -> Result<Option<Scheduled<'g>>, MemoryError> {
+    if built.schedule.steps as usize != graph.len() || has_back_edge(graph) {
+        return Ok(None);
+    }
+    let base = match top_order(graph, built.kind) {
+        Some(order) => order,
+        None => topological_order(graph)?,
+    };
+    let alignment = options.arena.alignment;
+    let Some(order) = refine(graph, &base, &built.schedule, &built.buffers, alignment) else {
+        return Ok(None);
+    };
+    let kind = ScheduleKind::Refined;
+    Scheduled::new(graph, registry, options, kind, Some(order), true).map(Some)
 }
 
 /// One order's schedule, buffers and activation lifetimes, with the peak
