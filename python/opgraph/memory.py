@@ -152,7 +152,8 @@ class MemoryPlan(_Arena):
         """The order the plan runs the top graph's steps in."""
         self.schedule_peaks: dict[Schedule, int] = dict(raw["schedule_peaks"])
         """Every order tried and its peak of live activation bytes (its
-        lower bound); the chosen order's is :attr:`lower_bound_bytes`."""
+        lower bound); ``"refined"`` only where refining lowered the best
+        built order's peak. The chosen order's is :attr:`lower_bound_bytes`."""
         self.any_order_bound_bytes: int | None = raw["any_order_bound_bytes"]
         """The peak of live activation bytes that no order of the steps can
         go below: a buffer counts at a step when data edges force its

@@ -65,7 +65,7 @@ def test_every_order_is_a_valid_schedule_with_its_swept_peak(graph: opgraph.Grap
 
 def test_auto_keeps_the_lowest_peak(graph: opgraph.Graph) -> None:
     plan = opgraph.plan_memory(graph)
-    # "refined" is listed when refining changed the best built order.
+    # "refined" is listed where refining lowered the best built peak.
     assert set(ORDERS) <= set(plan.schedule_peaks) <= {*ORDERS, "refined"}
     assert plan.lower_bound_bytes == min(plan.schedule_peaks.values())
     assert plan.schedule_peaks[plan.schedule] == plan.lower_bound_bytes

@@ -405,12 +405,8 @@ fn auto_schedule_finishes_a_branch_before_starting_the_next() {
     let auto = plan(&g, &r);
     assert_ne!(auto.schedule, ScheduleKind::Topological);
     assert_eq!(auto.lower_bound_bytes(), large + 2 * small);
-    // Refining the depth-first order lowers its sum of squares, not its
-    // peak: no order does better.
-    assert!(auto
-        .schedule_peaks
-        .iter()
-        .all(|&(_, peak)| peak >= large + 2 * small));
+    // Refining finds no lower peak (no order has one): it is not listed.
+    assert_eq!(auto.schedule_peaks.len(), 3);
     assert!(auto
         .schedule_peaks
         .contains(&(ScheduleKind::Topological, 2 * large + small)));

@@ -285,7 +285,8 @@ pub fn plan_memory(
 
 /// `built` refined by moving single nodes (`refine.rs`), measured; `None`
 /// for a graph with bodies (the refinement models one step per node) or a
-/// v1 loop (which keeps its topological order), and when no move helps.
+/// v1 loop (which keeps its topological order), and when no move lowers
+/// the peak.
 fn refined<'g>(
     graph: &'g Graph,
     registry: &OpRegistry,

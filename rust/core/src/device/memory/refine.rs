@@ -27,7 +27,7 @@ use crate::graph::{Graph, NodeId};
 pub const REFINE_BUDGET: u64 = 1 << 23;
 
 /// `order` (one node per step: a graph without bodies) improved by single
-/// moves; `None` when no move lowers the peak or its sum of squares.
+/// moves; `None` when no sequence of moves lowers the peak.
 pub(crate) fn refine(
     graph: &Graph,
     order: &[NodeId],
@@ -62,7 +62,8 @@ pub(crate) fn refine(
             break;
         }
     }
-    (best < start).then(|| search.order.iter().map(|&v| NodeId(v)).collect())
+    // Squares alone are a means: only a lower peak is worth measuring.
+    (best.0 < start.0).then(|| search.order.iter().map(|&v| NodeId(v)).collect())
 }
 
 /// Activation buffers by node, and the edges a move must respect.
