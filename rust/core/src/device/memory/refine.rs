@@ -1,15 +1,17 @@
 //! Improving a step order by moving single nodes: the `refined` schedule.
 //!
 //! The three built orders each follow one rule (insertion order, deepest
-//! branch first, frees most first) and each misses cases the others get,
-//! e.g. a skip connection's 1×1 convolution that Kahn's order runs early
-//! and keeps alive across the branch. This pass starts from the best of
-//! them and repeatedly moves a node that produces or uses a buffer alive
-//! at the peak to the earliest or latest position its edges allow, keeping
-//! a move when it lowers the peak, or keeps it and lowers the sum of
-//! squared live bytes over the steps (which moves a plateau of peak steps
-//! toward being cut). Every kept move strictly improves that pair, so the
-//! pass ends; a work budget bounds it on large graphs.
+//! branch first, frees most first), and each misses orders a small change
+//! would find: running a tensor's last readers before a sibling branch
+//! starts so the tensor is freed first (NASNetMobile's cells, GPT-2's
+//! attention). This pass starts from the best of them and repeatedly moves
+//! a node that produces or uses a buffer alive at the peak to the earliest
+//! or latest position its edges allow (when sinking it, also together with
+//! the producers only it reads), keeping a move when it lowers the peak, or
+//! keeps it and lowers the sum of squared live bytes over the steps (which
+//! moves a plateau of peak steps toward being cut). Every kept move
+//! strictly improves that pair, so the pass ends; a work budget bounds it
+//! on large graphs.
 //!
 //! It works on a model of the planner's lifetimes (a buffer lives from its
 //! producer through its last use), exact for graphs without bodies; the
