@@ -193,11 +193,12 @@ pub fn plan_memory(
         }
     }
     if let Some(built) = best.as_ref().filter(|_| measure) {
-        if let Some(refined) = refined(graph, registry, options, built)? {
+        // Listed only where its measured peak is lower, as documented.
+        if let Some(refined) =
+            refined(graph, registry, options, built)?.filter(|refined| refined.peak < built.peak)
+        {
             schedule_peaks.push((ScheduleKind::Refined, refined.peak));
-            if refined.peak < built.peak {
-                best = Some(refined);
-            }
+            best = Some(refined);
         }
     }
     let Some(Scheduled {
