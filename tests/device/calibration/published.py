@@ -152,8 +152,8 @@ def calibrated(
     return DeviceSpec.from_json(json.dumps(data))
 
 
-def terms(graph: Graph, soc: str) -> Terms:
-    report = opgraph.estimate_cost(graph, unit_spec(soc), precision=PRECISION)
+def terms(graph: Graph, soc: str, *, l2_residency: bool = True) -> Terms:
+    report = opgraph.estimate_cost(graph, unit_spec(soc), precision=PRECISION, l2_residency=l2_residency)
     return terms_of(report)
 
 
