@@ -16,7 +16,7 @@
 //! Ancestor sets are a bit matrix (a bit per pair of steps), so the bound
 //! is computed only up to [`MAX_ANY_ORDER_STEPS`].
 
-use super::buffers::{Buffers, Region};
+use super::buffers::{activation_uses, Buffers};
 use super::schedule::Schedule;
 use super::size::align_up;
 
@@ -39,23 +39,7 @@ pub(crate) fn any_order_bound(
     let ancestors = Ancestors::new(steps, &precedence_edges(schedule));
 
     // Per activation buffer, the steps of its producer and of its uses.
-    let mut uses: Vec<(u32, u32)> = Vec::new();
-    for (t, tensor) in schedule.tensors.iter().enumerate() {
-        let b = buffers.buffer_of[t];
-        if buffers.buffers[b as usize].region != Region::Activation {
-            continue;
-        }
-        uses.push((b, tensor.step));
-        uses.extend(
-            tensor
-                .readers
-                .iter()
-                .filter(|r| !r.back_edge)
-                .map(|r| (b, r.step)),
-        );
-    }
-    uses.sort_unstable();
-    uses.dedup();
+    let uses = activation_uses(schedule, buffers);
 
     let mut live = vec![0u64; steps];
     let mut before_a_use = vec![0u64; ancestors.words];

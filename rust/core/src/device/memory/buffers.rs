@@ -222,3 +222,27 @@ fn is_within_one_iteration(schedule: &Schedule<'_>, members: &[u32], l: u32) -> 
                 .all(|r| schedule.within(r.loop_id, l) && !(r.back_edge && r.loop_id == Some(l)))
     })
 }
+
+/// Every `(buffer, step)` where an activation buffer is produced or used
+/// (one of its tensors written, or read other than through a loop back
+/// edge), sorted and without repeats: grouped by buffer, steps ascending.
+pub(crate) fn activation_uses(schedule: &Schedule<'_>, buffers: &Buffers) -> Vec<(u32, u32)> {
+    let mut uses: Vec<(u32, u32)> = Vec::new();
+    for (t, tensor) in schedule.tensors.iter().enumerate() {
+        let b = buffers.buffer_of[t];
+        if buffers.buffers[b as usize].region != Region::Activation {
+            continue;
+        }
+        uses.push((b, tensor.step));
+        uses.extend(
+            tensor
+                .readers
+                .iter()
+                .filter(|r| !r.back_edge)
+                .map(|r| (b, r.step)),
+        );
+    }
+    uses.sort_unstable();
+    uses.dedup();
+    uses
+}

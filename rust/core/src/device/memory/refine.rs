@@ -17,7 +17,7 @@
 //! producer through its last use), exact for graphs without bodies; the
 //! planner measures the result on the real schedule before keeping it.
 
-use super::buffers::{Buffers, Region};
+use super::buffers::{activation_uses, Buffers};
 use super::order::Dag;
 use super::schedule::Schedule;
 use super::size::align_up;
@@ -89,16 +89,11 @@ impl Model {
         alignment: u64,
     ) -> Model {
         let node_at = |step: u32| order[step as usize].0;
-        let mut by_buffer: Vec<(u32, u32)> = Vec::new();
-        for (t, tensor) in schedule.tensors.iter().enumerate() {
-            let b = buffers.buffer_of[t];
-            if buffers.buffers[b as usize].region == Region::Activation {
-                by_buffer.push((b, node_at(tensor.step)));
-                by_buffer.extend(tensor.readers.iter().map(|r| (b, node_at(r.step))));
-            }
-        }
-        by_buffer.sort_unstable();
-        by_buffer.dedup();
+        // Steps become nodes (one node per step): no group gains a repeat.
+        let by_buffer: Vec<(u32, u32)> = activation_uses(schedule, buffers)
+            .into_iter()
+            .map(|(b, step)| (b, node_at(step)))
+            .collect();
         let mut model = Model {
             sizes: Vec::new(),
             producers: Vec::new(),
