@@ -235,9 +235,12 @@ const REDUCE: &[&str] = &[
     "Cumprod",
     "CumulativeLogsumexp",
 ];
-/// max, subtract, exp, sum, divide.
 const SOFTMAX: &[&str] = &["Softmax", "SoftmaxV2", "LogSoftmax", "LogSoftmaxV2"];
-const SOFTMAX_PASSES: f64 = 5.0;
+/// Passes over the data as stored (fp16). The kernel computes in fp32, at
+/// half the elements per vector cycle: the casts in and out (1 + 1); max,
+/// subtract, sum and divide (4 x 2); the exponential
+/// ([`TRANSCENDENTAL_PASSES`] x 2 = 8). 2 + 8 + 8 = 18.
+const SOFTMAX_PASSES: f64 = 18.0;
 /// mean, variance, normalize, scale and shift.
 const NORM: &[&str] = &[
     "FusedBatchNorm",

@@ -20,6 +20,7 @@
 
 mod classify;
 mod columns;
+mod confusion;
 mod cube;
 mod fusion;
 mod in_place;

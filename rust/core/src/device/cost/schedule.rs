@@ -5,13 +5,16 @@
 use super::classify::{classify, OpClass};
 use super::report::{Bound, NodeCost};
 use super::work::Work;
-use super::{cube, fusion, in_place, l2, vector, CostError, CostOptions};
+use super::{confusion, cube, fusion, in_place, l2, vector, CostError, CostOptions};
 use crate::device::spec::DeviceSpec;
 use crate::graph::names::prefixed;
 use crate::graph::{is_loop_back_edge, topological_order, Graph, Node, NodeId};
 
 /// The class of a concatenation or slice done in place (no task).
 pub(crate) const IN_PLACE: &str = "in place";
+/// The report's note on a format conversion the ConfusionTranspose fusion
+/// leaves out ([`confusion`]).
+const ABSORBED_NOTE: &str = "not run: ATC fuses the Reshape and Transpose beside it into ConfusionTransposeD, which reads and writes FRACTAL_NZ";
 
 /// Rows and facts gathered while walking a graph and its bodies.
 #[derive(Default)]
@@ -90,6 +93,12 @@ pub(crate) fn walk_graph(
         message: e.to_string(),
     })?;
     let mut classes: Vec<OpClass> = graph.nodes().iter().map(classify).collect();
+    let absorbed = confusion::absorbed_conversions(graph);
+    for (class, &gone) in classes.iter_mut().zip(&absorbed) {
+        if gone {
+            *class = OpClass::Free("view");
+        }
+    }
     let counts = fusion::consumer_counts(graph);
     for (i, placed) in in_place::in_place(graph, &order, &classes, &counts)
         .into_iter()
@@ -160,6 +169,8 @@ pub(crate) fn walk_graph(
                 Some("computed at build time (constant inputs)".to_owned())
             } else if classes[i] == OpClass::Free(IN_PLACE) {
                 Some("in place: its parts are contiguous blocks of the whole (no copy)".to_owned())
+            } else if absorbed[i] {
+                Some(ABSORBED_NOTE.to_owned())
             } else {
                 None
             };

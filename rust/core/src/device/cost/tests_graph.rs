@@ -363,3 +363,92 @@ fn columns_hold_every_row_with_repeated_strings_interned() {
     );
     assert!(CostColumns::from_rows(Vec::new()).is_empty());
 }
+
+/// `TransData -> head -> tail -> TransData -> Relu` on `dims_in`, the pair
+/// reshaping to `dims_mid` and `dims_out`; the report of it.
+fn conversions_around(
+    head: &str,
+    tail: &str,
+    dims_in: &[i64],
+    dims_mid: &[i64],
+    dims_out: &[i64],
+) -> CostReport {
+    let d = |dims: &[i64]| desc(DataType::Float16, dims, Format::Nd);
+    let mut g = Graph::new("heads");
+    let x = input(&mut g, "x", d(dims_in));
+    let to_nd = op(&mut g, "TransData", "to_nd", &[x], d(dims_in), &[]);
+    let a = op(&mut g, head, "head", &[to_nd], d(dims_mid), &[]);
+    let b = op(&mut g, tail, "tail", &[a], d(dims_out), &[]);
+    let to_nz = op(&mut g, "TransData", "to_nz", &[b], d(dims_out), &[]);
+    let y = op(&mut g, "Relu", "relu", &[to_nz], d(dims_out), &[]);
+    g.set_outputs(vec![y]).unwrap();
+    estimate(&g, &CostOptions::default())
+}
+
+fn runs(report: &CostReport, name: &str) -> bool {
+    let row = report.nodes.iter().find(|n| n.name == name).unwrap();
+    row.time_us > 0.0
+}
+
+#[test]
+fn conversions_around_a_head_split_in_whole_nz_blocks_are_not_run() {
+    // BERT's Q: [1, 512, 768] -> [1, 512, 12, 64] -> [1, 12, 512, 64]. ATC
+    // fuses the pair into ConfusionTransposeD, which reads and writes NZ.
+    let split = [1, 512, 12, 64];
+    let r = conversions_around(
+        "Reshape",
+        "Transpose",
+        &[1, 512, 768],
+        &split,
+        &[1, 12, 512, 64],
+    );
+    assert!(!runs(&r, "to_nd") && !runs(&r, "to_nz"));
+    assert!(runs(&r, "tail"), "the transpose still moves the data");
+    let row = r.nodes.iter().find(|n| n.name == "to_nd").unwrap();
+    assert!(row
+        .note
+        .as_deref()
+        .unwrap_or("")
+        .contains("ConfusionTransposeD"));
+    assert_eq!(r.task_count, 2);
+    // The merge back: [1, 12, 512, 64] -> [1, 512, 12, 64] -> [1, 512, 768].
+    let r = conversions_around(
+        "Transpose",
+        "Reshape",
+        &[1, 12, 512, 64],
+        &split,
+        &[1, 512, 768],
+    );
+    assert!(!runs(&r, "to_nd") && !runs(&r, "to_nz"));
+}
+
+#[test]
+fn conversions_stay_when_a_side_is_not_in_whole_nz_blocks() {
+    // 500 rows are not whole 16-row blocks: the passes leave the pair alone.
+    let r = conversions_around(
+        "Reshape",
+        "Transpose",
+        &[1, 500, 768],
+        &[1, 500, 12, 64],
+        &[1, 12, 500, 64],
+    );
+    assert!(runs(&r, "to_nd") && runs(&r, "to_nz"));
+    // A merge whose transpose input ends in 60 columns.
+    let r = conversions_around(
+        "Transpose",
+        "Reshape",
+        &[1, 12, 512, 60],
+        &[1, 512, 12, 60],
+        &[1, 512, 720],
+    );
+    assert!(runs(&r, "to_nd") && runs(&r, "to_nz"));
+    // A Reshape feeding something other than a Transpose is no ConfusionTranspose.
+    let r = conversions_around(
+        "Reshape",
+        "Relu",
+        &[1, 512, 768],
+        &[1, 512, 12, 64],
+        &[1, 512, 12, 64],
+    );
+    assert!(runs(&r, "to_nd") && runs(&r, "to_nz"));
+}

@@ -64,6 +64,12 @@ pub struct ScopeTree {
 
 impl ScopeTree {
     /// Builds the tree of `ops`' names (GE's `AddNodeToScope` for each op).
+    ///
+    /// Ops in graph order mostly share their scopes with the op before
+    /// (`x/Conv2D/ReadVariableOp`, then `x/Conv2D`): only the components
+    /// after the name's common prefix with the previous op are looked up.
+    /// Each op is counted in its innermost scope; the counts are summed into
+    /// every ancestor once, at the end.
     pub fn build(ops: &[FrameworkOp]) -> ScopeTree {
         let mut tree = ScopeTree {
             scopes: vec![ScopeData::new("root".into(), None)],
@@ -71,6 +77,9 @@ impl ScopeTree {
             op_types: FxHashMap::default(),
         };
         let mut normalized = String::new();
+        let mut previous = String::new();
+        // The previous name's scopes: (position of the '/' ending it, scope).
+        let mut chain: Vec<(usize, ScopeId)> = Vec::new();
         for (index, op) in ops.iter().enumerate() {
             let op_type = tree.intern(&op.op_type);
             // A scope's name is a prefix of the op's name, so it is looked up
@@ -91,7 +100,37 @@ impl ScopeTree {
             } else {
                 op.name.as_str()
             };
-            tree.add_node(index, name, op_type);
+            let common = name
+                .bytes()
+                .zip(previous.bytes())
+                .take_while(|(a, b)| a == b)
+                .count();
+            while chain.last().is_some_and(|&(slash, _)| slash >= common) {
+                chain.pop();
+            }
+            let (start, mut current) = chain
+                .last()
+                .map_or((0, ScopeId::ROOT), |&(slash, scope)| (slash + 1, scope));
+            for (offset, _) in name[start..].match_indices('/') {
+                let slash = start + offset;
+                current = tree.child_or_insert(current, &name[..=slash]);
+                chain.push((slash, current));
+            }
+            tree.scopes[current.0].nodes.push(index);
+            tree.count(current, op_type, 1);
+            name.clone_into(&mut previous);
+        }
+        // A child is created after its father, so in reverse creation order
+        // every scope's counts are complete before they are added upwards.
+        for child in (1..tree.scopes.len()).rev() {
+            let Some(father) = tree.scopes[child].father else {
+                continue;
+            };
+            let counts = std::mem::take(&mut tree.scopes[child].op_counts);
+            for (&op_type, &n) in &counts {
+                tree.count(father, op_type, n);
+            }
+            tree.scopes[child].op_counts = counts;
         }
         tree
     }
@@ -105,21 +144,9 @@ impl ScopeTree {
         id
     }
 
-    /// Adds op `index` named `name` (no empty components) of interned type
-    /// `op_type`.
-    fn add_node(&mut self, index: usize, name: &str, op_type: u32) {
-        let mut current = ScopeId::ROOT;
-        self.count(current, op_type);
-        for (at, _) in name.match_indices('/') {
-            current = self.child_or_insert(current, &name[..=at]);
-            self.count(current, op_type);
-        }
-        self.scopes[current.0].nodes.push(index);
-    }
-
-    fn count(&mut self, scope: ScopeId, op_type: u32) {
-        let n = self.scopes[scope.0].op_counts.entry(op_type).or_insert(0);
-        *n = n.saturating_add(1);
+    fn count(&mut self, scope: ScopeId, op_type: u32, n: i32) {
+        let count = self.scopes[scope.0].op_counts.entry(op_type).or_insert(0);
+        *count = count.saturating_add(n);
     }
 
     fn child_or_insert(&mut self, father: ScopeId, name: &str) -> ScopeId {
@@ -447,6 +474,97 @@ mod tests {
         assert_eq!(tree.op_type_num(b, "Relu"), 1);
         assert_eq!(tree.op_type_num(ScopeId::ROOT, "Relu"), 5);
         assert_eq!(tree.op_type_num(ScopeId::ROOT, "Neg"), 2);
+    }
+
+    /// A scope as the reference builds it.
+    struct RefScope {
+        name: String,
+        father: Option<usize>,
+        direct: Vec<usize>,
+        counts: Vec<(String, i32)>,
+    }
+
+    /// GE's `AddNodeToScope` as written: every prefix of every op looked up
+    /// from the root, the op counted in each scope on the way down.
+    fn reference(ops: &[FrameworkOp]) -> Vec<RefScope> {
+        let scope = |name: String, father| RefScope {
+            name,
+            father,
+            direct: Vec::new(),
+            counts: Vec::new(),
+        };
+        let mut scopes = vec![scope("root".into(), None)];
+        let count = |s: &mut RefScope, t: &str| match s.counts.iter_mut().find(|c| c.0 == t) {
+            Some(c) => c.1 += 1,
+            None => s.counts.push((t.to_owned(), 1)),
+        };
+        for (index, op) in ops.iter().enumerate() {
+            let components: Vec<&str> = op.name.split('/').filter(|c| !c.is_empty()).collect();
+            let mut current = 0;
+            count(&mut scopes[0], &op.op_type);
+            let mut prefix = String::new();
+            for component in &components[..components.len().saturating_sub(1)] {
+                prefix.push_str(component);
+                prefix.push('/');
+                current = match scopes.iter().position(|s| s.name == prefix) {
+                    Some(at) => at,
+                    None => {
+                        scopes.push(scope(prefix.clone(), Some(current)));
+                        scopes.len() - 1
+                    }
+                };
+                count(&mut scopes[current], &op.op_type);
+            }
+            scopes[current].direct.push(index);
+        }
+        scopes
+    }
+
+    #[test]
+    fn the_incremental_build_matches_adding_every_prefix_from_the_root() {
+        let mut state = 7u64;
+        let mut below = |n: u64| {
+            state = state
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (state >> 33) % n
+        };
+        let parts = ["a", "b", "ab", "a_1", ""];
+        let types = ["Relu", "Add", "Mean"];
+        for _ in 0..300 {
+            let specs: Vec<(String, String)> = (0..1 + below(12))
+                .map(|_| {
+                    let depth = 1 + below(4) as usize;
+                    let name = (0..depth)
+                        .map(|_| parts[below(parts.len() as u64) as usize])
+                        .collect::<Vec<_>>()
+                        .join("/");
+                    let name = if name.split('/').all(str::is_empty) {
+                        "n".to_owned()
+                    } else {
+                        name
+                    };
+                    (name, types[below(3) as usize].to_owned())
+                })
+                .collect();
+            let list: Vec<(&str, &str, &[&str])> = specs
+                .iter()
+                .map(|(n, t)| (n.as_str(), t.as_str(), &[][..]))
+                .collect();
+            let ops = ops(&list);
+            let tree = ScopeTree::build(&ops);
+            let expected = reference(&ops);
+            assert_eq!(tree.len(), expected.len(), "{specs:?}");
+            for (id, want) in tree.all_scopes().zip(&expected) {
+                assert_eq!(tree.name(id), want.name, "{specs:?}");
+                assert_eq!(tree.father(id).map(|f| f.0), want.father, "{specs:?}");
+                assert_eq!(tree.direct_nodes(id), want.direct.as_slice(), "{specs:?}");
+                for t in types {
+                    let n = want.counts.iter().find(|c| c.0 == t).map_or(-1, |c| c.1);
+                    assert_eq!(tree.op_type_num(id, t), n, "{} {t} in {specs:?}", want.name);
+                }
+            }
+        }
     }
 
     #[test]
