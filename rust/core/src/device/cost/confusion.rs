@@ -36,29 +36,46 @@ fn whole_blocks(graph: &Graph, tensor: OutputRef) -> bool {
 }
 
 /// For each node, whether it is a TransData that the ConfusionTranspose
-/// fusion leaves out.
+/// fusion leaves out. Only a prepared graph has TransData; without any,
+/// nothing else is looked at.
 pub(crate) fn absorbed_conversions(graph: &Graph) -> Vec<bool> {
+    let op_type = |id: NodeId| graph.node(id).op_type.as_str();
+    let mut absorbed = vec![false; graph.len()];
+    if !graph.nodes().iter().any(|n| n.op_type == "TransData") {
+        return absorbed;
+    }
+    // Readers of the ops the passes look at (a pair, and a TransData before
+    // it); a conversion that is also a graph output must run.
+    let involved = |id: NodeId| {
+        let t = op_type(id);
+        is_reshape(t) || is_transpose(t) || t == "TransData"
+    };
     let mut readers: Vec<Vec<NodeId>> = vec![Vec::new(); graph.len()];
     for (id, node) in graph.node_ids().zip(graph.nodes()) {
         for edge in node.inputs.iter().flatten() {
-            readers[edge.node.index()].push(id);
+            if involved(edge.node) {
+                readers[edge.node.index()].push(id);
+            }
         }
     }
-    let op_type = |id: NodeId| graph.node(id).op_type.as_str();
+    let mut is_output = vec![false; graph.len()];
+    for edge in graph.outputs() {
+        is_output[edge.node.index()] = true;
+    }
     let data_input = |id: NodeId| graph.node(id).inputs.first().copied().flatten();
-    let mut absorbed = vec![false; graph.len()];
+    let conversion = |id: NodeId| op_type(id) == "TransData" && !is_output[id.index()];
     // A fused pair: its first op, and the ops whose outputs leave it.
     let mut absorb_around = |first: NodeId, last: &[NodeId]| {
         if let Some(edge) = data_input(first) {
             let producer = edge.node;
             // The conversion goes only if the pair is all it feeds.
-            if op_type(producer) == "TransData" && readers[producer.index()] == [first] {
+            if conversion(producer) && readers[producer.index()] == [first] {
                 absorbed[producer.index()] = true;
             }
         }
         for &end in last {
             for &reader in &readers[end.index()] {
-                if op_type(reader) == "TransData" {
+                if conversion(reader) {
                     absorbed[reader.index()] = true;
                 }
             }
