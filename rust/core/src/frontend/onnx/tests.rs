@@ -106,6 +106,53 @@ fn inputs_initializers_and_nodes_become_framework_ops() {
     assert_eq!(decoded.graph.name, "g");
 }
 
+/// `model(graph)` with `extra` appended to the graph's message: a field
+/// the schema leaves out, as a producer's encoder would write it.
+fn model_with_graph_field(graph: pb::GraphProto, extra: &[u8]) -> bytes::Bytes {
+    use prost::encoding::{encode_key, encode_varint, WireType};
+    let mut graph_bytes = graph.encode_to_vec();
+    graph_bytes.extend_from_slice(extra);
+    let mut out = pb::ModelProto {
+        ir_version: 8,
+        opset_import: vec![pb::OperatorSetIdProto {
+            domain: String::new(),
+            version: 13,
+        }],
+        ..Default::default()
+    }
+    .encode_to_vec();
+    encode_key(7, WireType::LengthDelimited, &mut out);
+    encode_varint(graph_bytes.len() as u64, &mut out);
+    out.extend_from_slice(&graph_bytes);
+    out.into()
+}
+
+#[test]
+fn value_info_is_skipped_unread() {
+    // GraphProto field 13 holding a ValueInfoProto whose type is not a
+    // TypeProto (its field 1 is a varint, not a message): decoding the
+    // entry would fail, skipping it cannot. The types of intermediate values
+    // are inferred, so the entries are never decoded (a dynamo export's
+    // value_info is about as large as its nodes).
+    let bad_value_info = [0x6a, 0x07, 0x0a, 0x01, b'v', 0x12, 0x02, 0x08, 0x01];
+    let with = decode_model(
+        model_with_graph_field(relu_graph(), &bad_value_info),
+        None,
+        "m",
+    )
+    .unwrap();
+    let without = decode_model(model(relu_graph(), 13), None, "m").unwrap();
+    let ops = |d: &DecodedModel| {
+        d.graph
+            .ops
+            .iter()
+            .map(|o| format!("{} {} {:?}", o.name, o.op_type, o.inputs))
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(ops(&with), ops(&without));
+    assert_eq!(with.outputs, without.outputs);
+}
+
 #[test]
 fn bad_models_are_decode_errors_naming_the_problem() {
     let err = |graph: pb::GraphProto, opset: i64| {
