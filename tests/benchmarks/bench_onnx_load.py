@@ -12,7 +12,8 @@ For each model (its weights recreated as a zero-filled sparse file beside it):
 - **peak RSS growth** of a fresh process loading the largest model with
   opgraph, against the model's size with its external data (target: <= 1.2x).
 
-Best of ``--runs`` per measurement; the worst model is printed last::
+Best of ``--runs`` per measurement, or of more (up to 200) while they take
+under 0.2 s together, for both sides alike; the worst model is printed last::
 
     python tests/benchmarks/bench_onnx_load.py [--runs 5] [--only NAME ...]
 
@@ -29,10 +30,7 @@ import functools
 import subprocess
 import sys
 import tempfile
-import time
-from collections.abc import Callable
 from pathlib import Path
-from typing import TypeVar, overload
 
 import onnx
 from google.protobuf.message import EncodeError
@@ -40,30 +38,12 @@ from onnx import shape_inference
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "onnx"))
 import onnx_model_records as records
+from timing import best
 
 import opgraph
 from opgraph.onnx import load_onnx
 
 LOAD_TARGET, INFER_TARGET, RSS_TARGET = 10.0, 2.0, 1.2
-
-
-T = TypeVar("T")
-
-
-@overload
-def best(runs: int, fn: Callable[[], object]) -> float: ...
-@overload
-def best(runs: int, fn: Callable[[T], object], setup: Callable[[], T]) -> float: ...
-def best(runs: int, fn: Callable[..., object], setup: Callable[[], object] | None = None) -> float:
-    """Best of ``runs`` timed calls of ``fn`` (given ``setup()``'s result when set)."""
-    times = []
-    for _ in range(runs):
-        arg = setup() if setup is not None else None
-        start = time.perf_counter()
-        result = fn(arg) if setup is not None else fn()
-        times.append(time.perf_counter() - start)
-        del result
-    return min(times)
 
 
 def infer_loaded(path: Path) -> onnx.ModelProto:

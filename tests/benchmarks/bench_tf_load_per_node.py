@@ -5,7 +5,7 @@ decoder, on opgraph's schema) in the same process.
 
 opgraph's load is decode + scope passes + every node through its parser
 plugin into the IR (no inference); the peer only decodes. Best of ``--runs``
-for each, µs per node, the ratio, and the worst model last (target: ≤ 1 µs
+for each (or more, see ``timing.py``), µs per node, the ratio, and the worst model last (target: ≤ 1 µs
 per node)::
 
     pip install grpcio-tools && python tests/benchmarks/bench_tf_load_per_node.py [--runs 7]
@@ -20,28 +20,16 @@ import functools
 import gzip
 import sys
 import tempfile
-import time
-from collections.abc import Callable
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from large_graphs import graph_def_class
+from timing import best
 
 import opgraph
 
 DATA = Path(__file__).resolve().parents[1] / "tensorflow" / "data"
 TARGET_US_PER_NODE = 1.0
-
-
-def best(runs: int, fn: Callable[[], object]) -> float:
-    """Best of ``runs`` calls of ``fn``; freeing what it returned is not timed."""
-    times = []
-    for _ in range(runs):
-        start = time.perf_counter()
-        result = fn()
-        times.append(time.perf_counter() - start)
-        del result
-    return min(times)
 
 
 def main() -> None:

@@ -12,6 +12,7 @@
 //! small models). Each stage prints its time and the peak of the bytes
 //! opgraph held while it ran (sampled every 200 µs), and what it left held.
 
+use opgraph_core::allocator::MiMalloc;
 use opgraph_core::budget::{live_bytes, CountingAllocator};
 use opgraph_core::device::cost::{estimate_cost, CostOptions};
 use opgraph_core::device::formats::{prepare, PrepareOptions};
@@ -31,7 +32,7 @@ use std::time::Duration;
 use std::time::Instant;
 
 #[global_allocator]
-static ALLOCATOR: CountingAllocator<mimalloc::MiMalloc> = CountingAllocator(mimalloc::MiMalloc);
+static ALLOCATOR: CountingAllocator<MiMalloc> = CountingAllocator(MiMalloc);
 
 const DEVICE: &str = "Ascend310";
 

@@ -18,6 +18,7 @@
 //! assert_eq!(g.node(y).outputs[0].shape().dims(), &[2, 3]);
 //! ```
 
+pub mod allocator;
 pub mod budget;
 pub mod builder;
 pub mod device;

@@ -24,8 +24,8 @@ use pyo3::prelude::*;
 /// on glibc malloc), counted so a pass can stop with MemoryLimitError before
 /// an allocation fails: a failed allocation aborts the process.
 #[global_allocator]
-static ALLOCATOR: opgraph_core::budget::CountingAllocator<mimalloc::MiMalloc> =
-    opgraph_core::budget::CountingAllocator(mimalloc::MiMalloc);
+static ALLOCATOR: opgraph_core::budget::CountingAllocator<opgraph_core::allocator::MiMalloc> =
+    opgraph_core::budget::CountingAllocator(opgraph_core::allocator::MiMalloc);
 
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
