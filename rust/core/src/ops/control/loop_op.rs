@@ -11,7 +11,7 @@
 //! condition is the constant true (no early exit).
 
 use super::body::{body_outputs, set_output};
-use super::while_loop::loop_fixpoint;
+use super::while_loop::{loop_fixpoint, LastRun};
 use crate::bail;
 use crate::infer::OpContext;
 use crate::op::{op_fn, OpError, OpSchema, ParamType, PortDef};
@@ -93,16 +93,19 @@ fn infer_loop(ctx: &mut OpContext<'_>) -> Result<(), OpError> {
     let engine_pass: Vec<TensorDesc> = body_outputs(ctx, "body")?.into_iter().cloned().collect();
     let initial = inputs[2..2 + n].to_vec();
     // The body with the loop variables replaced by `vars`.
+    let last_run = LastRun::default();
     let run = |vars: &[TensorDesc]| -> Result<Vec<TensorDesc>, OpError> {
         if vars == initial {
             return Ok(engine_pass.clone());
         }
-        let mut bound: Vec<Option<TensorDesc>> = inputs.iter().cloned().map(Some).collect();
-        iteration_number(&Attrs::default(), &mut bound);
-        for (slot, var) in bound[2..2 + n].iter_mut().zip(vars) {
-            *slot = Some(var.clone());
-        }
-        ctx.infer_body("body", &bound)
+        last_run.outputs(vars, || {
+            let mut bound: Vec<Option<TensorDesc>> = inputs.iter().cloned().map(Some).collect();
+            iteration_number(&Attrs::default(), &mut bound);
+            for (slot, var) in bound[2..2 + n].iter_mut().zip(vars) {
+                *slot = Some(var.clone());
+            }
+            ctx.infer_body("body", &bound)
+        })
     };
     let vars = loop_fixpoint(&initial, |vars| {
         run(vars).map(|out| Some(out.get(1..1 + n).unwrap_or_default().to_vec()))

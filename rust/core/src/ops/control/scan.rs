@@ -16,7 +16,7 @@
 //! ...]`.
 
 use super::body::{body_outputs, set_output};
-use super::while_loop::loop_fixpoint;
+use super::while_loop::{loop_fixpoint, LastRun};
 use crate::bail;
 use crate::infer::OpContext;
 use crate::op::{op_fn, OpError, OpSchema, ParamType, PortDef};
@@ -268,15 +268,18 @@ fn infer_scan(ctx: &mut OpContext<'_>) -> Result<(), OpError> {
         .map(|d| d.clone().unwrap_or_default())
         .collect();
     let engine_pass: Vec<TensorDesc> = body_outputs(ctx, "body")?.into_iter().cloned().collect();
+    let last_run = LastRun::default();
     let run = |vars: &[TensorDesc]| -> Result<Vec<TensorDesc>, OpError> {
         if vars == initial {
             return Ok(engine_pass.clone());
         }
-        let mut inputs = bound.clone();
-        for (slot, var) in inputs.iter_mut().zip(vars) {
-            *slot = Some(var.clone());
-        }
-        ctx.infer_body("body", &inputs)
+        last_run.outputs(vars, || {
+            let mut inputs = bound.clone();
+            for (slot, var) in inputs.iter_mut().zip(vars) {
+                *slot = Some(var.clone());
+            }
+            ctx.infer_body("body", &inputs)
+        })
     };
     let vars = loop_fixpoint(&initial, |vars| {
         run(vars).map(|out| Some(out.get(..n).unwrap_or_default().to_vec()))

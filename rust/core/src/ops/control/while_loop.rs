@@ -19,6 +19,7 @@ use crate::bail;
 use crate::infer::OpContext;
 use crate::op::{op_fn, OpError, OpSchema, ParamType, PortDef};
 use crate::types::{AttrType, AttrValue, Shape, TensorDesc};
+use std::cell::RefCell;
 
 /// GE's cap on widening passes before it makes what still changes unknown rank.
 const WIDENING_PASSES: usize = 5;
@@ -153,10 +154,58 @@ pub(super) fn loop_fixpoint(
     bail!("the loop variables did not reach a fixpoint")
 }
 
+/// The body's outputs for the variables it last ran on. [`loop_fixpoint`]
+/// returns the variables of its final pass, so Loop and Scan, which read
+/// the body's scan values for them afterwards, get them from here instead
+/// of inferring the body once more.
+#[derive(Default)]
+pub(super) struct LastRun {
+    last: RefCell<Option<(Vec<TensorDesc>, Vec<TensorDesc>)>>,
+}
+
+impl LastRun {
+    /// `run()`'s outputs for `vars`: remembered when the last call had the
+    /// same variables, else run and remembered.
+    pub fn outputs(
+        &self,
+        vars: &[TensorDesc],
+        run: impl FnOnce() -> Result<Vec<TensorDesc>, OpError>,
+    ) -> Result<Vec<TensorDesc>, OpError> {
+        if let Some((seen, outputs)) = &*self.last.borrow() {
+            if seen.as_slice() == vars {
+                return Ok(outputs.clone());
+            }
+        }
+        let outputs = run()?;
+        *self.last.borrow_mut() = Some((vars.to_vec(), outputs.clone()));
+        Ok(outputs)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::types::{DataType, Format};
+
+    #[test]
+    fn last_run_runs_the_body_once_per_distinct_variables() {
+        let memo = LastRun::default();
+        let runs = std::cell::Cell::new(0);
+        let run = |v: &[TensorDesc]| {
+            memo.outputs(v, || {
+                runs.set(runs.get() + 1);
+                Ok(v.to_vec())
+            })
+        };
+        let vars = loop_fixpoint(&[f(&[2, 3])], |v| run(v).map(Some)).unwrap();
+        assert_eq!(runs.get(), 1);
+        // The final read of the fixpoint's variables is remembered ...
+        assert_eq!(run(&vars).unwrap(), vars);
+        assert_eq!(runs.get(), 1);
+        // ... and other variables run the body.
+        assert_eq!(run(&[f(&[5])]).unwrap(), [f(&[5])]);
+        assert_eq!(runs.get(), 2);
+    }
 
     fn f(dims: &[i64]) -> TensorDesc {
         TensorDesc::new(DataType::Float, Shape::new(dims).unwrap(), Format::Nd)
