@@ -356,17 +356,7 @@ mod tests {
         };
         let mut graph = graph.encode_to_vec();
         field(&mut graph, 1, &node);
-        let mut model = pb::ModelProto {
-            ir_version: 8,
-            opset_import: vec![pb::OperatorSetIdProto {
-                domain: String::new(),
-                version: 13,
-            }],
-            ..Default::default()
-        }
-        .encode_to_vec();
-        field(&mut model, 7, &graph);
-        model
+        super::super::tests::model_around_graph(&graph)
     }
 
     #[test]

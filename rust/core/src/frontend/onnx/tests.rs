@@ -106,12 +106,10 @@ fn inputs_initializers_and_nodes_become_framework_ops() {
     assert_eq!(decoded.graph.name, "g");
 }
 
-/// `model(graph)` with `extra` appended to the graph's message: a field
-/// the schema leaves out, as a producer's encoder would write it.
-fn model_with_graph_field(graph: pb::GraphProto, extra: &[u8]) -> bytes::Bytes {
+/// ModelProto bytes (IR 8, opset 13) around an already encoded GraphProto,
+/// for graphs holding fields the schema cannot write.
+pub(super) fn model_around_graph(graph: &[u8]) -> Vec<u8> {
     use prost::encoding::{encode_key, encode_varint, WireType};
-    let mut graph_bytes = graph.encode_to_vec();
-    graph_bytes.extend_from_slice(extra);
     let mut out = pb::ModelProto {
         ir_version: 8,
         opset_import: vec![pb::OperatorSetIdProto {
@@ -122,9 +120,17 @@ fn model_with_graph_field(graph: pb::GraphProto, extra: &[u8]) -> bytes::Bytes {
     }
     .encode_to_vec();
     encode_key(7, WireType::LengthDelimited, &mut out);
-    encode_varint(graph_bytes.len() as u64, &mut out);
-    out.extend_from_slice(&graph_bytes);
-    out.into()
+    encode_varint(graph.len() as u64, &mut out);
+    out.extend_from_slice(graph);
+    out
+}
+
+/// `model(graph, 13)` with `extra` appended to the graph's message: a field
+/// the schema leaves out, as a producer's encoder would write it.
+fn model_with_graph_field(graph: pb::GraphProto, extra: &[u8]) -> bytes::Bytes {
+    let mut graph_bytes = graph.encode_to_vec();
+    graph_bytes.extend_from_slice(extra);
+    model_around_graph(&graph_bytes).into()
 }
 
 #[test]

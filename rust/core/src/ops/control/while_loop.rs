@@ -87,12 +87,14 @@ fn infer_while(ctx: &mut OpContext<'_>) -> Result<(), OpError> {
     let engine_pass: Vec<TensorDesc> = body_outputs(ctx, "body")?.into_iter().cloned().collect();
     // The first pass is the one the engine ran before this node; later
     // passes re-infer a copy of the body with the widened variables.
+    let last_run = LastRun::new(initial.clone(), engine_pass);
     let run_body = |vars: &[TensorDesc]| {
-        if vars == initial {
-            return Ok(Some(engine_pass.clone()));
-        }
-        let bound: Vec<Option<TensorDesc>> = vars.iter().cloned().map(Some).collect();
-        ctx.infer_body("body", &bound).map(Some)
+        last_run
+            .outputs(vars, || {
+                let bound: Vec<Option<TensorDesc>> = vars.iter().cloned().map(Some).collect();
+                ctx.infer_body("body", &bound)
+            })
+            .map(Some)
     };
     let vars = loop_fixpoint(&initial, run_body)?;
     for (i, desc) in vars.iter().enumerate() {
@@ -154,16 +156,23 @@ pub(super) fn loop_fixpoint(
     bail!("the loop variables did not reach a fixpoint")
 }
 
-/// The body's outputs for the variables it last ran on. [`loop_fixpoint`]
-/// returns the variables of its final pass, so Loop and Scan, which read
-/// the body's scan values for them afterwards, get them from here instead
-/// of inferring the body once more.
-#[derive(Default)]
+/// The body's outputs for the variables it last ran on, starting from the
+/// engine's pass (the caller's variables). [`loop_fixpoint`] returns the
+/// variables of its final pass, so Loop and Scan, which read the body's
+/// scan values for them afterwards, get them from here instead of
+/// inferring the body once more.
 pub(super) struct LastRun {
-    last: RefCell<Option<(Vec<TensorDesc>, Vec<TensorDesc>)>>,
+    last: RefCell<(Vec<TensorDesc>, Vec<TensorDesc>)>,
 }
 
 impl LastRun {
+    /// Remembers `outputs` as the body's for `vars` (the engine's pass).
+    pub fn new(vars: Vec<TensorDesc>, outputs: Vec<TensorDesc>) -> LastRun {
+        LastRun {
+            last: RefCell::new((vars, outputs)),
+        }
+    }
+
     /// `run()`'s outputs for `vars`: remembered when the last call had the
     /// same variables, else run and remembered.
     pub fn outputs(
@@ -171,13 +180,14 @@ impl LastRun {
         vars: &[TensorDesc],
         run: impl FnOnce() -> Result<Vec<TensorDesc>, OpError>,
     ) -> Result<Vec<TensorDesc>, OpError> {
-        if let Some((seen, outputs)) = &*self.last.borrow() {
+        {
+            let (seen, outputs) = &*self.last.borrow();
             if seen.as_slice() == vars {
                 return Ok(outputs.clone());
             }
         }
         let outputs = run()?;
-        *self.last.borrow_mut() = Some((vars.to_vec(), outputs.clone()));
+        *self.last.borrow_mut() = (vars.to_vec(), outputs.clone());
         Ok(outputs)
     }
 }
@@ -189,7 +199,7 @@ mod tests {
 
     #[test]
     fn last_run_runs_the_body_once_per_distinct_variables() {
-        let memo = LastRun::default();
+        let memo = LastRun::new(vec![f(&[1])], vec![f(&[1])]);
         let runs = std::cell::Cell::new(0);
         let run = |v: &[TensorDesc]| {
             memo.outputs(v, || {
