@@ -112,8 +112,8 @@ pub fn convert(
         &plugins,
     )?;
     check_input_shapes(framework, options)?;
-    let order = order::producers_first(&framework.ops, &names, &members, &place)?;
-    let sinks = prune::sinks(&framework.ops, &names, &members);
+    let order::Ordered { order, sinks } =
+        order::producers_first(&framework.ops, &names, &members, &place)?;
 
     let mut cx = Context {
         framework,
@@ -221,7 +221,7 @@ fn convert_function<'f>(
         let place = Place::Function(name.to_owned());
         let names = order::index_names(&function.ops, &place)?;
         let members: Vec<usize> = (0..function.ops.len()).collect();
-        let order = order::producers_first(&function.ops, &names, &members, &place)?;
+        let order = order::producers_first(&function.ops, &names, &members, &place)?.order;
         let mut builder = GraphBuilder::new(cx, &function.ops, names, place, arg_offset as i64);
         builder.convert_all(&order)?;
         builder.finish(&function.outputs)

@@ -38,7 +38,8 @@ pub(super) fn is_back_edge(consumer: &FrameworkOp, producer: &FrameworkOp) -> bo
 }
 
 /// Appends to `found` the producers `op` waits for, by framework index:
-/// data inputs (less loop back edges) and control inputs. A name that is
+/// data inputs (less loop back edges) and control inputs; marks in
+/// `consumed` every producer it names, back edges included. A name that is
 /// not in the graph is an error.
 fn push_producers(
     ops: &[FrameworkOp],
@@ -46,6 +47,7 @@ fn push_producers(
     op: &FrameworkOp,
     place: &Place,
     found: &mut Vec<usize>,
+    consumed: &mut [bool],
 ) -> Result<(), FrontendError> {
     for (i, input) in op.inputs.iter().enumerate() {
         if input.is_absent() {
@@ -54,14 +56,17 @@ fn push_producers(
         let producer = lookup(names, &input.node, place, || {
             format!("node '{}' input {i}", op.name)
         })?;
+        consumed[producer] = true;
         if !is_back_edge(op, &ops[producer]) {
             found.push(producer);
         }
     }
     for control in &op.control_inputs {
-        found.push(lookup(names, control, place, || {
+        let producer = lookup(names, control, place, || {
             format!("node '{}' control input", op.name)
-        })?);
+        })?;
+        consumed[producer] = true;
+        found.push(producer);
     }
     Ok(())
 }
@@ -81,14 +86,25 @@ pub(super) fn lookup(
     })
 }
 
+/// Framework ops in the order they convert in, and the graph's sinks.
+pub(super) struct Ordered {
+    /// Producers first.
+    pub order: Vec<usize>,
+    /// The ops whose outputs no op consumes (by data, control or loop back
+    /// edge), in framework order: the default graph outputs.
+    pub sinks: Vec<usize>,
+}
+
 /// `members` (framework indices, every producer of each also a member)
-/// ordered producers first; ties keep the order of `members`.
+/// ordered producers first, ties keeping the order of `members`; with the
+/// members nothing consumes, found by the same pass over the inputs (each
+/// input name is looked up once here, not once per question asked of it).
 pub(super) fn producers_first(
     ops: &[FrameworkOp],
     names: &OpNames<'_>,
     members: &[usize],
     place: &Place,
-) -> Result<Vec<usize>, FrontendError> {
+) -> Result<Ordered, FrontendError> {
     const ABSENT: usize = usize::MAX;
     let mut position = vec![ABSENT; ops.len()];
     for (p, &m) in members.iter().enumerate() {
@@ -102,10 +118,11 @@ pub(super) fn producers_first(
     let mut producers = Vec::new();
     let mut pending = vec![0u32; members.len()];
     let mut consumer_count = vec![0u32; members.len() + 1];
+    let mut consumed = vec![false; ops.len()];
     for (p, &m) in members.iter().enumerate() {
         wait_start.push(wait_edges.len());
         producers.clear();
-        push_producers(ops, names, &ops[m], place, &mut producers)?;
+        push_producers(ops, names, &ops[m], place, &mut producers, &mut consumed)?;
         for &producer in &producers {
             let q = position[producer];
             if q == ABSENT {
@@ -147,7 +164,8 @@ pub(super) fn producers_first(
         }
     }
     if order.len() == members.len() {
-        return Ok(order);
+        let sinks = members.iter().copied().filter(|&m| !consumed[m]).collect();
+        return Ok(Ordered { order, sinks });
     }
     let waits_on = |p: usize| &wait_edges[wait_start[p]..wait_start[p + 1]];
     let cycle = find_cycle(&pending, waits_on);

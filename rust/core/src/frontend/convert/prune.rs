@@ -1,5 +1,6 @@
-//! Which framework ops the requested outputs need (ATC's `out_nodes`), and
-//! the default outputs when none are requested.
+//! Which framework ops the requested outputs need (ATC's `out_nodes`). The
+//! default outputs when none are requested (the sinks) come with the
+//! conversion order (`order::producers_first`).
 
 use super::order::{lookup, OpNames};
 use super::Place;
@@ -54,22 +55,6 @@ pub(super) fn needed_ops(
         }
     }
     Ok((0..ops.len()).filter(|&i| keep[i]).collect())
-}
-
-/// The ops whose outputs nothing consumes (by data or control edge), in
-/// framework order: the graph's sinks.
-pub(super) fn sinks(ops: &[FrameworkOp], names: &OpNames<'_>, members: &[usize]) -> Vec<usize> {
-    let mut consumed = vec![false; ops.len()];
-    for &m in members {
-        let op = &ops[m];
-        let inputs = op.inputs.iter().map(|input| input.node.as_str());
-        for name in inputs.chain(op.control_inputs.iter().map(String::as_str)) {
-            if let Some(&p) = names.get(name) {
-                consumed[p] = true;
-            }
-        }
-    }
-    members.iter().copied().filter(|&m| !consumed[m]).collect()
 }
 
 #[cfg(test)]
