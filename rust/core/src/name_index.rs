@@ -29,6 +29,23 @@ impl NameIndex {
             .copied()
     }
 
+    /// Files `position` under `name` unless the name is filed already
+    /// (then false, and the index is unchanged).
+    pub(crate) fn insert_new<'a>(
+        &mut self,
+        name: &str,
+        position: usize,
+        name_at: impl Fn(usize) -> &'a str,
+    ) -> bool {
+        let key = hash(name);
+        if self.positions.find(key, |&p| name_at(p) == name).is_some() {
+            return false;
+        }
+        self.positions
+            .insert_unique(key, position, |&p| hash(name_at(p)));
+        true
+    }
+
     /// Files `position` under `name`, replacing the position it had (the
     /// last one wins, as in a map).
     pub(crate) fn insert<'a>(
@@ -45,5 +62,26 @@ impl NameIndex {
                     .insert_unique(key, position, |&p| hash(name_at(p)));
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn insert_new_files_each_name_once_and_lookups_compare_the_list() {
+        let names = ["a", "b", "a", "c"];
+        let at = |p: usize| names[p];
+        let mut index = NameIndex::with_capacity(names.len());
+        let filed: Vec<bool> = (0..names.len())
+            .map(|p| index.insert_new(names[p], p, at))
+            .collect();
+        assert_eq!(filed, [true, true, false, true]);
+        assert_eq!(index.get("a", at), Some(0));
+        assert_eq!(index.get("c", at), Some(3));
+        assert_eq!(index.get("d", at), None);
+        index.insert("a", 2, at);
+        assert_eq!(index.get("a", at), Some(2));
     }
 }

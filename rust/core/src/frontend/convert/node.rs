@@ -87,7 +87,7 @@ impl<'f> GraphBuilder<'_, 'f> {
             ]));
         };
         let (ops, names) = (self.ops, &self.names);
-        let origin_type = |name: &str| names.get(name).map(|&i| ops[i].op_type.as_str());
+        let origin_type = |name: &str| names.get(name).map(|i| ops[i].op_type.as_str());
         let inputs = apply_edits(op, &plugin.input_edits, origin_type)
             .map_err(|m| plugin_error(PluginError::new(m)))?;
 

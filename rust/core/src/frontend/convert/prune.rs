@@ -47,7 +47,7 @@ pub(super) fn needed_ops(
         let inputs = op.inputs.iter().map(|input| input.node.as_str());
         for name in inputs.chain(op.control_inputs.iter().map(String::as_str)) {
             // Dangling names are reported with their node when it is converted.
-            if let Some(&p) = names.get(name) {
+            if let Some(p) = names.get(name) {
                 if !keep[p] {
                     stack.push(p);
                 }
