@@ -5,7 +5,7 @@
 //! `tensor`→Tensor, `func`→NamedAttrs, lists likewise).
 
 use super::Framework;
-use crate::types::Attrs;
+use crate::types::{Attrs, OpTypeName};
 use rustc_hash::FxHashMap;
 
 /// The name of the [`NamedAttrs`](crate::types::NamedAttrs) standing for a
@@ -54,7 +54,7 @@ impl FrameworkInput {
 pub struct FrameworkOp {
     pub name: String,
     /// The framework's op type (the "origin op type"), e.g. `TopKV2`.
-    pub op_type: String,
+    pub op_type: OpTypeName,
     /// Data inputs in order.
     pub inputs: Vec<FrameworkInput>,
     /// Ordering-only inputs (TensorFlow `^name`), by producer name.

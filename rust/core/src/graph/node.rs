@@ -1,7 +1,7 @@
 //! Nodes, their ids and their edges.
 
 use super::Graph;
-use crate::types::{Attrs, TensorDesc};
+use crate::types::{Attrs, OpTypeName, TensorDesc};
 use smallvec::SmallVec;
 use std::sync::Arc;
 
@@ -60,7 +60,7 @@ impl Subgraph {
 #[derive(Clone, Debug)]
 pub struct Node {
     pub name: String,
-    pub op_type: String,
+    pub op_type: OpTypeName,
     pub attrs: Attrs,
     /// Input instances in order; `None` is an absent optional input.
     pub inputs: Vec<Option<OutputRef>>,
@@ -79,7 +79,7 @@ impl Node {
     /// A node with `output_count` not-yet-inferred outputs.
     pub fn new(
         name: impl Into<String>,
-        op_type: impl Into<String>,
+        op_type: impl Into<OpTypeName>,
         inputs: Vec<Option<OutputRef>>,
         output_count: usize,
     ) -> Node {

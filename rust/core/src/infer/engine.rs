@@ -319,7 +319,7 @@ impl Engine<'_> {
             .collect();
         Box::new(NodeError {
             node: node.name.clone(),
-            op_type: node.op_type.clone(),
+            op_type: node.op_type.to_string(),
             stage,
             message: e.message,
             inputs,

@@ -64,7 +64,7 @@ impl PyFrameworkOp {
         Ok(PyFrameworkOp {
             op: FrameworkOp {
                 name,
-                op_type,
+                op_type: op_type.into(),
                 inputs: inputs
                     .iter()
                     .map(|s| parse_input(s))

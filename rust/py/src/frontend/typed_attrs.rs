@@ -42,7 +42,7 @@ pub fn op_parse_error(py: Python<'_>, op: &FrameworkOp, message: String) -> PyEr
     let kwargs = PyDict::new(py);
     if let Err(e) = kwargs
         .set_item("node", &op.name)
-        .and_then(|()| kwargs.set_item("origin_op_type", &op.op_type))
+        .and_then(|()| kwargs.set_item("origin_op_type", op.op_type.as_str()))
     {
         return e;
     }

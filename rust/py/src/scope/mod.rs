@@ -97,7 +97,7 @@ fn op_from_tuple(op: &OpTuple<'_>) -> PyResult<FrameworkOp> {
     let (name, op_type, inputs, attrs) = op;
     let mut framework = FrameworkOp {
         name: name.clone(),
-        op_type: op_type.clone(),
+        op_type: op_type.as_str().into(),
         attrs: attrs_from_py(attrs)?,
         ..FrameworkOp::default()
     };
@@ -116,7 +116,7 @@ fn op_to_tuple<'py>(py: Python<'py>, op: &FrameworkOp) -> PyResult<FusedOpTuple<
     let fused = op.fused_ops.iter().map(|f| f.name.clone()).collect();
     Ok((
         op.name.clone(),
-        op.op_type.clone(),
+        op.op_type.to_string(),
         inputs,
         attrs_to_py(py, &op.attrs)?,
         fused,

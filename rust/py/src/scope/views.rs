@@ -223,7 +223,7 @@ impl PyScopeNode {
     /// The framework op type (`Mul`, `Conv2D` …).
     #[getter]
     fn op_type(&self) -> String {
-        self.op().op_type.clone()
+        self.op().op_type.to_string()
     }
 
     /// Data inputs as `(producer, output index)`.

@@ -117,7 +117,9 @@ impl CostColumns {
             |table: &[String], code: i32| usize::try_from(code).ok().map(|k| table[k].clone());
         NodeCost {
             name: self.names[i].clone(),
-            op_type: self.op_types[self.op_type_codes[i] as usize].clone(),
+            op_type: self.op_types[self.op_type_codes[i] as usize]
+                .as_str()
+                .into(),
             time_us: self.time_us[i],
             bound: Bound::ALL[usize::from(self.bound_codes[i])],
             flops: self.flops[i],

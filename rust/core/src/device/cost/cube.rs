@@ -138,7 +138,7 @@ fn conv_gemm(
     };
     let (_, c_at) = nc_positions(&data_format).ok_or_else(|| CostError::Unsupported {
         node: name.clone(),
-        op_type: op.clone(),
+        op_type: op.to_string(),
         reason: format!("data_format '{data_format}' has no N and C"),
     })?;
     let filter = required_input(graph, node, f_index, "filter")?;
@@ -287,7 +287,7 @@ pub(crate) fn cube_work(
     let dtype = compute_dtype(x.dtype, opts.precision, true);
     let (k0, macs_per_cycle) = cube_k(dtype, spec).ok_or_else(|| CostError::Unsupported {
         node: name.clone(),
-        op_type: op.clone(),
+        op_type: op.to_string(),
         reason: format!(
             "{} has no Cube mode for {} (precision mode {})",
             spec.name,

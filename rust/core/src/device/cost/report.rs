@@ -1,6 +1,7 @@
 //! The result of a cost estimate: one row per node, graph totals and the
 //! critical path; JSON in and out.
 
+use crate::types::OpTypeName;
 use serde::{Deserialize, Serialize};
 
 /// What limits an op's time.
@@ -59,7 +60,7 @@ impl Bound {
 pub struct NodeCost {
     /// Qualified name: `caller/body/node` inside a body.
     pub name: String,
-    pub op_type: String,
+    pub op_type: OpTypeName,
     pub time_us: f64,
     pub bound: Bound,
     /// Useful floating-point operations (a multiply-add is 2).

@@ -186,7 +186,7 @@ pub(crate) fn ai_cpu_work(
         let desc = input(graph, node, 0).or(node.outputs.first());
         return Err(CostError::UnknownShape {
             node: name.clone(),
-            op_type: op.clone(),
+            op_type: op.to_string(),
             tensor: desc
                 .map(|d| d.summary())
                 .unwrap_or_else(|| "no tensor".into()),

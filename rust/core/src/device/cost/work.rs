@@ -125,7 +125,7 @@ pub(crate) fn required_input<'g>(
 ) -> Result<&'g TensorDesc, CostError> {
     input(graph, node, index).ok_or_else(|| CostError::MissingInput {
         node: node.name.clone(),
-        op_type: node.op_type.clone(),
+        op_type: node.op_type.to_string(),
         input: what,
     })
 }
@@ -134,7 +134,7 @@ pub(crate) fn required_input<'g>(
 pub(crate) fn output(node: &Node) -> Result<&TensorDesc, CostError> {
     node.outputs.first().ok_or_else(|| CostError::MissingInput {
         node: node.name.clone(),
-        op_type: node.op_type.clone(),
+        op_type: node.op_type.to_string(),
         input: "output",
     })
 }

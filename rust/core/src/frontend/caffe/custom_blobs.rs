@@ -42,7 +42,7 @@ pub(super) fn declare_plugin_blobs(
         if let Some(blob_shapes) = declaring(&op) {
             let declared = blob_shapes(&op).map_err(|error| FrontendError::Plugin {
                 node: op.name.clone(),
-                origin_op_type: op.op_type.clone(),
+                origin_op_type: op.op_type.to_string(),
                 error,
             })?;
             let given = given_blobs(&op);

@@ -206,7 +206,7 @@ impl Builder {
         }
         self.add(FrameworkOp {
             name: blob.to_owned(),
-            op_type: PLACEHOLDER.to_owned(),
+            op_type: PLACEHOLDER.into(),
             attrs,
             ..FrameworkOp::default()
         })?;
@@ -269,7 +269,7 @@ impl Builder {
         }
         self.add(FrameworkOp {
             name: layer.name.clone(),
-            op_type: layer.kind.clone(),
+            op_type: layer.kind.as_str().into(),
             inputs,
             attrs,
             params: layer_params(layer.message),
@@ -367,7 +367,7 @@ pub(super) fn blob_op(layer: &str, index: usize, value: AttrValue) -> FrameworkO
     attrs.set("value", value);
     FrameworkOp {
         name: format!("{layer}/blobs/{index}"),
-        op_type: CONST.to_owned(),
+        op_type: CONST.into(),
         attrs,
         ..FrameworkOp::default()
     }

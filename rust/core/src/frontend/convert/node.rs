@@ -74,13 +74,13 @@ impl<'f> GraphBuilder<'_, 'f> {
     fn add_mapped(&mut self, k: usize, op: &'f FrameworkOp) -> Result<Converted, FrontendError> {
         let plugin_error = |error: PluginError| FrontendError::Plugin {
             node: op.name.clone(),
-            origin_op_type: op.op_type.clone(),
+            origin_op_type: op.op_type.to_string(),
             error,
         };
         let Some(plugin) = self.cx.plugins.get(&op.op_type) else {
             return Err(FrontendError::Unsupported(vec![
                 crate::frontend::error::UnsupportedOp {
-                    op_type: op.op_type.clone(),
+                    op_type: op.op_type.to_string(),
                     count: 1,
                     example_node: op.name.clone(),
                 },
@@ -172,7 +172,7 @@ impl<'f> GraphBuilder<'_, 'f> {
         let Some(schema) = ops.get(&draft.op_type) else {
             return Err(FrontendError::Plugin {
                 node: op.name.clone(),
-                origin_op_type: op.op_type.clone(),
+                origin_op_type: op.op_type.to_string(),
                 error: PluginError::new(format!(
                     "the plugin maps it to IR op type '{}', which is not registered",
                     draft.op_type
@@ -323,7 +323,7 @@ impl<'f> GraphBuilder<'_, 'f> {
     ) -> Result<(NodeId, OutputLayout), FrontendError> {
         let plugin_error = |message: String| FrontendError::Plugin {
             node: op.name.clone(),
-            origin_op_type: op.op_type.clone(),
+            origin_op_type: op.op_type.to_string(),
             error: PluginError::new(message),
         };
         let Some(edges) = edges.into_iter().collect::<Option<Vec<_>>>() else {

@@ -104,7 +104,7 @@ pub(super) fn check_supported<'f>(
                 None => {
                     at.insert(&op.op_type, missing.len());
                     missing.push(UnsupportedOp {
-                        op_type: op.op_type.clone(),
+                        op_type: op.op_type.to_string(),
                         count: 1,
                         example_node: op.name.clone(),
                     });

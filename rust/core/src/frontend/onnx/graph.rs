@@ -269,7 +269,7 @@ impl<'m> Decoder<'m> {
             let index = graph.input.len() + k;
             ops.push(FrameworkOp {
                 name,
-                op_type: ARG_OP_TYPE.to_owned(),
+                op_type: ARG_OP_TYPE.into(),
                 attrs: [
                     ("index", AttrValue::Int(index as i64)),
                     ("T", AttrValue::DataType(DataType::Undefined)),
@@ -420,7 +420,7 @@ impl<'m> Decoder<'m> {
         attrs.set(OUTPUT_COUNT_ATTR, AttrValue::Int(outputs as i64));
         Ok(FrameworkOp {
             name,
-            op_type,
+            op_type: op_type.into(),
             inputs,
             attrs,
             ..FrameworkOp::default()
@@ -588,7 +588,7 @@ fn const_op(name: String, value: AttrValue) -> FrameworkOp {
     }
     FrameworkOp {
         name,
-        op_type: CONST.to_owned(),
+        op_type: CONST.into(),
         attrs,
         ..FrameworkOp::default()
     }
@@ -653,7 +653,7 @@ fn placeholder_op(name: String, input: &pb::ValueInfoProto) -> Result<FrameworkO
     }
     Ok(FrameworkOp {
         name,
-        op_type: PLACEHOLDER.to_owned(),
+        op_type: PLACEHOLDER.into(),
         attrs,
         ..FrameworkOp::default()
     })
@@ -667,7 +667,7 @@ fn arg_op(name: String, index: usize, input: &pb::ValueInfoProto) -> FrameworkOp
         .unwrap_or(DataType::Undefined);
     FrameworkOp {
         name,
-        op_type: ARG_OP_TYPE.to_owned(),
+        op_type: ARG_OP_TYPE.into(),
         attrs: [
             ("index", AttrValue::Int(index as i64)),
             ("T", AttrValue::DataType(dtype)),

@@ -137,7 +137,7 @@ pub fn build_inner_nodes(
     for node in &result.inner_nodes {
         let mut op = FrameworkOp {
             name: result.inner_node_name(&node.name),
-            op_type: node.op_type.clone(),
+            op_type: node.op_type.as_str().into(),
             attrs: node.attrs.clone(),
             ..FrameworkOp::default()
         };

@@ -265,7 +265,7 @@ impl<'a> Splicer<'a> {
         }
         Ok(vec![FrameworkOp {
             name: result.name.clone(),
-            op_type: result.op_type.clone(),
+            op_type: result.op_type.as_str().into(),
             inputs: inputs.into_values().collect(),
             control_inputs: controls,
             attrs: result.attrs.clone(),

@@ -177,7 +177,7 @@ fn convert_view(node: &NodeView<'_>, function: Option<&str>) -> Result<Framework
     }
     let mut op = FrameworkOp {
         name: node.name.to_owned(),
-        op_type: node.op.to_owned(),
+        op_type: node.op.into(),
         ..FrameworkOp::default()
     };
     op.inputs.reserve_exact(node.inputs.len());

@@ -142,7 +142,7 @@ fn arg_op(
     }
     let mut op = FrameworkOp {
         name: arg.name.clone(),
-        op_type: ARG_OP_TYPE.to_owned(),
+        op_type: ARG_OP_TYPE.into(),
         ..FrameworkOp::default()
     };
     op.attrs.set("index", AttrValue::Int(index as i64));

@@ -185,7 +185,7 @@ pub(super) fn shape(g: &Graph, node: &str, index: u32) -> Vec<i64> {
 
 /// The IR op type of node `node`.
 pub(super) fn op_type(g: &Graph, node: &str) -> String {
-    g.node(g.find(node).unwrap()).op_type.clone()
+    g.node(g.find(node).unwrap()).op_type.to_string()
 }
 
 /// Attribute `name` of node `node`.
