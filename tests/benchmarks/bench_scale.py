@@ -159,7 +159,7 @@ def main() -> None:
         per_node = max(run["peak_bytes"] for run in ours) / n
         worst_ratio, worst_bytes = min(worst_ratio, ratio), max(worst_bytes, per_node)
         spread = (
-            f"{min(map(total, ours)) / n * 1e6:.2f}-{max(map(total, ours)) / n * 1e6:.2f} / "
+            f"{total(fastest) / n * 1e6:.2f}-{max(map(total, ours)) / n * 1e6:.2f} / "
             f"{min(theirs) / n * 1e6:.2f}-{max(theirs) / n * 1e6:.2f}"
         )
         print(

@@ -2,6 +2,7 @@
 //! names (ops, scopes): the hash table holds positions only, and a lookup
 //! compares against the list, so no name is copied into a key.
 
+use hashbrown::hash_table::Entry;
 use hashbrown::HashTable;
 use rustc_hash::FxBuildHasher;
 use std::hash::BuildHasher;
@@ -30,20 +31,23 @@ impl NameIndex {
     }
 
     /// Files `position` under `name` unless the name is filed already
-    /// (then false, and the index is unchanged).
+    /// (then false, and the index is unchanged). One probe of the table.
     pub(crate) fn insert_new<'a>(
         &mut self,
         name: &str,
         position: usize,
         name_at: impl Fn(usize) -> &'a str,
     ) -> bool {
-        let key = hash(name);
-        if self.positions.find(key, |&p| name_at(p) == name).is_some() {
-            return false;
+        match self
+            .positions
+            .entry(hash(name), |&p| name_at(p) == name, |&p| hash(name_at(p)))
+        {
+            Entry::Occupied(_) => false,
+            Entry::Vacant(slot) => {
+                slot.insert(position);
+                true
+            }
         }
-        self.positions
-            .insert_unique(key, position, |&p| hash(name_at(p)));
-        true
     }
 
     /// Files `position` under `name`, replacing the position it had (the
@@ -54,12 +58,13 @@ impl NameIndex {
         position: usize,
         name_at: impl Fn(usize) -> &'a str,
     ) {
-        let key = hash(name);
-        match self.positions.find_mut(key, |&p| name_at(p) == name) {
-            Some(slot) => *slot = position,
-            None => {
-                self.positions
-                    .insert_unique(key, position, |&p| hash(name_at(p)));
+        match self
+            .positions
+            .entry(hash(name), |&p| name_at(p) == name, |&p| hash(name_at(p)))
+        {
+            Entry::Occupied(mut slot) => *slot.get_mut() = position,
+            Entry::Vacant(slot) => {
+                slot.insert(position);
             }
         }
     }
