@@ -156,7 +156,7 @@ pub(crate) fn add_op_by(
     node.input_counts = input_counts;
     node.output_counts = output_counts;
     node.attrs = attrs;
-    node.subgraphs = spec.subgraphs;
-    node.control_inputs = spec.control_inputs;
+    node.subgraphs = spec.subgraphs.into();
+    node.control_inputs = spec.control_inputs.into();
     Ok(graph.add_node(node)?)
 }

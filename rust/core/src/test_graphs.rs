@@ -73,7 +73,7 @@ pub(crate) fn ranged_input(
     range: &[(i64, i64)],
 ) -> OutputRef {
     let mut desc = TensorDesc::new(dtype, Shape::from_dims(dims), Format::Nd);
-    desc.shape_range = Some(range.to_vec());
+    desc.shape_range = Some(range.into());
     g.add_input_node(name, desc).unwrap()
 }
 

@@ -259,7 +259,7 @@ impl PyGraph {
             .unwrap_or(Format::Nd);
         let mut desc =
             TensorDesc::new(dtype_from_py(dtype)?, shape_arg(shape, Some(name))?, format);
-        desc.shape_range = shape_range;
+        desc.shape_range = shape_range.map(Into::into);
         let edge = self
             .graph
             .add_input_node(name, desc)
@@ -281,7 +281,7 @@ impl PyGraph {
         let id = self.find(py, name)?;
         let desc = input_desc(py, &self.graph, id, name)?;
         check_shape_range(py, desc, name, &shape_range)?;
-        self.graph.node_mut(id).outputs[0].shape_range = Some(shape_range);
+        self.graph.node_mut(id).outputs[0].shape_range = Some(shape_range.into());
         Ok(())
     }
 

@@ -57,7 +57,7 @@ impl PyTensorDesc {
             }
             desc.value = Some(value);
         }
-        desc.shape_range = shape_range;
+        desc.shape_range = shape_range.map(Into::into);
         Ok(PyTensorDesc { desc })
     }
 
@@ -95,7 +95,7 @@ impl PyTensorDesc {
     /// Inclusive ``(min, max)`` per dim (``max == -1``: unbounded), or None when not set.
     #[getter]
     fn shape_range(&self) -> Option<Vec<(i64, i64)>> {
-        self.desc.shape_range.clone()
+        self.desc.shape_range.as_deref().map(<[_]>::to_vec)
     }
 
     /// For a 1-D integer tensor holding a shape: what folding knows of it

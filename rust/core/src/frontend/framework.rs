@@ -7,6 +7,7 @@
 use super::Framework;
 use crate::types::{Attrs, OpTypeName};
 use rustc_hash::FxHashMap;
+use thin_vec::ThinVec;
 
 /// The name of the [`NamedAttrs`](crate::types::NamedAttrs) standing for a
 /// tensor without host bytes (a `Const` op's `value`): attrs `dtype`
@@ -57,16 +58,18 @@ pub struct FrameworkOp {
     pub op_type: OpTypeName,
     /// Data inputs in order.
     pub inputs: Vec<FrameworkInput>,
-    /// Ordering-only inputs (TensorFlow `^name`), by producer name.
-    pub control_inputs: Vec<String>,
+    /// Ordering-only inputs (TensorFlow `^name`), by producer name. This,
+    /// `fused_ops` and `params` are thin vectors (one word): most ops have
+    /// none of them.
+    pub control_inputs: ThinVec<String>,
     pub attrs: Attrs,
     /// Ops a scope-fusion pass folded into this one, in graph order (GE's
     /// `FusionParseParamsFn` receives them); empty for ordinary ops.
-    pub fused_ops: Vec<FrameworkOp>,
+    pub fused_ops: ThinVec<FrameworkOp>,
     /// Parameter messages kept with their structure, by field name (a
     /// Caffe layer's `convolution_param` …), beside the flattened `attrs`;
     /// empty for frameworks whose attributes are already structured.
-    pub params: Vec<(String, ParamValue)>,
+    pub params: ThinVec<(String, ParamValue)>,
 }
 
 /// A protobuf field value with its structure: what [`FrameworkOp::params`]

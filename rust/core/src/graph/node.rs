@@ -4,6 +4,7 @@ use super::Graph;
 use crate::types::{Attrs, OpTypeName, TensorDesc};
 use smallvec::SmallVec;
 use std::sync::Arc;
+use thin_vec::ThinVec;
 
 /// Dense index of a node in its graph's arena.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -69,10 +70,11 @@ pub struct Node {
     pub input_counts: SmallVec<[u32; 4]>,
     /// Instances per prototype output, as `input_counts`.
     pub output_counts: SmallVec<[u32; 2]>,
-    /// Ordering-only dependencies (TensorFlow's `^name`).
-    pub control_inputs: Vec<super::NodeId>,
+    /// Ordering-only dependencies (TensorFlow's `^name`). This and
+    /// `subgraphs` are thin vectors (one word): most nodes have neither.
+    pub control_inputs: ThinVec<super::NodeId>,
     pub outputs: Vec<TensorDesc>,
-    pub subgraphs: Vec<Subgraph>,
+    pub subgraphs: ThinVec<Subgraph>,
 }
 
 impl Node {
@@ -90,9 +92,9 @@ impl Node {
             inputs,
             input_counts: SmallVec::new(),
             output_counts: SmallVec::new(),
-            control_inputs: Vec::new(),
+            control_inputs: ThinVec::new(),
             outputs: vec![TensorDesc::default(); output_count],
-            subgraphs: Vec::new(),
+            subgraphs: ThinVec::new(),
         }
     }
 

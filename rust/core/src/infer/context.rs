@@ -11,6 +11,7 @@ use crate::types::{
 };
 use smallvec::SmallVec;
 use std::ops::Range;
+use thin_vec::ThinVec;
 
 pub struct OpContext<'a> {
     node: &'a Node,
@@ -388,9 +389,9 @@ impl<'a> OpContext<'a> {
     pub fn set_output_shape_range(
         &mut self,
         i: usize,
-        range: Vec<(i64, i64)>,
+        range: impl Into<ThinVec<(i64, i64)>>,
     ) -> Result<(), OpError> {
-        self.output_mut(i, 0)?.shape_range = Some(range);
+        self.output_mut(i, 0)?.shape_range = Some(range.into());
         Ok(())
     }
 

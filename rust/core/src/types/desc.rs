@@ -1,6 +1,7 @@
 //! Tensor descriptors: what inference knows about one tensor.
 
 use super::{DataType, Format, HostTensor, Shape};
+use thin_vec::ThinVec;
 
 /// GE's `GeTensorDesc`: the origin view (what inference works on) and the
 /// storage view (what the device holds, set by the format pass).
@@ -11,8 +12,9 @@ pub struct TensorDesc {
     pub origin_shape: Shape,
     pub storage_format: Format,
     pub storage_shape: Shape,
-    /// Inclusive `(min, max)` per dim for dynamic shapes; `max == -1` is unbounded.
-    pub shape_range: Option<Vec<(i64, i64)>>,
+    /// Inclusive `(min, max)` per dim for dynamic shapes; `max == -1` is
+    /// unbounded. A thin vector (one word): static tensors have none.
+    pub shape_range: Option<ThinVec<(i64, i64)>>,
     /// Host value for constants and folded shape tensors.
     pub value: Option<HostTensor>,
     /// For a 1-D integer tensor that holds a shape, what is known of it
@@ -109,12 +111,13 @@ impl TensorDesc {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use thin_vec::thin_vec;
 
     #[test]
     fn reset_is_default() {
         let value = HostTensor::from_ints(DataType::Int32, Shape::from_dims([2]), &[1, 2]).unwrap();
         let mut desc = TensorDesc::constant(value, Format::Nchw);
-        desc.shape_range = Some(vec![(2, 2)]);
+        desc.shape_range = Some(thin_vec![(2, 2)]);
         desc.reset();
         assert_eq!(desc, TensorDesc::default());
     }

@@ -69,10 +69,10 @@ impl PyFrameworkOp {
                     .iter()
                     .map(|s| parse_input(s))
                     .collect::<PyResult<_>>()?,
-                control_inputs,
+                control_inputs: control_inputs.into(),
                 attrs: attrs.map(attrs_from_py).transpose()?.unwrap_or_default(),
                 fused_ops: fused_ops.iter().map(|op| op.op.clone()).collect(),
-                params: Vec::new(),
+                params: Default::default(),
             },
         })
     }
@@ -98,7 +98,7 @@ impl PyFrameworkOp {
     /// Producers of the ordering-only (`^name`) inputs.
     #[getter]
     fn control_inputs(&self) -> Vec<String> {
-        self.op.control_inputs.clone()
+        self.op.control_inputs.to_vec()
     }
 
     /// Every attribute as IR values (a fresh dict).

@@ -239,7 +239,7 @@ impl PyScopeNode {
     /// Names of the ops this one has control edges from.
     #[getter]
     fn control_inputs(&self) -> Vec<String> {
-        self.op().control_inputs.clone()
+        self.op().control_inputs.to_vec()
     }
 
     /// Who reads this op: `(output index, consumer, input index)`, input

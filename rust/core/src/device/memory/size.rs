@@ -125,6 +125,7 @@ pub fn static_tensor_size(
 mod tests {
     use super::*;
     use crate::types::{DataType, Format};
+    use thin_vec::thin_vec;
 
     fn desc(dtype: DataType, dims: &[i64]) -> TensorDesc {
         TensorDesc::new(dtype, Shape::from_dims(dims), Format::Nchw)
@@ -193,11 +194,11 @@ mod tests {
         let err = static_tensor_size("conv:0", &d, true).unwrap_err();
         assert!(err.to_string().contains("'conv:0'"), "{err}");
         assert!(err.to_string().contains("[?, 8]"), "{err}");
-        d.shape_range = Some(vec![(1, 16), (8, 8)]);
+        d.shape_range = Some(thin_vec![(1, 16), (8, 8)]);
         // 16 * 8 * 4 = 512 bytes -> 544.
         assert_eq!(tensor_size("x", &d, true), Ok(Some(544)));
         assert_eq!(tensor_size("x", &d, false), Ok(None));
-        d.shape_range = Some(vec![(1, -1), (8, 8)]);
+        d.shape_range = Some(thin_vec![(1, -1), (8, 8)]);
         assert_eq!(tensor_size("x", &d, true), Ok(None), "unbounded range");
         let unknown_rank = desc(DataType::Float, &[-2]);
         assert_eq!(tensor_size("x", &unknown_rank, true), Ok(None));
@@ -238,7 +239,7 @@ mod tests {
         d.storage_format = Format::Nc1hwc0;
         d.storage_shape = Shape::from_dims([1, 2, UNKNOWN_DIM, UNKNOWN_DIM, 16]);
         assert_eq!(tensor_size("t", &d, true).unwrap(), None);
-        d.shape_range = Some(vec![(1, 1), (20, 20), (8, 30), (8, 30)]);
+        d.shape_range = Some(thin_vec![(1, 1), (20, 20), (8, 30), (8, 30)]);
         let raw = 2 * 30 * 30 * 16 * 2;
         assert_eq!(tensor_size("t", &d, true).unwrap(), ge_padded_size(raw));
         assert_eq!(tensor_size("t", &d, false).unwrap(), None);

@@ -272,7 +272,7 @@ impl Builder {
             op_type: layer.kind.as_str().into(),
             inputs,
             attrs,
-            params: layer_params(layer.message),
+            params: layer_params(layer.message).into(),
             ..FrameworkOp::default()
         })?;
         for (i, top) in layer.tops.iter().enumerate() {

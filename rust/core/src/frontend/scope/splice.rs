@@ -22,6 +22,7 @@ use super::FusionRecord;
 use crate::frontend::{FrameworkInput, FrameworkOp, PluginError};
 use rustc_hash::{FxHashMap, FxHashSet};
 use std::collections::BTreeMap;
+use thin_vec::ThinVec;
 
 /// Which region an op belongs to, and whether it is a kept Const.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -98,7 +99,7 @@ impl Splice {
                 Fate::Keep => out.push(op),
                 Fate::Rewired(inputs, controls) => {
                     op.inputs = inputs;
-                    op.control_inputs = controls;
+                    op.control_inputs = controls.into();
                     out.push(op);
                 }
                 Fate::Region(r) => out.append(&mut self.replacements[r]),
@@ -267,10 +268,10 @@ impl<'a> Splicer<'a> {
             name: result.name.clone(),
             op_type: result.op_type.as_str().into(),
             inputs: inputs.into_values().collect(),
-            control_inputs: controls,
+            control_inputs: controls.into(),
             attrs: result.attrs.clone(),
             fused_ops: self.fused_ops(r).cloned().collect(),
-            params: Vec::new(),
+            params: ThinVec::new(),
         }])
     }
 

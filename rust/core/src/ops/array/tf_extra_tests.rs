@@ -4,6 +4,7 @@
 
 use crate::prelude::*;
 use crate::test_graphs::{infer_all, input, int_const, op, ranged_input};
+use thin_vec::thin_vec;
 
 const F32: DataType = DataType::Float;
 const I32: DataType = DataType::Int32;
@@ -138,12 +139,12 @@ fn block_moves_carry_ranges() {
     // batch 4 * [1, 4]; (d + 1) / 2 for the d in [3, 9] that divide: [2, 5].
     assert_eq!(
         g.tensor(y).shape_range,
-        Some(vec![(4, 16), (2, 5), (2, 2), (3, 3)])
+        Some(thin_vec![(4, 16), (2, 5), (2, 2), (3, 3)])
     );
     // And back: [1, 4] batches, 2 * [2, 5] - 1.
     assert_eq!(
         g.tensor(z).shape_range,
-        Some(vec![(1, 4), (3, 9), (4, 4), (3, 3)])
+        Some(thin_vec![(1, 4), (3, 9), (4, 4), (3, 3)])
     );
 }
 
@@ -190,12 +191,15 @@ fn where_of(dims: &[i64], range: Option<&[(i64, i64)]>) -> TensorDesc {
 fn where_has_one_row_per_true_element_at_most_all_of_them() {
     let w = where_of(&[2, 3], None);
     assert_eq!((w.dtype, w.shape().dims()), (DataType::Int64, &[-1, 2][..]));
-    assert_eq!(w.shape_range, Some(vec![(0, 6), (2, 2)]));
+    assert_eq!(w.shape_range, Some(thin_vec![(0, 6), (2, 2)]));
     let w = where_of(&[2, -1, 3], Some(&[(2, 2), (1, 5), (3, 3)]));
     assert_eq!(w.shape().dims(), &[-1, 3]);
-    assert_eq!(w.shape_range, Some(vec![(0, 30), (3, 3)]));
+    assert_eq!(w.shape_range, Some(thin_vec![(0, 30), (3, 3)]));
     // A scalar has one element and no coordinates.
-    assert_eq!(where_of(&[], None).shape_range, Some(vec![(0, 1), (0, 0)]));
+    assert_eq!(
+        where_of(&[], None).shape_range,
+        Some(thin_vec![(0, 1), (0, 0)])
+    );
     // Unbounded or unknown rank: no range to give.
     assert_eq!(where_of(&[2, -1], None).shape_range, None);
     let unknown = where_of(&[-2], None);
@@ -229,21 +233,21 @@ fn unique_values_are_counted_at_run_time() {
     let out = unique("Unique", &[7], None, I32).unwrap();
     assert_eq!((out[0].dtype, out[0].shape().dims()), (I32, &[-1][..]));
     // Seven elements hold between one and seven distinct values.
-    assert_eq!(out[0].shape_range, Some(vec![(1, 7)]));
+    assert_eq!(out[0].shape_range, Some(thin_vec![(1, 7)]));
     assert_eq!((out[1].dtype, out[1].shape().dims()), (I32, &[7][..]));
     assert_eq!(
         unique("Unique", &[0], None, I32).unwrap()[0].shape_range,
-        Some(vec![(0, 0)])
+        Some(thin_vec![(0, 0)])
     );
     let out = unique("UniqueWithCounts", &[-1], Some((0, 9)), DataType::Int64).unwrap();
     assert_eq!(out.len(), 3);
-    assert_eq!(out[0].shape_range, Some(vec![(0, 9)]));
-    assert_eq!(out[1].shape_range, Some(vec![(0, 9)]));
+    assert_eq!(out[0].shape_range, Some(thin_vec![(0, 9)]));
+    assert_eq!(out[1].shape_range, Some(thin_vec![(0, 9)]));
     assert_eq!(
         (out[2].dtype, out[2].shape().dims()),
         (DataType::Int64, &[-1][..])
     );
-    assert_eq!(out[2].shape_range, Some(vec![(0, 9)]));
+    assert_eq!(out[2].shape_range, Some(thin_vec![(0, 9)]));
     assert_eq!(
         unique("Unique", &[-1], None, I32).unwrap()[0].shape_range,
         None

@@ -4,6 +4,7 @@
 
 use crate::prelude::*;
 use crate::test_graphs::{infer_all, input, int_const, op, ranged_input};
+use thin_vec::thin_vec;
 
 const F32: DataType = DataType::Float;
 const I32: DataType = DataType::Int32;
@@ -154,7 +155,10 @@ fn crop_and_resize_gives_one_float_crop_per_box() {
         (y.shape().dims(), y.origin_format),
         (&[-1, 3, 4, 6][..], Format::Nchw)
     );
-    assert_eq!(y.shape_range, Some(vec![(1, 8), (3, 3), (4, 4), (6, 6)]));
+    assert_eq!(
+        y.shape_range,
+        Some(thin_vec![(1, 8), (3, 3), (4, 4), (6, 6)])
+    );
     let err = |boxes: &[i64], index: &[i64], size: &[i64], method: &str| {
         crop(&[2, 9, 8, 3], Format::Nhwc, boxes, index, size, method).unwrap_err()
     };
@@ -212,15 +216,15 @@ fn non_max_suppression_keeps_at_most_max_output_size_boxes() {
     let v3 = |boxes, max| nms("NonMaxSuppressionV3", boxes, &[-1], max, false).unwrap();
     let out = v3((&[10, 4], None), Some(5));
     assert_eq!((out[0].dtype, out[0].shape().dims()), (I32, &[-1][..]));
-    assert_eq!(out[0].shape_range, Some(vec![(0, 5)]));
+    assert_eq!(out[0].shape_range, Some(thin_vec![(0, 5)]));
     // Fewer boxes than max_output_size: the boxes bound it.
     assert_eq!(
         v3((&[10, 4], None), Some(20))[0].shape_range,
-        Some(vec![(0, 10)])
+        Some(thin_vec![(0, 10)])
     );
     assert_eq!(
         v3((&[-1, 4], Some((2, 7))), None)[0].shape_range,
-        Some(vec![(0, 7)])
+        Some(thin_vec![(0, 7)])
     );
     assert_eq!(v3((&[-1, 4], None), None)[0].shape_range, None);
     // Padded: exactly max_output_size, and the valid count as a scalar.
@@ -240,11 +244,11 @@ fn non_max_suppression_keeps_at_most_max_output_size_boxes() {
     assert_eq!(out.len(), 3);
     assert_eq!(
         (out[1].dtype, out[1].shape_range.clone()),
-        (F32, Some(vec![(0, 3)]))
+        (F32, Some(thin_vec![(0, 3)]))
     );
     assert_eq!(out[2].shape().dims(), &[] as &[i64]);
     let out = nms("NonMaxSuppressionV2", (&[6, 4], None), &[6], None, false).unwrap();
-    assert_eq!(out[0].shape_range, Some(vec![(0, 6)]));
+    assert_eq!(out[0].shape_range, Some(thin_vec![(0, 6)]));
 }
 
 #[test]

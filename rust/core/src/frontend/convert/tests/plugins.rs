@@ -9,6 +9,7 @@ use crate::frontend::plugin::InputEdit;
 use crate::frontend::{Framework, OpDraft, ParserPlugin, PluginError};
 use crate::types::{Format, TensorDesc};
 use std::sync::Arc;
+use thin_vec::thin_vec;
 
 fn user_plugin(op_type: &str, origin: &str) -> ParserPlugin {
     let mut plugin = ParserPlugin::new(Framework::TensorFlow, op_type, &[origin]);
@@ -215,7 +216,7 @@ fn fused_ops_go_to_fusion_parse_params() {
     }));
     let registry = registry_with(vec![plugin]);
     let mut fused = op("leaky", "FusedLeaky", &["x"], &[]);
-    fused.fused_ops = vec![
+    fused.fused_ops = thin_vec![
         op(
             "leaky/mul",
             "Mul",
@@ -235,7 +236,7 @@ fn fused_ops_go_to_fusion_parse_params() {
 
     // A fused op whose plugin only has parse_params cannot be parsed.
     let mut fused = op("r", "Relu", &["x"], &[]);
-    fused.fused_ops = vec![op("r/inner", "Relu", &["x"], &[])];
+    fused.fused_ops = thin_vec![op("r/inner", "Relu", &["x"], &[])];
     let framework = graph(vec![placeholder("x", DataType::Float, &[4]), fused]);
     let message = error(&framework, &ConvertOptions::default());
     assert!(
