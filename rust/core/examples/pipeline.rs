@@ -14,7 +14,7 @@
 
 use opgraph_core::allocator::MiMalloc;
 use opgraph_core::budget::{live_bytes, CountingAllocator};
-use opgraph_core::device::cost::{estimate_cost, CostOptions};
+use opgraph_core::device::cost::{estimate_cost_into, ColumnRows, CostOptions};
 use opgraph_core::device::formats::{prepare, PrepareOptions};
 use opgraph_core::device::memory::{plan_memory, PlanOptions};
 use opgraph_core::device::soc::Soc;
@@ -99,11 +99,14 @@ fn main() -> Result<(), Box<dyn Error>> {
         plan.arena_bytes() as f64 / plan.lower_bound_bytes().max(1) as f64
     );
     let start = Instant::now();
-    estimate_cost(
+    // As the extension does: the rows go straight into columns.
+    estimate_cost_into::<ColumnRows>(
         &graph,
         &DeviceSpec::preset(DEVICE)?,
         &CostOptions::default(),
-    )?;
+    )?
+    .nodes
+    .finish();
     timed("estimate_cost", start);
     eprintln!("{} nodes", graph.len());
     Ok(())

@@ -8,7 +8,7 @@ use crate::errors::{exception, guard_panics_detached};
 use crate::graph::PyGraph;
 use numpy::PyArray1;
 use opgraph_core::device::cost::{
-    estimate_cost as estimate, Bound as CostBound, CostColumns, CostError, CostOptions, CostReport,
+    estimate_cost_into, Bound as CostBound, ColumnRows, CostError, CostOptions, CostReport,
     PrecisionMode,
 };
 use opgraph_core::device::spec::{DeviceSpec, SpecError};
@@ -219,10 +219,9 @@ impl PyDeviceSpec {
 /// `compute_us`, `memory_us`, `overhead_us`, `count`, uint8 `bound_codes`
 /// into `bound_names`, and int32 codes into string tables: `op_type_codes`
 /// into `op_types`, `fused_into_codes` into `fused_into` (a `StrColumn`'s
-/// parts: one anchor per fused pair), `note_codes` into `notes` (-1: none). The columns are built without the GIL.
-fn report_columns(py: Python<'_>, mut report: CostReport) -> PyResult<Py<PyDict>> {
-    let rows = std::mem::take(&mut report.nodes);
-    let c = py.detach(|| CostColumns::from_rows(rows));
+/// parts: one anchor per fused pair), `note_codes` into `notes` (-1: none). The walk built the columns.
+fn report_columns(py: Python<'_>, report: CostReport<ColumnRows>) -> PyResult<Py<PyDict>> {
+    let c = report.nodes.finish();
     let out = PyDict::new(py);
     out.set_item("device", report.device)?;
     out.set_item("precision", report.precision)?;
@@ -297,7 +296,9 @@ pub fn estimate_cost(
     let g = &graph.graph;
     ensure_room(py, "estimate_cost", g.len(), bytes_per_node::ESTIMATE_COST)?;
     let spec = &spec.spec;
-    let result = guard_panics_detached(py, "the cost model", || estimate(g, spec, &options));
+    let result = guard_panics_detached(py, "the cost model", || {
+        estimate_cost_into::<ColumnRows>(g, spec, &options)
+    });
     let result = graph.poison_on_panic(py, result)?;
     result.map_err(|e| cost_err(py, e)).and_then(|mut report| {
         // Said first: it qualifies every time in the report.

@@ -3,7 +3,7 @@
 //! million rows leave the core as a few arrays instead of a million records.
 
 use super::report::{Bound, NodeCost};
-use rustc_hash::FxHashMap;
+use crate::name_index::NameIndex;
 
 /// Code of "none" in the optional string columns.
 pub const NONE: i32 = -1;
@@ -36,71 +36,144 @@ pub struct CostColumns {
     pub note_codes: Vec<i32>,
 }
 
-/// Distinct strings in first-seen order, and each one's code.
+/// Distinct strings in first-seen order, and each one's code (its place in
+/// the table; the index holds places only, so each string is stored once).
 #[derive(Default)]
-struct Interner<'a> {
+struct Interner {
     table: Vec<String>,
-    codes: FxHashMap<&'a str, i32>,
-    /// The last string seen and its code: neighbouring rows often repeat one.
-    last: Option<(&'a str, i32)>,
+    codes: NameIndex,
+    /// The last string's code: neighbouring rows often repeat one.
+    last: Option<usize>,
 }
 
-impl<'a> Interner<'a> {
-    fn code(&mut self, text: &'a str) -> i32 {
-        if let Some((last, code)) = self.last {
-            if last == text {
-                return code;
-            }
-        }
-        let next = self.table.len() as i32;
-        let code = *self.codes.entry(text).or_insert_with(|| {
-            self.table.push(text.to_owned());
-            next
-        });
-        self.last = Some((text, code));
-        code
+impl Interner {
+    fn code(&mut self, text: &str) -> i32 {
+        let Interner { table, codes, last } = self;
+        let code = match *last {
+            Some(code) if table[code] == text => code,
+            _ => match codes.get(text, |p| &table[p]) {
+                Some(code) => code,
+                None => {
+                    table.push(text.to_owned());
+                    codes.insert_new(text, table.len() - 1, |p| &table[p]);
+                    table.len() - 1
+                }
+            },
+        };
+        *last = Some(code);
+        code as i32
     }
 
-    fn optional(&mut self, text: Option<&'a str>) -> i32 {
+    fn optional(&mut self, text: Option<&str>) -> i32 {
         text.map_or(NONE, |t| self.code(t))
+    }
+}
+
+/// Columns filled row by row, the strings interned as they come: what a
+/// cost walk writes into when the report leaves as columns, so that no
+/// record per node (about 200 bytes) is ever held.
+#[derive(Default)]
+pub struct ColumnRows {
+    columns: CostColumns,
+    op_types: Interner,
+    fused_into: Interner,
+    notes: Interner,
+}
+
+impl ColumnRows {
+    /// Room for `n` more rows.
+    pub fn reserve(&mut self, n: usize) {
+        let c = &mut self.columns;
+        c.names.reserve(n);
+        c.op_type_codes.reserve(n);
+        c.bound_codes.reserve(n);
+        for column in [
+            &mut c.time_us,
+            &mut c.flops,
+            &mut c.padded_flops,
+            &mut c.bytes,
+            &mut c.l2_bytes,
+            &mut c.compute_us,
+            &mut c.cube_us,
+            &mut c.vector_us,
+            &mut c.memory_us,
+            &mut c.overhead_us,
+            &mut c.count,
+        ] {
+            column.reserve(n);
+        }
+        c.fused_into_codes.reserve(n);
+        c.note_codes.reserve(n);
+    }
+
+    pub fn push(&mut self, row: NodeCost) {
+        let c = &mut self.columns;
+        c.op_type_codes.push(self.op_types.code(&row.op_type));
+        c.bound_codes.push(row.bound.code());
+        c.time_us.push(row.time_us);
+        c.flops.push(row.flops);
+        c.padded_flops.push(row.padded_flops);
+        c.bytes.push(row.bytes);
+        c.l2_bytes.push(row.l2_bytes);
+        c.compute_us.push(row.compute_us);
+        c.cube_us.push(row.cube_us);
+        c.vector_us.push(row.vector_us);
+        c.memory_us.push(row.memory_us);
+        c.overhead_us.push(row.overhead_us);
+        c.count.push(row.count);
+        c.fused_into_codes
+            .push(self.fused_into.optional(row.fused_into.as_deref()));
+        c.note_codes.push(self.notes.optional(row.note.as_deref()));
+        c.names.push(row.name);
+    }
+
+    pub fn len(&self) -> usize {
+        self.columns.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.columns.is_empty()
+    }
+
+    /// Sets row `i`'s note and execution count (a caller's, once its
+    /// bodies are walked).
+    pub fn set_note_and_count(&mut self, i: usize, note: &str, count: f64) {
+        self.columns.note_codes[i] = self.notes.code(note);
+        self.columns.count[i] = count;
+    }
+
+    /// The total time of the rows from `i` on.
+    pub fn time_from(&self, i: usize) -> f64 {
+        self.columns.time_us[i..].iter().sum()
+    }
+
+    /// Appends `other`'s rows (a branch walked apart), re-coding its strings.
+    pub fn append(&mut self, other: ColumnRows) {
+        let other = other.finish();
+        self.reserve(other.len());
+        for i in 0..other.len() {
+            self.push(other.row(i));
+        }
+    }
+
+    /// The columns, their string tables complete.
+    pub fn finish(mut self) -> CostColumns {
+        self.columns.op_types = self.op_types.table;
+        self.columns.fused_into = self.fused_into.table;
+        self.columns.notes = self.notes.table;
+        self.columns
     }
 }
 
 impl CostColumns {
     /// The columns of `rows`, which they consume (names move, not copy).
     pub fn from_rows(rows: Vec<NodeCost>) -> CostColumns {
-        let n = rows.len();
-        let mut c = CostColumns::default();
-        let (mut op_types, mut fused, mut notes) = (
-            Interner::default(),
-            Interner::default(),
-            Interner::default(),
-        );
-        let floats = |f: fn(&NodeCost) -> f64| rows.iter().map(f).collect::<Vec<f64>>();
-        c.time_us = floats(|r| r.time_us);
-        c.flops = floats(|r| r.flops);
-        c.padded_flops = floats(|r| r.padded_flops);
-        c.bytes = floats(|r| r.bytes);
-        c.l2_bytes = floats(|r| r.l2_bytes);
-        c.compute_us = floats(|r| r.compute_us);
-        c.cube_us = floats(|r| r.cube_us);
-        c.vector_us = floats(|r| r.vector_us);
-        c.memory_us = floats(|r| r.memory_us);
-        c.overhead_us = floats(|r| r.overhead_us);
-        c.count = floats(|r| r.count);
-        c.bound_codes = rows.iter().map(|r| r.bound.code()).collect();
-        c.op_type_codes = Vec::with_capacity(n);
-        c.fused_into_codes = Vec::with_capacity(n);
-        c.note_codes = Vec::with_capacity(n);
-        for r in &rows {
-            c.op_type_codes.push(op_types.code(&r.op_type));
-            c.fused_into_codes
-                .push(fused.optional(r.fused_into.as_deref()));
-            c.note_codes.push(notes.optional(r.note.as_deref()));
+        let mut columns = ColumnRows::default();
+        columns.reserve(rows.len());
+        for row in rows {
+            columns.push(row);
         }
-        (c.op_types, c.fused_into, c.notes) = (op_types.table, fused.table, notes.table);
-        c.names = rows.into_iter().map(|r| r.name).collect();
-        c
+        columns.finish()
     }
 
     pub fn len(&self) -> usize {

@@ -26,6 +26,7 @@ mod fusion;
 mod in_place;
 mod l2;
 mod report;
+mod rows;
 mod schedule;
 mod tensor;
 mod vector;
@@ -36,8 +37,9 @@ mod tests;
 #[cfg(test)]
 mod tests_graph;
 
-pub use columns::CostColumns;
+pub use columns::{ColumnRows, CostColumns};
 pub use report::{Bound, CostReport, NodeCost};
+pub use rows::Rows;
 
 use crate::device::spec::DeviceSpec;
 use crate::graph::Graph;
@@ -187,10 +189,21 @@ pub fn estimate_cost(
     spec: &DeviceSpec,
     options: &CostOptions,
 ) -> Result<CostReport, CostError> {
-    let mut walk = schedule::Walk::default();
+    estimate_cost_into(graph, spec, options)
+}
+
+/// [`estimate_cost`] with the rows in `R`: [`ColumnRows`] builds the
+/// columns as the walk goes (a million-node report never holds a record
+/// per node; finish them with [`ColumnRows::finish`]).
+pub fn estimate_cost_into<R: Rows>(
+    graph: &Graph,
+    spec: &DeviceSpec,
+    options: &CostOptions,
+) -> Result<CostReport<R>, CostError> {
+    let mut walk = schedule::Walk::<R>::default();
     let times = schedule::walk_graph(graph, spec, options, "", 1.0, &mut walk)?;
     let (critical_path_us, critical_path) = schedule::critical_path(graph, &times)?;
-    let total_us = walk.rows.iter().map(|r| r.time_us).sum();
+    let total_us = walk.rows.time_from(0);
     Ok(CostReport {
         device: spec.name.clone(),
         precision: options.precision.name().to_owned(),

@@ -87,13 +87,14 @@ pub struct NodeCost {
     pub note: Option<String>,
 }
 
-/// The whole-graph estimate.
+/// The whole-graph estimate. Its rows are records unless the walk was
+/// asked for another [`Rows`](super::Rows) (columns, for Python).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct CostReport {
+pub struct CostReport<R = Vec<NodeCost>> {
     pub device: String,
     pub precision: String,
     /// Every node in single-stream execution order (bodies follow their caller).
-    pub nodes: Vec<NodeCost>,
+    pub nodes: R,
     /// Single stream: the sum of every node's time.
     pub total_us: f64,
     /// With independent branches on parallel streams: the longest path.

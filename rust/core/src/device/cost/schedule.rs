@@ -4,6 +4,7 @@
 
 use super::classify::{classify, OpClass};
 use super::report::{Bound, NodeCost};
+use super::rows::Rows;
 use super::work::Work;
 use super::{confusion, cube, fusion, in_place, l2, vector, CostError, CostOptions};
 use crate::device::spec::DeviceSpec;
@@ -18,8 +19,8 @@ const ABSORBED_NOTE: &str = "not run: ATC fuses the Reshape and Transpose beside
 
 /// Rows and facts gathered while walking a graph and its bodies.
 #[derive(Default)]
-pub(crate) struct Walk {
-    pub rows: Vec<NodeCost>,
+pub(crate) struct Walk<R> {
+    pub rows: R,
     pub flags: Vec<String>,
     pub tasks: u64,
 }
@@ -80,13 +81,13 @@ pub(super) fn node_work(
 /// Estimates every node of `graph` (names prefixed with `prefix`), each
 /// executed `count` times, appending rows to `walk`. Returns each node's
 /// time by id (a caller's is its bodies' total) for the critical path.
-pub(crate) fn walk_graph(
+pub(crate) fn walk_graph<R: Rows>(
     graph: &Graph,
     spec: &DeviceSpec,
     opts: &CostOptions,
     prefix: &str,
     count: f64,
-    walk: &mut Walk,
+    walk: &mut Walk<R>,
 ) -> Result<Vec<f64>, CostError> {
     let order = topological_order(graph).map_err(|e| CostError::Cycle {
         path: prefix.trim_end_matches('/').to_owned(),
@@ -159,8 +160,7 @@ pub(crate) fn walk_graph(
             let at = walk.rows.len();
             walk.rows.push(free_row(name.clone(), node, None));
             let (total, note) = walk_bodies(node, &name, spec, opts, count, walk)?;
-            walk.rows[at].note = Some(note);
-            walk.rows[at].count = count;
+            walk.rows.set_note_and_count(at, note, count);
             times[i] = total;
             continue;
         }
@@ -224,19 +224,18 @@ fn is_branch(node: &Node) -> bool {
 /// Walks the bodies `node` calls: a loop's cond and body `trip count`
 /// times, the costliest branch of an If / Case, every body of a call.
 /// Returns the time added and a note for the caller's row.
-fn walk_bodies(
+fn walk_bodies<R: Rows>(
     node: &Node,
     name: &str,
     spec: &DeviceSpec,
     opts: &CostOptions,
     count: f64,
-    walk: &mut Walk,
+    walk: &mut Walk<R>,
 ) -> Result<(f64, String), CostError> {
-    let body_total = |w: &Walk, from: usize| w.rows[from..].iter().map(|r| r.time_us).sum::<f64>();
     if is_branch(node) && node.subgraphs.len() > 1 {
-        let mut best: Option<(f64, Walk, &str)> = None;
+        let mut best: Option<(f64, Walk<R>, &str)> = None;
         for sub in &node.subgraphs {
-            let mut branch = Walk::default();
+            let mut branch = Walk::<R>::default();
             walk_graph(
                 &sub.graph,
                 spec,
@@ -245,13 +244,13 @@ fn walk_bodies(
                 count,
                 &mut branch,
             )?;
-            let total = body_total(&branch, 0);
+            let total = branch.rows.time_from(0);
             if best.as_ref().is_none_or(|(t, _, _)| total > *t) {
                 best = Some((total, branch, &sub.name));
             }
         }
         let (total, branch, chosen) = best.expect("more than one branch");
-        walk.rows.extend(branch.rows);
+        walk.rows.append(branch.rows);
         walk.flags.extend(branch.flags);
         walk.tasks += branch.tasks;
         walk.flags.push(format!(
@@ -283,7 +282,7 @@ fn walk_bodies(
             walk,
         )?;
     }
-    let total = body_total(walk, from);
+    let total = walk.rows.time_from(from);
     let note = if is_loop(node) {
         format!("loop bodies counted {trips} time(s)")
     } else {

@@ -481,3 +481,50 @@ fn a_conversion_that_is_a_graph_output_still_runs() {
     assert!(!runs(&r, "to_nd"));
     assert!(runs(&r, "to_nz"), "the caller reads it in its own format");
 }
+
+/// `loop_graph` with an If beside the loop whose costlier branch (else: a
+/// Sqrt and two Exps the Sqrt's kernel fuses) is walked apart and merged.
+fn loop_and_branch_graph() -> Graph {
+    let mut g = loop_graph();
+    let branch = |name: &str, ops: &[&str]| {
+        let mut body = Graph::new(name);
+        let mut y = input(&mut body, "x", big());
+        for (i, op_type) in ops.iter().enumerate() {
+            y = op(&mut body, op_type, &format!("{name}{i}"), &[y], big(), &[]);
+        }
+        body.set_outputs(vec![y]).unwrap();
+        Subgraph {
+            name: name.into(),
+            graph: body.into(),
+        }
+    };
+    let x = input(&mut g, "x2", big());
+    let mut node = crate::graph::Node::new("if", "If", vec![Some(x)], 1);
+    node.outputs[0] = big();
+    node.subgraphs.push(branch("then", &["Relu"]));
+    node.subgraphs.push(branch("else", &["Sqrt", "Exp", "Exp"]));
+    let id = g.add_node(node).unwrap();
+    let mut outputs = g.outputs().to_vec();
+    outputs.push(OutputRef::new(id, 0));
+    g.set_outputs(outputs).unwrap();
+    g
+}
+
+#[test]
+fn a_walk_into_columns_gives_the_columns_of_the_records() {
+    let g = loop_and_branch_graph();
+    let spec = round_spec();
+    let opts = CostOptions::default();
+    let records = estimate_cost(&g, &spec, &opts).unwrap();
+    assert!(records.nodes.iter().any(|r| r.name == "if/else/else2"));
+    assert!(records.nodes.iter().any(|r| r.fused_into.is_some()));
+    let columns = estimate_cost_into::<ColumnRows>(&g, &spec, &opts).unwrap();
+    assert_eq!(columns.total_us, records.total_us);
+    assert_eq!(columns.critical_path, records.critical_path);
+    assert_eq!(columns.flags, records.flags);
+    let columns = columns.nodes.finish();
+    assert_eq!(columns, CostColumns::from_rows(records.nodes.clone()));
+    for (i, row) in records.nodes.iter().enumerate() {
+        assert_eq!(&columns.row(i), row);
+    }
+}
