@@ -3,6 +3,7 @@
 //! million rows leave the core as a few arrays instead of a million records.
 
 use super::report::{Bound, NodeCost};
+use super::rows::Rows;
 use crate::name_index::NameIndex;
 
 /// Code of "none" in the optional string columns.
@@ -80,9 +81,9 @@ pub struct ColumnRows {
     notes: Interner,
 }
 
-impl ColumnRows {
+impl Rows for ColumnRows {
     /// Room for `n` more rows.
-    pub fn reserve(&mut self, n: usize) {
+    fn reserve(&mut self, n: usize) {
         let c = &mut self.columns;
         c.names.reserve(n);
         c.op_type_codes.reserve(n);
@@ -106,7 +107,7 @@ impl ColumnRows {
         c.note_codes.reserve(n);
     }
 
-    pub fn push(&mut self, row: NodeCost) {
+    fn push(&mut self, row: NodeCost) {
         let c = &mut self.columns;
         c.op_type_codes.push(self.op_types.code(&row.op_type));
         c.bound_codes.push(row.bound.code());
@@ -127,35 +128,33 @@ impl ColumnRows {
         c.names.push(row.name);
     }
 
-    pub fn len(&self) -> usize {
+    fn len(&self) -> usize {
         self.columns.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.columns.is_empty()
     }
 
     /// Sets row `i`'s note and execution count (a caller's, once its
     /// bodies are walked).
-    pub fn set_note_and_count(&mut self, i: usize, note: &str, count: f64) {
-        self.columns.note_codes[i] = self.notes.code(note);
+    fn set_note_and_count(&mut self, i: usize, note: String, count: f64) {
+        self.columns.note_codes[i] = self.notes.code(&note);
         self.columns.count[i] = count;
     }
 
     /// The total time of the rows from `i` on.
-    pub fn time_from(&self, i: usize) -> f64 {
+    fn time_from(&self, i: usize) -> f64 {
         self.columns.time_us[i..].iter().sum()
     }
 
     /// Appends `other`'s rows (a branch walked apart), re-coding its strings.
-    pub fn append(&mut self, other: ColumnRows) {
+    fn append(&mut self, other: ColumnRows) {
         let other = other.finish();
         self.reserve(other.len());
         for i in 0..other.len() {
             self.push(other.row(i));
         }
     }
+}
 
+impl ColumnRows {
     /// The columns, their string tables complete.
     pub fn finish(mut self) -> CostColumns {
         self.columns.op_types = self.op_types.table;

@@ -1,8 +1,7 @@
 //! Where a cost walk puts its rows: records (`Vec<NodeCost>`, the Rust
-//! report) or columns ([`ColumnRows`], the report Python receives, built
-//! without a record per node).
+//! report) or columns ([`ColumnRows`](super::ColumnRows), the report
+//! Python receives, built without a record per node).
 
-use super::columns::ColumnRows;
 use super::report::NodeCost;
 
 /// What the walk does with rows: append, revisit a caller's row once its
@@ -44,31 +43,5 @@ impl Rows for Vec<NodeCost> {
 
     fn append(&mut self, other: Self) {
         self.extend(other);
-    }
-}
-
-impl Rows for ColumnRows {
-    fn reserve(&mut self, n: usize) {
-        ColumnRows::reserve(self, n);
-    }
-
-    fn push(&mut self, row: NodeCost) {
-        ColumnRows::push(self, row);
-    }
-
-    fn len(&self) -> usize {
-        ColumnRows::len(self)
-    }
-
-    fn set_note_and_count(&mut self, i: usize, note: String, count: f64) {
-        ColumnRows::set_note_and_count(self, i, &note, count);
-    }
-
-    fn time_from(&self, i: usize) -> f64 {
-        ColumnRows::time_from(self, i)
-    }
-
-    fn append(&mut self, other: Self) {
-        ColumnRows::append(self, other);
     }
 }
