@@ -24,7 +24,8 @@ pub struct FrameworkInput {
     pub node: String,
     /// FunctionDef bodies name outputs by output argument (`node:arg:i`);
     /// `None` means `index` is already a flat output index (`node:i`).
-    pub output_arg: Option<String>,
+    /// Boxed (two words, not three): only body inputs set it.
+    pub output_arg: Option<Box<str>>,
     /// Flat output index, or the index within `output_arg`.
     pub index: u32,
 }

@@ -258,15 +258,15 @@ mod tests {
     }
 
     /// A million-node graph holds one node, one descriptor (a heap block
-    /// of its own) and, while it loads, one framework op per node: a field
-    /// added to any of them costs a megabyte per byte at that scale, against
-    /// the scale budget of 1 KB per node for the whole pipeline. The bounds
-    /// are today's sizes; a descriptor of at most 160 bytes takes mimalloc's
-    /// 160-byte block, where 168 took a 192-byte one.
+    /// of its own) and, while it loads, one framework op and its inputs
+    /// per node: a field added to any of them costs a megabyte per byte at
+    /// that scale, against the scale budget of 1 KB per node for the whole
+    /// pipeline. The bounds are today's sizes; a descriptor of at most 160
+    /// bytes takes mimalloc's 160-byte block, where 168 took a 192-byte one.
     #[test]
     #[cfg(target_pointer_width = "64")]
     fn per_node_records_stay_small() {
-        use crate::frontend::FrameworkOp;
+        use crate::frontend::{FrameworkInput, FrameworkOp};
         use crate::types::TensorDesc;
         use std::mem::size_of;
         assert!(
@@ -283,6 +283,11 @@ mod tests {
             size_of::<FrameworkOp>() <= 120,
             "FrameworkOp: {} bytes",
             size_of::<FrameworkOp>()
+        );
+        assert!(
+            size_of::<FrameworkInput>() <= 48,
+            "FrameworkInput: {} bytes",
+            size_of::<FrameworkInput>()
         );
     }
 

@@ -233,7 +233,7 @@ impl OutputLayout {
     /// Errors end a sentence naming the reference.
     pub(super) fn flat_index(&self, input: &FrameworkInput) -> Result<u32, String> {
         let total = self.total();
-        let Some(arg) = &input.output_arg else {
+        let Some(arg) = input.output_arg.as_deref() else {
             if input.index < total {
                 return Ok(input.index);
             }
@@ -247,7 +247,7 @@ impl OutputLayout {
         let ports = self.ports();
         let port = ports
             .iter()
-            .find(|p| p.0 == *arg)
+            .find(|p| p.0 == arg)
             .or_else(|| match ports.as_slice() {
                 [only] => Some(only),
                 [first, ..] if arg == "output" => Some(first),

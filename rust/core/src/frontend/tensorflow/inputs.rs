@@ -46,7 +46,7 @@ pub fn parse_input(text: &str, in_function: bool) -> Result<NodeInput, String> {
         }
         [Some(node), Some(arg), Some(index), None] if in_function => FrameworkInput {
             node: node.to_owned(),
-            output_arg: Some(arg.to_owned()),
+            output_arg: Some(arg.into()),
             index: parse_index(index).ok_or_else(expected)?,
         },
         _ => return Err(expected()),
