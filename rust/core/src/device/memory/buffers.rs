@@ -13,7 +13,7 @@
 //! innermost first.
 
 use super::schedule::{Schedule, Source};
-use super::size::tensor_size;
+use super::size::tensor_size_named;
 use super::MemoryError;
 
 /// Where a buffer lives.
@@ -74,7 +74,8 @@ pub(crate) fn buffers(
     let end = schedule.steps.saturating_sub(1);
     let sizes = tensors
         .iter()
-        .map(|t| tensor_size(&t.name, t.desc, use_ranges))
+        .enumerate()
+        .map(|(t, tensor)| tensor_size_named(|| schedule.tensor_name(t), tensor.desc, use_ranges))
         .collect::<Result<Vec<_>, _>>()?;
     let spans: Vec<(u32, u32)> = tensors
         .iter()
@@ -95,13 +96,13 @@ pub(crate) fn buffers(
                 _ if sizes[t].is_none() && allow_dynamic => Region::Dynamic,
                 Source::Weight if sizes[t].is_none() => {
                     return Err(MemoryError::UnknownWeightSize {
-                        tensor: root.name.clone(),
+                        tensor: schedule.tensor_name(t),
                         shape: root.desc.storage_shape.to_string(),
                     })
                 }
                 _ if sizes[t].is_none() => {
                     return Err(MemoryError::UnknownSize {
-                        tensor: root.name.clone(),
+                        tensor: schedule.tensor_name(t),
                         shape: root.desc.storage_shape.to_string(),
                     })
                 }

@@ -243,11 +243,8 @@ pub fn plan_memory(
     let input_bytes = stack(Region::Input, "total size of the graph inputs")?;
     let output_bytes = stack(Region::Output, "total size of the graph outputs")?;
 
-    let tensors = schedule
-        .tensors
-        .iter()
-        .enumerate()
-        .map(|(t, tensor)| {
+    let tensors = (0..schedule.tensors.len())
+        .map(|t| {
             let b = buffers.buffer_of[t] as usize;
             let buffer = &buffers.buffers[b];
             let owner = buffer.root as usize == t;
@@ -257,7 +254,7 @@ pub fn plan_memory(
                 buffers.spans[t]
             };
             PlannedTensor {
-                name: tensor.name.clone(),
+                name: schedule.tensor_name(t),
                 size: if owner {
                     buffer.size
                 } else {

@@ -39,8 +39,16 @@ pub(crate) enum Source {
 /// One output of one node, anywhere in the graph.
 #[derive(Clone, Debug)]
 pub(crate) struct Tensor<'g> {
-    /// `node:i`; in a body `caller/body/node:i`.
-    pub name: String,
+    /// Its producer's name; the tensor's own name (`node:i`, in a body
+    /// `caller/body/node:i`) is built only when asked for
+    /// ([`Schedule::tensor_name`]): a million-node plan would otherwise
+    /// allocate a million strings that only an error or the plan shows.
+    pub node: &'g str,
+    /// Which output of its producer.
+    pub output: u32,
+    /// The `caller/body/` prefix of its graph: an index into
+    /// [`Schedule::prefixes`] (0: the top graph, no prefix).
+    pub prefix: u32,
     pub desc: &'g TensorDesc,
     /// The step of its producer.
     pub step: u32,
@@ -76,14 +84,37 @@ pub(crate) struct LoopRegion {
     pub is_frame: bool,
 }
 
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub(crate) struct Schedule<'g> {
     pub tensors: Vec<Tensor<'g>>,
     pub loops: Vec<LoopRegion>,
     pub steps: u32,
+    /// The name prefix of each graph scheduled (the top graph's is "").
+    pub prefixes: Vec<String>,
+}
+
+impl Default for Schedule<'_> {
+    fn default() -> Self {
+        Schedule {
+            tensors: Vec::new(),
+            loops: Vec::new(),
+            steps: 0,
+            prefixes: vec![String::new()],
+        }
+    }
 }
 
 impl Schedule<'_> {
+    /// The name of tensor `t`: `node:i`, or `caller/body/node:i` in a body.
+    pub fn tensor_name(&self, t: usize) -> String {
+        let tensor = &self.tensors[t];
+        tensor_name(
+            &self.prefixes[tensor.prefix as usize],
+            tensor.node,
+            tensor.output as usize,
+        )
+    }
+
     /// True when loop `inner` is `outer` or nested in it.
     pub fn within(&self, inner: Option<u32>, outer: u32) -> bool {
         let mut at = inner;
@@ -120,7 +151,7 @@ pub(crate) fn schedule_in_order<'g>(
         step_count: 0,
         top_order,
     };
-    let outputs = builder.add_graph(graph, "", &[], None)?;
+    let outputs = builder.add_graph(graph, 0, &[], None)?;
     for t in outputs.into_iter().flatten() {
         builder.out.tensors[t as usize].is_output = true;
     }
@@ -160,7 +191,7 @@ impl<'g> Builder<'g, '_> {
     fn add_graph(
         &mut self,
         graph: &'g Graph,
-        prefix: &str,
+        prefix: u32,
         bound: &[Option<u32>],
         context: Option<u32>,
     ) -> Result<Vec<Option<u32>>, MemoryError> {
@@ -178,7 +209,9 @@ impl<'g> Builder<'g, '_> {
             first_tensor.push(self.out.tensors.len() as u32);
             for (i, desc) in node.outputs.iter().enumerate() {
                 self.out.tensors.push(Tensor {
-                    name: tensor_name(prefix, &node.name, i),
+                    node: &node.name,
+                    output: i as u32,
+                    prefix,
                     desc,
                     step: 0,
                     loop_id: None,
@@ -210,8 +243,12 @@ impl<'g> Builder<'g, '_> {
                 loop_id
             };
             for sub in &node.subgraphs {
-                let prefix = format!("{prefix}{}/{}/", node.name, sub.name);
-                body_outputs.extend(self.add_graph(&sub.graph, &prefix, &inputs, body_loop)?);
+                let caller = &self.out.prefixes[prefix as usize];
+                let body_prefix = format!("{caller}{}/{}/", node.name, sub.name);
+                let body =
+                    u32::try_from(self.out.prefixes.len()).map_err(|_| MemoryError::TooLarge)?;
+                self.out.prefixes.push(body_prefix);
+                body_outputs.extend(self.add_graph(&sub.graph, body, &inputs, body_loop)?);
             }
             let step = self.next_step()?;
             let reader = |back_edge| Reader {
@@ -251,7 +288,7 @@ impl<'g> Builder<'g, '_> {
                 t.view_of = view_of;
                 if constant {
                     t.source = Source::Weight;
-                } else if is_input_op(&node.op_type) && context.is_none() && prefix.is_empty() {
+                } else if is_input_op(&node.op_type) && context.is_none() && prefix == 0 {
                     t.source = Source::Input;
                 } else if is_input_op(&node.op_type) {
                     // A body's argument: the caller's input of that index.

@@ -88,16 +88,23 @@ pub fn tensor_size(
     desc: &TensorDesc,
     use_ranges: bool,
 ) -> Result<Option<u64>, MemoryError> {
+    tensor_size_named(|| name.to_owned(), desc, use_ranges)
+}
+
+/// [`tensor_size`] with the tensor's name built only for an error.
+pub(crate) fn tensor_size_named(
+    name: impl Fn() -> String,
+    desc: &TensorDesc,
+    use_ranges: bool,
+) -> Result<Option<u64>, MemoryError> {
     if desc.dtype.bits().is_none() {
-        return Err(MemoryError::NotInferred {
-            tensor: name.to_owned(),
-        });
+        return Err(MemoryError::NotInferred { tensor: name() });
     }
     let Some(dims) = sizing_dims(desc, use_ranges) else {
         return Ok(None);
     };
     let overflow = || MemoryError::SizeOverflow {
-        tensor: name.to_owned(),
+        tensor: name(),
         detail: format!("{} {}", desc.dtype.name(), Shape::from_dims(&dims)),
     };
     let count = dims
