@@ -158,6 +158,24 @@ def test_atc_spellings_single_dash_and_hyphens(tmp_path: Path) -> None:
     assert report["model"]["inputs"][0]["shape"] == [2, 1, 28, 28]
 
 
+@pytest.mark.parametrize(
+    ("output", "written"),
+    [
+        ("out/lenet", "out/lenet.json"),
+        ("out/lenet.om", "out/lenet.json"),
+        ("out/lenet.json", "out/lenet.json"),
+    ],
+)
+def test_output_names_the_report_file(tmp_path: Path, output: str, written: str) -> None:
+    """ATC's --output is the .om's path, with or without its suffix; a
+    user who names the report itself (x.json) gets that file, not x.json.json."""
+    done = run_cli("compile", "--example", "lenet", f"--output={output}", "-q", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    files = sorted(str(p.relative_to(tmp_path)) for p in tmp_path.rglob("*.json"))
+    assert files == [written]
+    assert json.loads((tmp_path / written).read_text())["output_file"] == written
+
+
 @pytest.mark.parametrize("soc", opgraph.SOC_VERSIONS)
 def test_every_soc_takes_a_pasted_line_with_aipp(tmp_path: Path, soc: str) -> None:
     """Every SoC the command accepts, through `opgraph atc` with an AIPP

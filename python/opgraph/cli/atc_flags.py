@@ -67,7 +67,12 @@ def atc_options(parser: argparse.ArgumentParser) -> None:
     add("input_shape_range", metavar="NAME:[D~D,...]", help=argparse.SUPPRESS)
     add("dynamic_image_size", metavar="H,W;H,W", help="profiles of the -1 H and W of --input_shape")
     add("dynamic_dims", metavar="D,D;D,D", help="profiles of the -1 dims of --input_shape, in order")
-    add("output", metavar="OUTPUT", help="write the report to OUTPUT.json (ATC's .om path; no .om is made)")
+    add(
+        "output",
+        metavar="OUTPUT",
+        help="write the report to OUTPUT.json (ATC's .om path; no .om is made); "
+        "an OUTPUT ending in .json is the report's path as given",
+    )
     add("output_type", metavar="FP16|NODE:I:FP16;...", help="dtype of the graph outputs (ATC)")
     add("insert_op_conf", type=Path, metavar="AIPP.cfg", help="ATC's AIPP config: a uint8 image stage")
     add("keep_dtype", type=Path, metavar="FILE", help="ops that keep the model's dtype (ATC)")
@@ -117,8 +122,9 @@ def parse_output_type(text: str) -> dict[str | None, DataType]:
 
 def output_report_path(output: str) -> Path:
     """ATC's ``--output=x`` (the .om's path without its suffix) as the
-    report's path, ``x.json``."""
-    stem = output[:-3] if output.endswith(".om") else output
+    report's path, ``x.json``; a name that already ends in ``.json`` is the
+    report's path as given (not ``x.json.json``)."""
+    stem = output.removesuffix(".om").removesuffix(".json")
     if not stem or stem.endswith(("/", "\\")):
         raise UsageError(f"--output {output!r} names a directory; give a file name such as out/model")
     return Path(stem + ".json")

@@ -337,8 +337,8 @@ def _argument_error(error: ParseError, options: CompileOptions) -> UsageError | 
     decode_error = error.node is None and not error.unsupported and error.scope_pass is None
     if decode_error and by_suffix not in (None, options.framework):
         return UsageError(
-            f"--framework {options.framework}: {message}; {options.model.name!r} is named like a "
-            f"{by_suffix} model: pass --framework {by_suffix}, or leave --framework out"
+            f"--framework {options.framework}: {message}; {options.model.name!r} is named like "
+            f"{'an' if by_suffix == 'onnx' else 'a'} {by_suffix} model: pass --framework {by_suffix}, or leave --framework out"
         )
     return None
 

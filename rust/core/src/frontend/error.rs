@@ -89,3 +89,71 @@ fn unsupported_message(ops: &[UnsupportedOp]) -> String {
         crate::message::capped_list(&list, ", ")
     )
 }
+
+/// The messages opgraph decodes files with, which keep a schema message's
+/// fields but leave its nodes encoded or borrowed, each with the schema
+/// message users know it as. prost names the message a field failed in,
+/// and a user reading about `ModelProtoWithSliceNodes` would not find it in
+/// `onnx.proto`.
+const DECODING_MESSAGES: [(&str, &str); 7] = [
+    ("ModelProtoWithSliceNodes", "ModelProto"),
+    ("GraphProtoWithSliceNodes", "GraphProto"),
+    ("NodeProtoSlices", "NodeProto"),
+    ("GraphDefWithEncodedNodes", "GraphDef"),
+    ("FunctionDefLibraryWithEncodedNodes", "FunctionDefLibrary"),
+    ("FunctionDefWithEncodedNodes", "FunctionDef"),
+    ("NodeDefSlices", "NodeDef"),
+];
+
+/// A protobuf decoding error as text, naming the schema's messages.
+pub(crate) fn decode_error_text(error: &prost::DecodeError) -> String {
+    let mut text = error.to_string();
+    for (ours, schema) in DECODING_MESSAGES {
+        if text.contains(ours) {
+            text = text.replace(ours, schema);
+        }
+    }
+    text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::DECODING_MESSAGES;
+    use crate::frontend::{onnx, tensorflow, FrontendError};
+    use bytes::Bytes;
+
+    /// Field 1 as a length-delimited string: GraphDef's `node` (a message)
+    /// takes it, ModelProto's `ir_version` (a varint) does not.
+    const NODE_FIELD: &[u8] = &[0x0a, 0x00];
+    /// Field 1 as a varint: the other way round.
+    const VARINT_FIELD: &[u8] = &[0x08, 0x07];
+
+    fn decode_message(error: FrontendError) -> String {
+        match error {
+            FrontendError::Decode(message) => message,
+            other => panic!("expected a decode error, got {other}"),
+        }
+    }
+
+    fn assert_schema_names_only(message: &str) {
+        for (ours, _) in DECODING_MESSAGES {
+            assert!(!message.contains(ours), "{message}");
+        }
+    }
+
+    #[test]
+    fn an_onnx_decode_error_names_the_schema_message() {
+        let error = onnx::decode_model(Bytes::from_static(NODE_FIELD), None, "m").unwrap_err();
+        let message = decode_message(error);
+        assert!(message.contains("ModelProto.ir_version"), "{message}");
+        assert_schema_names_only(&message);
+    }
+
+    #[test]
+    fn a_tensorflow_decode_error_names_the_schema_message() {
+        let error = tensorflow::decode_binary(Bytes::from_static(VARINT_FIELD)).unwrap_err();
+        let message = decode_message(error);
+        assert!(message.contains("GraphDef.node"), "{message}");
+        assert_schema_names_only(&message);
+    }
+}

@@ -39,6 +39,7 @@
 //! `attrs`, `tensor` and `external` (values), `builtin` (the plugins).
 
 use super::convert::{convert, ConvertOptions};
+use super::error::decode_error_text;
 use super::mapped::map_file;
 use super::{FrameworkGraph, FrameworkInput, FrontendError, ParserPlugin, PluginRegistry};
 use crate::graph::Graph;
@@ -140,8 +141,12 @@ pub fn decode_model(
     base_dir: Option<&Path>,
     fallback_name: &str,
 ) -> Result<DecodedModel, FrontendError> {
-    let model = pb::ModelProtoWithSliceNodes::decode(data)
-        .map_err(|e| FrontendError::Decode(format!("not an ONNX model (ModelProto): {e}")))?;
+    let model = pb::ModelProtoWithSliceNodes::decode(data).map_err(|e| {
+        FrontendError::Decode(format!(
+            "not an ONNX model (ModelProto): {}",
+            decode_error_text(&e)
+        ))
+    })?;
     let Some(graph) = &model.graph else {
         return Err(FrontendError::Decode(
             "the ONNX model has no graph (ModelProto field 7)".into(),

@@ -10,6 +10,7 @@ use super::pb;
 use super::pb::attr_value::Value;
 use super::site::Site;
 use crate::budget::Budget;
+use crate::frontend::error::decode_error_text;
 use crate::frontend::{Framework, FrameworkGraph, FrameworkOp, FrontendError};
 use crate::types::AttrValue;
 use bytes::Bytes;
@@ -148,7 +149,8 @@ pub(super) fn convert_encoded(
         FrontendError::Decode(format!("{} is not a NodeDef: {e}", position()))
     };
     node.clear();
-    node.merge(encoded).map_err(|e| not_node_def(&e))?;
+    node.merge(encoded)
+        .map_err(|e| not_node_def(&decode_error_text(&e)))?;
     let view = NodeView::of_slices(node).map_err(|e| not_node_def(&e))?;
     convert_view(&view, function)
 }

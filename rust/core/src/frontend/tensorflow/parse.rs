@@ -4,6 +4,7 @@
 use super::decode::convert_graph;
 use super::pb;
 use crate::budget::Budget;
+use crate::frontend::error::decode_error_text;
 use crate::frontend::text_format;
 use crate::frontend::{FrameworkGraph, FrontendError};
 use bytes::Bytes;
@@ -52,7 +53,7 @@ pub fn decode_text(text: &str) -> Result<FrameworkGraph, FrontendError> {
 pub(super) fn parse_binary(data: Bytes) -> Result<ParsedGraph, String> {
     pb::GraphDefWithEncodedNodes::decode(data)
         .map(|graph| ParsedGraph::Binary(Box::new(graph)))
-        .map_err(|e| e.to_string())
+        .map_err(|e| decode_error_text(&e))
 }
 
 /// A parsed GraphDef: from binary, nodes still encoded; from text, whole.
