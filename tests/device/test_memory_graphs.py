@@ -66,6 +66,12 @@ def test_a_fixed_strategy() -> None:
     assert plan.strategies == {"naive": 2 * IMAGE_SLOT} and plan.chosen_strategy == "naive"
 
 
+@pytest.mark.parametrize("alignment", [0, -512, 2**64])
+def test_an_alignment_out_of_range_is_a_plan_error(alignment: int) -> None:
+    with pytest.raises(MemoryPlanError, match=f"the alignment must be at least 1 byte .*, got {alignment}$"):
+        opgraph.plan_memory(chain(), alignment=alignment)
+
+
 def test_views_share_memory_and_keep_it_alive() -> None:
     g = Graph("views")
     x = g.add_input("x", DataType.FLOAT, (2, 8))

@@ -126,6 +126,13 @@ def test_symbols_are_unknown_dims_until_input_shapes_fixes_them(tmp_path: Path) 
     assert desc(load_onnx(path, input_shapes={"x": [3, 4]}), "y").shape == (3, 4)
 
 
+def test_input_shapes_naming_no_input_lists_the_model_inputs(tmp_path: Path) -> None:
+    """In ONNX's terms: a graph input, not TensorFlow's Placeholder."""
+    path = save(tmp_path / "m.onnx", [helper.make_node("Add", ["x", "x"], ["y"])], [X], ["y"])
+    with pytest.raises(ParseError, match=r"'z', which is not an input of the model \(its inputs: x\)$"):
+        load_onnx(path, input_shapes={"z": [3, 4]})
+
+
 def test_an_input_that_is_also_an_initializer_is_a_constant(tmp_path: Path) -> None:
     shape = numpy_helper.from_array(np.array([2, 2], np.int64), "shape")
     path = save(

@@ -308,8 +308,8 @@ def _onnx_value_outputs(options: CompileOptions) -> list[str] | None:
 
 # The core's messages for a name the model lacks (rust/core/src/frontend/convert).
 _UNKNOWN_INPUT = re.compile(
-    r"input_shapes names (?P<name>'.*'), which is not a Placeholder of the model "
-    r"\(its placeholders: (?P<known>.*)\)$"
+    r"input_shapes names (?P<name>'.*'), which is not (a Placeholder|an input) of the model "
+    r"\(its (placeholders|inputs): (?P<known>.*)\)$"
 )
 _UNKNOWN_OUTPUT = re.compile(r"(requested output '.*' refers to|graph output \d+ refers to output \d+ of) ")
 _UNKNOWN_PASS = "no scope fusion pass named"
@@ -336,9 +336,10 @@ def _argument_error(error: ParseError, options: CompileOptions) -> UsageError | 
     by_suffix = framework_of_suffix(options.model)
     decode_error = error.node is None and not error.unsupported and error.scope_pass is None
     if decode_error and by_suffix not in (None, options.framework):
+        article = "an" if by_suffix == "onnx" else "a"
         return UsageError(
             f"--framework {options.framework}: {message}; {options.model.name!r} is named like "
-            f"{'an' if by_suffix == 'onnx' else 'a'} {by_suffix} model: pass --framework {by_suffix}, or leave --framework out"
+            f"{article} {by_suffix} model: pass --framework {by_suffix}, or leave --framework out"
         )
     return None
 

@@ -50,7 +50,7 @@ mod support;
 #[cfg(test)]
 mod tests;
 
-use super::{FrameworkGraph, FrontendError, PluginRegistry};
+use super::{Framework, FrameworkGraph, FrontendError, PluginRegistry};
 use crate::graph::{check_expansion, Graph};
 use crate::op::OpRegistry;
 use crate::types::Shape;
@@ -159,8 +159,13 @@ fn check_input_shapes(
             .filter(|op| op.op_type == "Placeholder")
             .map(|op| op.name.as_str())
             .collect();
+        // Inputs decode as Placeholder ops; only TensorFlow users know them so.
+        let (what, listed) = match framework.framework {
+            Framework::TensorFlow => ("a Placeholder", "placeholders"),
+            _ => ("an input", "inputs"),
+        };
         return Err(FrontendError::Graph(format!(
-            "input_shapes names '{name}', which is not a Placeholder of the model (its placeholders: {})",
+            "input_shapes names '{name}', which is not {what} of the model (its {listed}: {})",
             if placeholders.is_empty() {
                 "none".to_owned()
             } else {
