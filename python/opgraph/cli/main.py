@@ -106,7 +106,7 @@ class _Parser(argparse.ArgumentParser):
 def _parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog="opgraph",
-        description="Ascend-style graph engine: compile a TensorFlow or Caffe model "
+        description="Ascend-style graph engine: compile a TensorFlow, Caffe or ONNX model "
         "(parse, infer, storage formats, memory plan, cost), list and check ops.",
         allow_abbrev=False,
     )
