@@ -57,6 +57,14 @@ def test_handle_to_missing_output_is_rejected() -> None:
         graph.tensor("x", 1)
 
 
+def test_a_tensorflow_style_tensor_name_gets_the_call_that_names_it() -> None:
+    graph, _x, _y = _two_inputs()
+    with pytest.raises(GraphError, match=r"no node named 'x:0'; .*: graph\.tensor\('x', 0\)$"):
+        graph.tensor("x:0")
+    with pytest.raises(GraphError, match=r"^there is no node named 'z:0' in this graph$"):
+        graph.tensor("z:0")
+
+
 def test_dynamic_input_takes_a_list_of_handles() -> None:
     graph, x, y = _two_inputs()
     body = Graph("body")

@@ -17,7 +17,7 @@ from onnx_model_records import model_file as onnx_model_file
 
 import opgraph
 from opgraph import Graph, MemoryPlan, ProfilePlan
-from opgraph.errors import DeviceError, GraphError, ShapeArgumentError
+from opgraph.errors import DeviceError, GraphError, ShapeArgumentError, ShapeTypeError
 from opgraph.memory import OFFSET_ALIGNMENT
 
 MODEL = "resnet18_ts11"  # its input is ["batch", 3, 224, 224]
@@ -112,8 +112,13 @@ def test_set_input_shape_checks_what_it_is_given() -> None:
         graph.set_input_shape("relu", [1, 3, 8, 8])
     with pytest.raises(ShapeArgumentError, match="has rank 4"):
         graph.set_input_shape("x", [1, 3, 8])
-    with pytest.raises(ShapeArgumentError, match="dim 1 of \\[1, -5, 8, 8\\] is -5"):
+    with pytest.raises(ShapeArgumentError, match=r"input 'x' \[1, -5, 8, 8\]: dim 1 is -5"):
         graph.set_input_shape("x", [1, -5, 8, 8])
+    # Checked as the loaders' input_shapes are, not by a conversion's words.
+    with pytest.raises(ShapeArgumentError, match=r"input 'x': dim 0 is \d+, which does not fit int64"):
+        graph.set_input_shape("x", [2**70, 3, 8, 8])
+    with pytest.raises(ShapeTypeError, match="input 'x': expected a sequence of ints, got str"):
+        graph.set_input_shape("x", "1,3,8,8")  # type: ignore[arg-type]  # deliberately wrong: checks the runtime error
     with pytest.raises(ShapeArgumentError, match="outside the input's shape range \\(1, 4\\)"):
         graph.set_input_shape("x", [5, 3, 8, 8])
     with pytest.raises(GraphError, match="nope"):

@@ -16,7 +16,7 @@ use crate::tensor_desc::PyTensorDesc;
 use opgraph_core::builder::{add_op, OpSpec, PortInput};
 use opgraph_core::graph::{Graph, Node, NodeId, OutputRef, Subgraph};
 use opgraph_core::op::{global_registry, OpRegistry};
-use opgraph_core::types::{Format, Shape, TensorDesc};
+use opgraph_core::types::{Format, TensorDesc};
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyMapping};
@@ -290,12 +290,20 @@ impl PyGraph {
     /// `--dynamic_batch_size`/`--dynamic_dims`. Each dim is a size or -1,
     /// and lies in the input's shape range when it has one. Infer the graph
     /// again for its tensors to take it.
-    fn set_input_shape(&mut self, py: Python<'_>, name: &str, shape: Vec<i64>) -> PyResult<()> {
+    fn set_input_shape(
+        &mut self,
+        py: Python<'_>,
+        name: &str,
+        shape: &Bound<'_, PyAny>,
+    ) -> PyResult<()> {
         self.usable(py)?;
         let id = self.find(py, name)?;
         let desc = input_desc(py, &self.graph, id, name)?;
-        check_input_shape(py, desc, name, &shape)?;
-        self.graph.node_mut(id).outputs[0].set_shape(Shape::from_dims(&shape));
+        // Checked as the loaders' `input_shapes` are: not a sequence of
+        // ints, or a dim beyond int64, is a typed error naming the dim.
+        let shape = shape_arg(shape, Some(name))?;
+        check_input_shape(py, desc, name, shape.dims())?;
+        self.graph.node_mut(id).outputs[0].set_shape(shape);
         Ok(())
     }
 
@@ -467,7 +475,24 @@ impl PyGraph {
     #[pyo3(signature = (name, index = 0))]
     fn tensor(&self, py: Python<'_>, name: &str, index: u32) -> PyResult<TensorRef> {
         self.usable(py)?;
-        let handle = self.handle(OutputRef::new(self.find(py, name)?, index));
+        let id = match (self.graph.find(name), name.rsplit_once(':')) {
+            (Some(id), _) => id,
+            // A TensorFlow-style tensor name (`relu:0`) for a node's output.
+            (None, Some((node, output)))
+                if output.parse::<u32>().is_ok() && self.graph.find(node).is_some() =>
+            {
+                return Err(new_error(
+                    graph_error(py)?,
+                    format!(
+                        "there is no node named '{name}'; a tensor is named by its node and \
+                         output index: graph.tensor('{node}', {output})"
+                    ),
+                    None,
+                ))
+            }
+            (None, _) => self.find(py, name)?,
+        };
+        let handle = self.handle(OutputRef::new(id, index));
         self.edge(py, &handle)?;
         Ok(handle)
     }
