@@ -14,8 +14,8 @@ import pytest
 from onnx import TensorProto, helper, numpy_helper
 
 import opgraph
-from opgraph import ParseError
-from opgraph.onnx import FrameworkOp, Operator, load_onnx, load_onnx_reported, plugin
+from opgraph import ParseError, RegistrationError
+from opgraph.onnx import FrameworkOp, Operator, auto_mapping, load_onnx, load_onnx_reported, plugin
 
 
 def save(
@@ -197,6 +197,17 @@ def test_a_custom_domain_plugin_serves_its_opset_and_later_ones(tmp_path: Path) 
         else:
             with pytest.raises(ParseError, match=r"org.opgraph.test::1::Leaky"):
                 load_onnx(path)
+
+
+@pytest.mark.parametrize("origin", ["Leaky", "org.opgraph.test::Leaky", "org.opgraph.test::0::Leaky"])
+def test_an_origin_type_no_node_can_have_is_refused_at_registration(origin: str) -> None:
+    """Nodes' origin types are domain::opset::op_type: a plugin under
+    another name would load without error and never be called."""
+    with pytest.raises(RegistrationError, match=r"domain::opset::op_type, such as 'ai\.onnx::11::Leaky'"):
+
+        @plugin("LeakyRelu", origin_op_types=[origin])
+        def parse_leaky(src: FrameworkOp, dst: Operator) -> None:
+            auto_mapping(src, dst)
 
 
 def test_the_report_maps_every_value_to_its_tensor(tmp_path: Path) -> None:

@@ -226,6 +226,23 @@ impl PluginRegistry {
             ));
         }
         for origin in &plugin.origin_op_types {
+            // A node's origin type always has this form (besides the
+            // decoder's own, Placeholder and Const, which built-ins hold),
+            // so a plugin under any other name would never be called.
+            if plugin.framework == Framework::Onnx
+                && !plugin.builtin
+                && crate::frontend::onnx::opset::split_origin(origin).is_none()
+                && self.get(Framework::Onnx, origin).is_none()
+            {
+                let op_type = origin.rsplit("::").next().unwrap_or(origin);
+                return Err(error(
+                    origin,
+                    format!(
+                        "an ONNX origin op type is domain::opset::op_type, such as \
+                         'ai.onnx::11::{op_type}' (served to models of that opset and later)"
+                    ),
+                ));
+            }
             if let Some(existing) = self.get(plugin.framework, origin) {
                 if !existing.builtin && !allow_override && !plugin.builtin {
                     return Err(error(
