@@ -6,6 +6,7 @@ bounds, as a compile at the largest shape plans it."""
 from __future__ import annotations
 
 import json
+import re
 import sys
 from pathlib import Path
 from typing import Any
@@ -14,7 +15,7 @@ import pytest
 from cli_helpers import run_cli
 
 import opgraph
-from opgraph import ShapeArgumentError
+from opgraph import ShapeArgumentError, ShapeTypeError
 from opgraph.cli.compile import UsageError, parse_input_ranges, parse_input_shapes
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "device" / "calibration"))
@@ -55,6 +56,21 @@ def test_memory_is_planned_at_the_upper_bounds(tmp_path: Path, shape: str) -> No
     assert any("upper bounds" in w for w in ranged["warnings"])
 
 
+def test_add_input_checks_its_shape_range() -> None:
+    """As set_input_shape_range does: one range per dim, holding the dim."""
+    graph = opgraph.Graph("g")
+    with pytest.raises(ShapeArgumentError, match="one \\(min, max\\) per dim"):
+        graph.add_input("x", opgraph.DataType.FLOAT, [-1, 3], shape_range=[(1, 4)])
+    with pytest.raises(
+        ShapeArgumentError, match=r"dim 1 range \(4, 8\) is not a range .* holding the dim \(3\)"
+    ):
+        graph.add_input("x", opgraph.DataType.FLOAT, [-1, 3], shape_range=[(1, 4), (4, 8)])
+    with pytest.raises(ShapeArgumentError, match=r"dim 0 has bound \d+, which does not fit int64"):
+        graph.add_input("x", opgraph.DataType.FLOAT, [-1, 3], shape_range=[(1, 2**64), (3, 3)])
+    x = graph.add_input("x", opgraph.DataType.FLOAT, [-1, 3], shape_range=[(1, 4), (3, 3)])
+    assert graph.desc(x).shape_range == [(1, 4), (3, 3)]
+
+
 def test_set_input_shape_range_checks_what_it_is_given(tmp_path: Path) -> None:
     graph = opgraph.load_onnx(
         published.onnx_file("resnet18", tmp_path), input_shapes={"image": [1, 3, -1, -1]}, infer=False
@@ -65,6 +81,19 @@ def test_set_input_shape_range_checks_what_it_is_given(tmp_path: Path) -> None:
         graph.set_input_shape_range("image", [(1, 1)])
     with pytest.raises(ShapeArgumentError, match="dim 1"):
         graph.set_input_shape_range("image", [(1, 1), (4, 8), (1, 9), (1, 9)])
+    # Not pairs of int64s: typed errors naming the input and dim (not a conversion's words).
+    for bad, error, words in [
+        ([(1, 1), (3, 3), (1, 2**70), (1, 9)], ShapeArgumentError, "dim 2 has bound 1180591620717411303424"),
+        (
+            [(1, 1), (3, 3, 3), (1, 9), (1, 9)],
+            ShapeTypeError,
+            "dim 1 is (3, 3, 3); expected a (min, max) pair",
+        ),
+        ([(1, 1), (3, 3), ("1", 9), (1, 9)], ShapeTypeError, "dim 2 has bound str '1'; bounds are ints"),
+        ("1~4", ShapeTypeError, "expected a sequence of (min, max) pairs of ints, got str"),
+    ]:
+        with pytest.raises(error, match=re.escape(f"invalid shape range for input 'image': {words}")):
+            graph.set_input_shape_range("image", bad)  # type: ignore[arg-type]  # deliberately wrong
     graph.set_input_shape_range("image", [(1, 1), (3, 3), (16, 64), (16, -1)])
     opgraph.infer(graph)
     conv = graph.node("/conv1/Conv").outputs[0]

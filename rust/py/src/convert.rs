@@ -84,19 +84,8 @@ pub fn shape_arg(obj: &Bound<'_, PyAny>, input: Option<&str>) -> PyResult<Shape>
         Some(name) => format!("invalid shape for input '{name}'"),
         None => "invalid shape".to_owned(),
     };
-    let fail = |type_error: bool, dim: Option<usize>, message: String| -> PyErr {
-        let result = (|| {
-            let kwargs = PyDict::new(py);
-            kwargs.set_item("input", input)?;
-            kwargs.set_item("dim", dim)?;
-            let class = if type_error {
-                shape_type_error(py)?
-            } else {
-                shape_argument_error(py)?
-            };
-            Ok(new_error(class, message, Some(&kwargs)))
-        })();
-        result.unwrap_or_else(|e| e)
+    let fail = |type_error: bool, dim: Option<usize>, message: String| {
+        shape_error(py, type_error, input, dim, message)
     };
     let items = match obj.try_iter() {
         Ok(items) if !obj.is_instance_of::<PyString>() && !obj.is_instance_of::<PyBytes>() => items,
@@ -154,6 +143,108 @@ pub fn shape_arg(obj: &Bound<'_, PyAny>, input: Option<&str>) -> PyResult<Shape>
         };
         fail(false, dim, format!("{what} {dims:?}: {e}"))
     })
+}
+
+/// A `ShapeTypeError` (`type_error`: the value is not of the right kind) or
+/// `ShapeArgumentError` (a value out of range), naming the input and dim.
+fn shape_error(
+    py: Python<'_>,
+    type_error: bool,
+    input: Option<&str>,
+    dim: Option<usize>,
+    message: String,
+) -> PyErr {
+    let result = (|| {
+        let kwargs = PyDict::new(py);
+        kwargs.set_item("input", input)?;
+        kwargs.set_item("dim", dim)?;
+        let class = if type_error {
+            shape_type_error(py)?
+        } else {
+            shape_argument_error(py)?
+        };
+        Ok(new_error(class, message, Some(&kwargs)))
+    })();
+    result.unwrap_or_else(|e| e)
+}
+
+/// A user-supplied shape range of graph input `input`: one `(min, max)`
+/// pair of ints per dim. Not a sequence of int pairs raises
+/// `ShapeTypeError`, a bound beyond int64 `ShapeArgumentError`, both
+/// naming the input and the dim; whether the bounds fit the input's shape
+/// is the caller's check.
+pub fn shape_range_arg(obj: &Bound<'_, PyAny>, input: &str) -> PyResult<Vec<(i64, i64)>> {
+    let py = obj.py();
+    let what = format!("invalid shape range for input '{input}'");
+    let fail = |type_error: bool, dim: Option<usize>, message: String| {
+        shape_error(py, type_error, Some(input), dim, message)
+    };
+    let not_text =
+        |o: &Bound<'_, PyAny>| !o.is_instance_of::<PyString>() && !o.is_instance_of::<PyBytes>();
+    let items = match obj.try_iter() {
+        Ok(items) if not_text(obj) => items,
+        _ => {
+            return Err(fail(
+                true,
+                None,
+                format!(
+                    "{what}: expected a sequence of (min, max) pairs of ints, got {}",
+                    type_name(obj)
+                ),
+            ))
+        }
+    };
+    let mut ranges = Vec::new();
+    for (index, item) in items.enumerate() {
+        let item = item?;
+        let bounds: Option<Vec<Bound<'_, PyAny>>> = item
+            .try_iter()
+            .ok()
+            .filter(|_| not_text(&item))
+            .and_then(|bounds| bounds.collect::<PyResult<Vec<_>>>().ok());
+        let pair = match bounds.as_deref() {
+            Some([lo, hi]) => [lo, hi],
+            _ => {
+                return Err(fail(
+                    true,
+                    Some(index),
+                    format!(
+                        "{what}: dim {index} is {}; expected a (min, max) pair of ints",
+                        item.repr().map(|r| r.to_string()).unwrap_or_default()
+                    ),
+                ))
+            }
+        };
+        let mut bound = [0i64; 2];
+        for (slot, value) in bound.iter_mut().zip(pair) {
+            *slot = match value.extract::<i64>() {
+                Ok(v) => v,
+                Err(_) if value.is_instance_of::<PyInt>() => {
+                    return Err(fail(
+                        false,
+                        Some(index),
+                        format!(
+                            "{what}: dim {index} has bound {value}, which does not fit int64 \
+                             (-1 as max: unbounded)"
+                        ),
+                    ))
+                }
+                Err(_) => {
+                    return Err(fail(
+                        true,
+                        Some(index),
+                        format!(
+                            "{what}: dim {index} has bound {} {}; bounds are ints",
+                            type_name(value),
+                            value.repr().map(|r| r.to_string()).unwrap_or_default()
+                        ),
+                    ))
+                }
+            };
+        }
+        ranges.push((bound[0], bound[1]));
+    }
+    Ok(ranges)
 }
 
 fn numpy_name(dtype: DataType) -> Option<&'static str> {

@@ -5,7 +5,7 @@
 use crate::budget::{bytes_per_node, ensure_room};
 use crate::convert::{
     attr_from_py, attrs_from_py, attrs_to_py, dtype_from_py, format_from_py, shape_arg,
-    tensor_from_py, type_name,
+    shape_range_arg, tensor_from_py, type_name,
 };
 use crate::errors::{
     build_err, device_error, exception, graph_err, graph_error, guard_panics, internal_error,
@@ -250,7 +250,7 @@ impl PyGraph {
         dtype: &Bound<'_, PyAny>,
         shape: &Bound<'_, PyAny>,
         format: Option<&Bound<'_, PyAny>>,
-        shape_range: Option<Vec<(i64, i64)>>,
+        shape_range: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<TensorRef> {
         self.usable(py)?;
         let format = format
@@ -259,7 +259,11 @@ impl PyGraph {
             .unwrap_or(Format::Nd);
         let mut desc =
             TensorDesc::new(dtype_from_py(dtype)?, shape_arg(shape, Some(name))?, format);
-        desc.shape_range = shape_range.map(Into::into);
+        if let Some(range) = shape_range {
+            let range = shape_range_arg(range, name)?;
+            check_shape_range(py, &desc, name, &range)?;
+            desc.shape_range = Some(range.into());
+        }
         let edge = self
             .graph
             .add_input_node(name, desc)
@@ -275,11 +279,12 @@ impl PyGraph {
         &mut self,
         py: Python<'_>,
         name: &str,
-        shape_range: Vec<(i64, i64)>,
+        shape_range: &Bound<'_, PyAny>,
     ) -> PyResult<()> {
         self.usable(py)?;
         let id = self.find(py, name)?;
         let desc = input_desc(py, &self.graph, id, name)?;
+        let shape_range = shape_range_arg(shape_range, name)?;
         check_shape_range(py, desc, name, &shape_range)?;
         self.graph.node_mut(id).outputs[0].shape_range = Some(shape_range.into());
         Ok(())
