@@ -10,7 +10,9 @@ use opgraph_core::types::{
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
-use pyo3::types::{PyBool, PyBytes, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple, PyType};
+use pyo3::types::{
+    PyBool, PyBytes, PyDict, PyFloat, PyInt, PyIterator, PyList, PyString, PyTuple, PyType,
+};
 
 static DATA_TYPE: PyOnceLock<Py<PyType>> = PyOnceLock::new();
 static FORMAT: PyOnceLock<Py<PyType>> = PyOnceLock::new();
@@ -87,19 +89,7 @@ pub fn shape_arg(obj: &Bound<'_, PyAny>, input: Option<&str>) -> PyResult<Shape>
     let fail = |type_error: bool, dim: Option<usize>, message: String| {
         shape_error(py, type_error, input, dim, message)
     };
-    let items = match obj.try_iter() {
-        Ok(items) if !obj.is_instance_of::<PyString>() && !obj.is_instance_of::<PyBytes>() => items,
-        _ => {
-            return Err(fail(
-                true,
-                None,
-                format!(
-                    "{what}: expected a sequence of ints, got {}",
-                    type_name(obj)
-                ),
-            ))
-        }
-    };
+    let items = sequence_items(obj, input, &what, "a sequence of ints")?;
     let mut dims = Vec::new();
     for (index, item) in items.enumerate() {
         let item = item?;
@@ -145,6 +135,30 @@ pub fn shape_arg(obj: &Bound<'_, PyAny>, input: Option<&str>) -> PyResult<Shape>
     })
 }
 
+fn is_text(obj: &Bound<'_, PyAny>) -> bool {
+    obj.is_instance_of::<PyString>() || obj.is_instance_of::<PyBytes>()
+}
+
+/// The items of `obj`, a sequence other than text; else a `ShapeTypeError`
+/// ("{what}: expected {expected}, got str").
+fn sequence_items<'py>(
+    obj: &Bound<'py, PyAny>,
+    input: Option<&str>,
+    what: &str,
+    expected: &str,
+) -> PyResult<Bound<'py, PyIterator>> {
+    match obj.try_iter() {
+        Ok(items) if !is_text(obj) => Ok(items),
+        _ => Err(shape_error(
+            obj.py(),
+            true,
+            input,
+            None,
+            format!("{what}: expected {expected}, got {}", type_name(obj)),
+        )),
+    }
+}
+
 /// A `ShapeTypeError` (`type_error`: the value is not of the right kind) or
 /// `ShapeArgumentError` (a value out of range), naming the input and dim.
 fn shape_error(
@@ -179,28 +193,19 @@ pub fn shape_range_arg(obj: &Bound<'_, PyAny>, input: &str) -> PyResult<Vec<(i64
     let fail = |type_error: bool, dim: Option<usize>, message: String| {
         shape_error(py, type_error, Some(input), dim, message)
     };
-    let not_text =
-        |o: &Bound<'_, PyAny>| !o.is_instance_of::<PyString>() && !o.is_instance_of::<PyBytes>();
-    let items = match obj.try_iter() {
-        Ok(items) if not_text(obj) => items,
-        _ => {
-            return Err(fail(
-                true,
-                None,
-                format!(
-                    "{what}: expected a sequence of (min, max) pairs of ints, got {}",
-                    type_name(obj)
-                ),
-            ))
-        }
-    };
+    let items = sequence_items(
+        obj,
+        Some(input),
+        &what,
+        "a sequence of (min, max) pairs of ints",
+    )?;
     let mut ranges = Vec::new();
     for (index, item) in items.enumerate() {
         let item = item?;
         let bounds: Option<Vec<Bound<'_, PyAny>>> = item
             .try_iter()
             .ok()
-            .filter(|_| not_text(&item))
+            .filter(|_| !is_text(&item))
             .and_then(|bounds| bounds.collect::<PyResult<Vec<_>>>().ok());
         let pair = match bounds.as_deref() {
             Some([lo, hi]) => [lo, hi],
