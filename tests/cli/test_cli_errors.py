@@ -16,6 +16,12 @@ BAD_SHAPES = [
     ("cnn.pbtxt", "x:1,2;x:3,4", "twice"),
     ("lenet.prototxt", "data:1,-5,28,28", "dim 1 is -5"),
     ("lenet.prototxt", "data:1," + "1" * 23 + ",28,28", "does not fit int64"),
+    (
+        "cnn.pbtxt",
+        "x:1,28,28",
+        "gives input 'x' the shape [1, 28, 28]; the model declares [?, 28, 28, 1] (rank 4)",
+    ),
+    ("lenet.prototxt", "data:1,28,28", "gives input 'data' the shape [1, 28, 28]; the model declares"),
     ("cnn.pbtxt", "nosuch:1,8,8,3", "input 'nosuch', which the model does not have (its inputs: x)"),
     ("lenet.prototxt", "nosuch:1,1,28,28", "'nosuch', which the model does not have (its inputs: data)"),
 ]

@@ -133,6 +133,14 @@ def test_input_shapes_naming_no_input_lists_the_model_inputs(tmp_path: Path) -> 
         load_onnx(path, input_shapes={"z": [3, 4]})
 
 
+def test_input_shapes_of_another_rank_than_the_input_is_an_error_at_the_input(tmp_path: Path) -> None:
+    path = save(tmp_path / "m.onnx", [helper.make_node("Add", ["x", "x"], ["y"])], [X], ["y"])
+    with pytest.raises(
+        ParseError, match=r"gives input 'x' the shape \[3, 4, 5\] \(rank 3\); the model declares"
+    ):
+        load_onnx(path, input_shapes={"x": [3, 4, 5]})
+
+
 def test_an_input_that_is_also_an_initializer_is_a_constant(tmp_path: Path) -> None:
     shape = numpy_helper.from_array(np.array([2, 2], np.int64), "shape")
     path = save(

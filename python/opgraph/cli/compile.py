@@ -311,6 +311,9 @@ _UNKNOWN_INPUT = re.compile(
     r"input_shapes names (?P<name>'.*'), which is not (a Placeholder|an input) of the model "
     r"\(its (placeholders|inputs): (?P<known>.*)\)$"
 )
+_WRONG_RANK = re.compile(
+    r"input_shapes gives input (?P<rest>'.*) \(rank \d+\); the model declares (?P<declared>.*)$"
+)
 _UNKNOWN_OUTPUT = re.compile(r"(requested output '.*' refers to|graph output \d+ refers to output \d+ of) ")
 _UNKNOWN_PASS = "no scope fusion pass named"
 
@@ -326,6 +329,11 @@ def _argument_error(error: ParseError, options: CompileOptions) -> UsageError | 
         return UsageError(
             f"--input-shape names input {unknown_input['name']}, which the model does not have "
             f"(its inputs: {unknown_input['known']})"
+        )
+    wrong_rank = _WRONG_RANK.match(message)
+    if wrong_rank:
+        return UsageError(
+            f"--input-shape gives input {wrong_rank['rest']}; the model declares {wrong_rank['declared']}"
         )
     if options.outputs and _UNKNOWN_OUTPUT.match(message):
         return UsageError(f"--outputs: {message}")
