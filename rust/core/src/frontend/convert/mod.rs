@@ -50,10 +50,10 @@ mod support;
 #[cfg(test)]
 mod tests;
 
-use super::{Framework, FrameworkGraph, FrontendError, PluginRegistry};
+use super::{Framework, FrameworkGraph, FrameworkOp, FrontendError, PluginRegistry};
 use crate::graph::{check_expansion, Graph};
 use crate::op::OpRegistry;
-use crate::types::Shape;
+use crate::types::{AttrValue, Shape};
 use body::{Context, ConvertedBody, GraphBuilder};
 use resolve::PluginResolver;
 use rustc_hash::FxHashMap;
@@ -137,41 +137,52 @@ pub fn convert(
     Ok(graph)
 }
 
-/// Every `input_shapes` name must be a Placeholder of the model.
+/// Every `input_shapes` entry must name a Placeholder of the model and, where
+/// the model declares that input's rank, keep it: a shape of another rank is
+/// a mistake the input's readers would only report later, by their own names.
 fn check_input_shapes(
     framework: &FrameworkGraph,
     options: &ConvertOptions,
 ) -> Result<(), FrontendError> {
-    let is_placeholder = |name: &str| {
-        framework
-            .ops
-            .iter()
-            .any(|op| op.name == name && op.op_type == "Placeholder")
-    };
-    if let Some((name, _)) = options
-        .input_shapes
+    if options.input_shapes.is_empty() {
+        return Ok(());
+    }
+    let placeholders: Vec<&FrameworkOp> = framework
+        .ops
         .iter()
-        .find(|(name, _)| !is_placeholder(name))
-    {
-        let placeholders: Vec<&str> = framework
-            .ops
-            .iter()
-            .filter(|op| op.op_type == "Placeholder")
-            .map(|op| op.name.as_str())
-            .collect();
-        // Inputs decode as Placeholder ops; only TensorFlow users know them so.
-        let (what, listed) = match framework.framework {
-            Framework::TensorFlow => ("a Placeholder", "placeholders"),
-            _ => ("an input", "inputs"),
+        .filter(|op| op.op_type == "Placeholder")
+        .collect();
+    for (name, shape) in &options.input_shapes {
+        let Some(input) = placeholders.iter().find(|op| op.name == *name) else {
+            // Inputs decode as Placeholder ops; only TensorFlow users know them so.
+            let (what, listed) = match framework.framework {
+                Framework::TensorFlow => ("a Placeholder", "placeholders"),
+                _ => ("an input", "inputs"),
+            };
+            let names: Vec<&str> = placeholders.iter().map(|op| op.name.as_str()).collect();
+            return Err(FrontendError::Graph(format!(
+                "input_shapes names '{name}', which is not {what} of the model (its {listed}: {})",
+                if names.is_empty() {
+                    "none".to_owned()
+                } else {
+                    names.join(", ")
+                }
+            )));
         };
-        return Err(FrontendError::Graph(format!(
-            "input_shapes names '{name}', which is not {what} of the model (its {listed}: {})",
-            if placeholders.is_empty() {
-                "none".to_owned()
-            } else {
-                placeholders.join(", ")
+        let Some(AttrValue::ListInt(dims)) = input.attrs.get("shape") else {
+            continue;
+        };
+        let Ok(declared) = Shape::new(dims) else {
+            continue; // conversion reports a bad declared shape by itself
+        };
+        if let (Some(declared_rank), Some(given_rank)) = (declared.rank(), shape.rank()) {
+            if declared_rank != given_rank {
+                return Err(FrontendError::Graph(format!(
+                    "input_shapes gives input '{name}' the shape {shape} (rank {given_rank}); \
+                     the model declares {declared} (rank {declared_rank})"
+                )));
             }
-        )));
+        }
     }
     Ok(())
 }

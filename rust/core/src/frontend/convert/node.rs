@@ -250,23 +250,6 @@ impl<'f> GraphBuilder<'_, 'f> {
         };
         let given = self.input_shapes.iter().find(|(name, _)| *name == op.name);
         let shape = match (given, attrs.get("shape")) {
-            (Some((_, shape)), Some(AttrValue::ListInt(dims))) => {
-                // A shape of another rank than the model's is a mistake the
-                // input's readers would only report later, by their own names.
-                let declared = Shape::new(dims).ok().filter(|d| d.rank().is_some());
-                if let Some(declared) =
-                    declared.filter(|d| shape.rank().is_some_and(|r| Some(r) != d.rank()))
-                {
-                    return Err(FrontendError::Graph(format!(
-                        "input_shapes gives input '{}' the shape {shape} (rank {}); the model \
-                         declares {declared} (rank {})",
-                        op.name,
-                        shape.rank().unwrap_or(0),
-                        declared.rank().unwrap_or(0)
-                    )));
-                }
-                shape.clone()
-            }
             (Some((_, shape)), _) => shape.clone(),
             (None, Some(AttrValue::ListInt(dims))) => Shape::new(dims).map_err(|e| {
                 FrontendError::Graph(format!(
