@@ -101,30 +101,17 @@ pub fn shape_arg(obj: &Bound<'_, PyAny>, input: Option<&str>) -> PyResult<Shape>
                 format!("{what}: rank {rank} exceeds the maximum rank {MAX_RANK}"),
             ));
         }
-        match item.extract::<i64>() {
-            Ok(d) => dims.push(d),
-            Err(_) if item.is_instance_of::<PyInt>() => {
-                return Err(fail(
-                    false,
-                    Some(index),
-                    format!(
-                        "{what}: dim {index} is {item}, which does not fit int64 \
-                         (dims are >= 0, or -1 for unknown)"
-                    ),
-                ))
-            }
-            Err(_) => {
-                return Err(fail(
-                    true,
-                    Some(index),
-                    format!(
-                        "{what}: dim {index} is {} {}; dims are ints (-1 unknown)",
-                        type_name(&item),
-                        item.repr().map(|r| r.to_string()).unwrap_or_default()
-                    ),
-                ))
-            }
-        }
+        dims.push(int64_item(
+            &item,
+            |type_error, message| fail(type_error, Some(index), message),
+            || {
+                format!(
+                    "{what}: dim {index} is {item}, which does not fit int64 \
+                     (dims are >= 0, or -1 for unknown)"
+                )
+            },
+            |got| format!("{what}: dim {index} is {got}; dims are ints (-1 unknown)"),
+        )?);
     }
     Shape::new(&dims).map_err(|e| {
         let dim = match e {
@@ -133,6 +120,25 @@ pub fn shape_arg(obj: &Bound<'_, PyAny>, input: Option<&str>) -> PyResult<Shape>
         };
         fail(false, dim, format!("{what} {dims:?}: {e}"))
     })
+}
+
+/// `value` as an int64, else `fail`'s typed error: a Python int beyond
+/// int64 is an argument error with `too_large`'s message, anything else a
+/// type error with `not_int`'s, given the value's type and repr.
+fn int64_item(
+    value: &Bound<'_, PyAny>,
+    fail: impl FnOnce(bool, String) -> PyErr,
+    too_large: impl FnOnce() -> String,
+    not_int: impl FnOnce(&str) -> String,
+) -> PyResult<i64> {
+    match value.extract::<i64>() {
+        Ok(v) => Ok(v),
+        Err(_) if value.is_instance_of::<PyInt>() => Err(fail(false, too_large())),
+        Err(_) => {
+            let repr = value.repr().map(|r| r.to_string()).unwrap_or_default();
+            Err(fail(true, not_int(&format!("{} {repr}", type_name(value)))))
+        }
+    }
 }
 
 fn is_text(obj: &Bound<'_, PyAny>) -> bool {
@@ -222,30 +228,17 @@ pub fn shape_range_arg(obj: &Bound<'_, PyAny>, input: &str) -> PyResult<Vec<(i64
         };
         let mut bound = [0i64; 2];
         for (slot, value) in bound.iter_mut().zip(pair) {
-            *slot = match value.extract::<i64>() {
-                Ok(v) => v,
-                Err(_) if value.is_instance_of::<PyInt>() => {
-                    return Err(fail(
-                        false,
-                        Some(index),
-                        format!(
-                            "{what}: dim {index} has bound {value}, which does not fit int64 \
-                             (-1 as max: unbounded)"
-                        ),
-                    ))
-                }
-                Err(_) => {
-                    return Err(fail(
-                        true,
-                        Some(index),
-                        format!(
-                            "{what}: dim {index} has bound {} {}; bounds are ints",
-                            type_name(value),
-                            value.repr().map(|r| r.to_string()).unwrap_or_default()
-                        ),
-                    ))
-                }
-            };
+            *slot = int64_item(
+                value,
+                |type_error, message| fail(type_error, Some(index), message),
+                || {
+                    format!(
+                        "{what}: dim {index} has bound {value}, which does not fit int64 \
+                         (-1 as max: unbounded)"
+                    )
+                },
+                |got| format!("{what}: dim {index} has bound {got}; bounds are ints"),
+            )?;
         }
         ranges.push((bound[0], bound[1]));
     }
