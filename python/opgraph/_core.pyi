@@ -984,8 +984,8 @@ def memory_strategies() -> list[str]:
 
 def plan_memory(
     graph: Graph,
-    strategy: str | None = None,
-    alignment: int = 512,
+    strategy: str | None,
+    alignment: int,
     use_shape_ranges: bool = True,
     allow_dynamic: bool = False,
     schedule: str = "auto",
@@ -999,8 +999,8 @@ def plan_lifetimes(
     sizes: npt.NDArray[np.int64],
     firsts: npt.NDArray[np.int64],
     lasts: npt.NDArray[np.int64],
-    strategy: str | None = None,
-    alignment: int = 512,
+    strategy: str | None,
+    alignment: int,
 ) -> dict[str, Any]:
     """Plans a bare lifetime set (int64 columns): offsets (int64 array) and totals."""
 
@@ -1010,7 +1010,7 @@ def check_placement(
     lasts: npt.NDArray[np.int64],
     offsets: npt.NDArray[np.int64],
     arena_bytes: int,
-    alignment: int = 512,
+    alignment: int,
 ) -> list[str]:
     """The checker: problems of placing the lifetimes at `offsets` (-1: not
     placed) in an arena of `arena_bytes`; empty when valid."""

@@ -29,7 +29,6 @@ from . import _core
 from ._core import Graph
 from ._memory_plot import draw_plan
 from ._str_column import StrColumn
-from .errors import MemoryPlanError
 
 Strategy = Literal[
     "naive", "ge_block_reuse", "greedy_by_size", "greedy_by_breadth", "greedy_repair", "branch_and_bound"
@@ -362,7 +361,6 @@ def plan_memory(
     returned in the order given. ``graph`` itself is left as it is. Give
     profiles before :func:`opgraph.prepare` stores an input in a device
     format."""
-    _check_alignment(alignment)
     if profiles is not None:
         return [
             _plan_profile(graph, profile, strategy, alignment, use_shape_ranges, allow_dynamic, schedule)
@@ -395,15 +393,6 @@ def _plan_profile(
     return ProfilePlan(shapes, MemoryPlan(raw))
 
 
-def _check_alignment(alignment: int) -> None:
-    """The extension takes an unsigned 64-bit alignment; anything else is
-    the user's mistake, said in the planner's words (not a conversion's)."""
-    if isinstance(alignment, bool) or not isinstance(alignment, int):
-        raise TypeError(f"the alignment is a whole number of bytes, got {alignment!r}")
-    if not 1 <= alignment < 2**64:
-        raise MemoryPlanError(f"the alignment must be at least 1 byte and below 2**64, got {alignment}")
-
-
 def _column(values: ArrayLikeInt, name: str) -> Int64Array:
     array = np.asarray(values)
     if array.ndim != 1 or not (array.size == 0 or np.issubdtype(array.dtype, np.integer)):
@@ -423,7 +412,6 @@ def plan_lifetimes(
     from step ``firsts[i]`` through ``lasts[i]`` (inclusive). Sizes are
     rounded up to ``alignment``. Every strategy runs and the smallest arena
     is kept, unless ``strategy`` names one."""
-    _check_alignment(alignment)
     size_column, first_column, last_column = (
         _column(sizes, "sizes"),
         _column(firsts, "firsts"),
@@ -444,7 +432,6 @@ def check_placement(
     """The problems of placing buffer ``i`` (``sizes[i]`` bytes, alive from
     ``firsts[i]`` through ``lasts[i]``) at ``offsets[i]`` (-1: not placed) in
     an arena of ``arena_bytes``: empty when the placement is valid."""
-    _check_alignment(alignment)
     return _core.check_placement(
         _column(sizes, "sizes"),
         _column(firsts, "firsts"),

@@ -13,9 +13,9 @@ use opgraph_core::device::memory::{
     ScheduleKind, Strategy,
 };
 use opgraph_core::op::global_registry;
-use pyo3::exceptions::PyValueError;
+use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyList};
+use pyo3::types::{PyBool, PyDict, PyInt, PyList};
 
 fn strategy_from(name: Option<&str>) -> PyResult<Option<Strategy>> {
     name.map(|n| {
@@ -66,6 +66,26 @@ fn memory_err(py: Python<'_>, e: MemoryError) -> PyErr {
     result.unwrap_or_else(|e| e)
 }
 
+/// The `alignment` argument in bytes: an int in 1..2**64 (the core rejects
+/// 0 too, for Rust callers; this says it for every bad int, in the planner's
+/// words rather than a conversion's).
+fn alignment_arg(py: Python<'_>, value: &Bound<'_, PyAny>) -> PyResult<u64> {
+    if value.is_instance_of::<PyBool>() || !value.is_instance_of::<PyInt>() {
+        let repr = value.repr().map(|r| r.to_string()).unwrap_or_default();
+        return Err(PyTypeError::new_err(format!(
+            "the alignment is a whole number of bytes, got {repr}"
+        )));
+    }
+    match value.extract::<u64>() {
+        Ok(alignment) if alignment >= 1 => Ok(alignment),
+        _ => Err(new_error(
+            memory_plan_error(py)?,
+            format!("the alignment must be at least 1 byte and below 2**64, got {value}"),
+            None,
+        )),
+    }
+}
+
 /// Runs `f` without the GIL, turning a panic into an InternalError.
 fn detached<T: Send>(py: Python<'_>, f: impl FnOnce() -> T + Send) -> PyResult<T> {
     guard_panics_detached(py, "the memory planner", f)
@@ -104,19 +124,19 @@ pub fn memory_strategies() -> Vec<&'static str> {
 /// and int64 arrays `sizes`, `offsets`, `first_steps`,
 /// `last_steps`, `view_of`, with -1 for none) and the totals.
 #[pyfunction]
-#[pyo3(signature = (graph, strategy = None, alignment = 512, use_shape_ranges = true, allow_dynamic = false, schedule = "auto"))]
+#[pyo3(signature = (graph, strategy, alignment, use_shape_ranges = true, allow_dynamic = false, schedule = "auto"))]
 pub fn plan_memory<'py>(
     py: Python<'py>,
     graph: &PyGraph,
     strategy: Option<&str>,
-    alignment: u64,
+    alignment: &Bound<'py, PyAny>,
     use_shape_ranges: bool,
     allow_dynamic: bool,
     schedule: &str,
 ) -> PyResult<Bound<'py, PyDict>> {
     let options = PlanOptions {
         arena: ArenaOptions {
-            alignment,
+            alignment: alignment_arg(py, alignment)?,
             strategy: strategy_from(strategy)?,
         },
         use_shape_ranges,
@@ -205,17 +225,17 @@ fn lifetimes(
 
 /// Plans a bare lifetime set (int64 columns): offsets (int64 array) and totals.
 #[pyfunction]
-#[pyo3(signature = (sizes, firsts, lasts, strategy = None, alignment = 512))]
+#[pyo3(signature = (sizes, firsts, lasts, strategy, alignment))]
 pub fn plan_lifetimes<'py>(
     py: Python<'py>,
     sizes: PyReadonlyArray1<'py, i64>,
     firsts: PyReadonlyArray1<'py, i64>,
     lasts: PyReadonlyArray1<'py, i64>,
     strategy: Option<&str>,
-    alignment: u64,
+    alignment: &Bound<'py, PyAny>,
 ) -> PyResult<Bound<'py, PyDict>> {
     let options = ArenaOptions {
-        alignment,
+        alignment: alignment_arg(py, alignment)?,
         strategy: strategy_from(strategy)?,
     };
     let set = lifetimes(&sizes, &firsts, &lasts)?;
@@ -235,7 +255,7 @@ pub fn plan_lifetimes<'py>(
 /// The checker: problems of placing the lifetimes at `offsets` (-1: not
 /// placed) in an arena of `arena_bytes`; empty when valid.
 #[pyfunction]
-#[pyo3(signature = (sizes, firsts, lasts, offsets, arena_bytes, alignment = 512))]
+#[pyo3(signature = (sizes, firsts, lasts, offsets, arena_bytes, alignment))]
 pub fn check_placement<'py>(
     py: Python<'py>,
     sizes: PyReadonlyArray1<'py, i64>,
@@ -243,8 +263,9 @@ pub fn check_placement<'py>(
     lasts: PyReadonlyArray1<'py, i64>,
     offsets: PyReadonlyArray1<'py, i64>,
     arena_bytes: u64,
-    alignment: u64,
+    alignment: &Bound<'py, PyAny>,
 ) -> PyResult<Vec<String>> {
+    let alignment = alignment_arg(py, alignment)?;
     let set = lifetimes(&sizes, &firsts, &lasts)?;
     let offsets: Vec<Option<u64>> = offsets
         .as_slice()?
