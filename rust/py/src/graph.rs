@@ -4,19 +4,18 @@
 
 use crate::budget::{bytes_per_node, ensure_room};
 use crate::convert::{
-    attr_from_py, attrs_from_py, attrs_to_py, dtype_from_py, format_from_py, shape_arg,
-    shape_range_arg, tensor_from_py, type_name,
+    attr_from_py, attrs_from_py, attrs_to_py, format_from_py, tensor_from_py, type_name,
 };
 use crate::errors::{
     build_err, device_error, exception, graph_err, graph_error, guard_panics, internal_error,
     new_error,
 };
-use crate::graph_inputs::{check_input_shape, check_shape_range, input_desc};
+use crate::graph_inputs;
 use crate::tensor_desc::PyTensorDesc;
 use opgraph_core::builder::{add_op, OpSpec, PortInput};
 use opgraph_core::graph::{Graph, Node, NodeId, OutputRef, Subgraph};
 use opgraph_core::op::{global_registry, OpRegistry};
-use opgraph_core::types::{Format, TensorDesc};
+use opgraph_core::types::TensorDesc;
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyMapping};
@@ -253,17 +252,7 @@ impl PyGraph {
         shape_range: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<TensorRef> {
         self.usable(py)?;
-        let format = format
-            .map(format_from_py)
-            .transpose()?
-            .unwrap_or(Format::Nd);
-        let mut desc =
-            TensorDesc::new(dtype_from_py(dtype)?, shape_arg(shape, Some(name))?, format);
-        if let Some(range) = shape_range {
-            let range = shape_range_arg(range, name)?;
-            check_shape_range(py, &desc, name, &range)?;
-            desc.shape_range = Some(range.into());
-        }
+        let desc = graph_inputs::new_input(py, name, dtype, shape, format, shape_range)?;
         let edge = self
             .graph
             .add_input_node(name, desc)
@@ -282,12 +271,7 @@ impl PyGraph {
         shape_range: &Bound<'_, PyAny>,
     ) -> PyResult<()> {
         self.usable(py)?;
-        let id = self.find(py, name)?;
-        let desc = input_desc(py, &self.graph, id, name)?;
-        let shape_range = shape_range_arg(shape_range, name)?;
-        check_shape_range(py, desc, name, &shape_range)?;
-        self.graph.node_mut(id).outputs[0].shape_range = Some(shape_range.into());
-        Ok(())
+        graph_inputs::set_shape_range(py, &mut self.graph, name, shape_range)
     }
 
     /// Sets the shape of graph input `name` (a Data or Placeholder node),
@@ -302,14 +286,7 @@ impl PyGraph {
         shape: &Bound<'_, PyAny>,
     ) -> PyResult<()> {
         self.usable(py)?;
-        let id = self.find(py, name)?;
-        let desc = input_desc(py, &self.graph, id, name)?;
-        // Checked as the loaders' `input_shapes` are: not a sequence of
-        // ints, or a dim beyond int64, is a typed error naming the dim.
-        let shape = shape_arg(shape, Some(name))?;
-        check_input_shape(py, desc, name, shape.dims())?;
-        self.graph.node_mut(id).outputs[0].set_shape(shape);
-        Ok(())
+        graph_inputs::set_shape(py, &mut self.graph, name, shape)
     }
 
     /// Replaces what graph input `name` (a Data or Placeholder node)
@@ -326,15 +303,7 @@ impl PyGraph {
         format: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<()> {
         self.usable(py)?;
-        let id = self.find(py, name)?;
-        let origin_format = input_desc(py, &self.graph, id, name)?.origin_format;
-        let format = match format {
-            Some(format) => format_from_py(format)?,
-            None => origin_format,
-        };
-        let desc = TensorDesc::new(dtype_from_py(dtype)?, shape_arg(shape, Some(name))?, format);
-        self.graph.node_mut(id).outputs[0] = desc;
-        Ok(())
+        graph_inputs::set_desc(py, &mut self.graph, name, dtype, shape, format)
     }
 
     /// Adds a Const node holding a copy of `value` (a numpy array).
@@ -581,10 +550,7 @@ impl PyGraph {
 
 impl PyGraph {
     fn find(&self, py: Python<'_>, name: &str) -> PyResult<NodeId> {
-        self.graph.find(name).ok_or_else(|| {
-            let e = opgraph_core::graph::GraphError::UnknownName(name.into());
-            graph_err(py, &e)
-        })
+        find_node(py, &self.graph, name)
     }
 
     fn snapshot(&self, id: NodeId) -> PyNode {
@@ -706,6 +672,14 @@ impl PyNode {
             outs.join(", ")
         )
     }
+}
+
+/// Node `name` of `graph`, or the GraphError that there is none.
+pub(crate) fn find_node(py: Python<'_>, graph: &Graph, name: &str) -> PyResult<NodeId> {
+    graph.find(name).ok_or_else(|| {
+        let e = opgraph_core::graph::GraphError::UnknownName(name.into());
+        graph_err(py, &e)
+    })
 }
 
 /// An error when `op_type`'s prototype does not declare attribute `attr`

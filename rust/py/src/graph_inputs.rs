@@ -1,24 +1,26 @@
-//! Validation behind `Graph.set_input_shape`, `set_input_shape_range` and
-//! `set_input_desc`: what a graph input may be changed to, checked before
+//! What `Graph.add_input`, `set_input_shape`, `set_input_shape_range` and
+//! `set_input_desc` do: a graph input made or changed, checked before
 //! anything changes, each refusal a `ShapeArgumentError` naming the input.
 
+use crate::convert::{dtype_from_py, format_from_py, shape_arg, shape_range_arg};
 use crate::errors::{exception, shape_argument_error};
+use crate::graph::find_node;
 use opgraph_core::graph::{Graph, NodeId};
-use opgraph_core::types::TensorDesc;
+use opgraph_core::types::{Format, TensorDesc};
 use pyo3::prelude::*;
 
 fn refuse(py: Python<'_>, message: String) -> PyErr {
     exception(shape_argument_error(py), message)
 }
 
-/// The output descriptor of graph input `id`, named `name`, or an error when
-/// the node is not a graph input (a Data or Placeholder node).
-pub(crate) fn input_desc<'g>(
+/// Graph input `name` (a Data or Placeholder node) and its descriptor, or
+/// an error when there is no such node or it is not a graph input.
+fn find_input<'g>(
     py: Python<'_>,
     graph: &'g Graph,
-    id: NodeId,
     name: &str,
-) -> PyResult<&'g TensorDesc> {
+) -> PyResult<(NodeId, &'g TensorDesc)> {
+    let id = find_node(py, graph, name)?;
     let node = graph.node(id);
     if !matches!(node.op_type.as_str(), "Data" | "Placeholder") {
         return Err(refuse(
@@ -26,13 +28,84 @@ pub(crate) fn input_desc<'g>(
             format!("'{name}' is a {} node, not a graph input", node.op_type),
         ));
     }
-    Ok(&node.outputs[0])
+    Ok((id, &node.outputs[0]))
+}
+
+/// The descriptor of a new graph input (`Graph.add_input`), its shape range
+/// checked against its shape.
+pub(crate) fn new_input(
+    py: Python<'_>,
+    name: &str,
+    dtype: &Bound<'_, PyAny>,
+    shape: &Bound<'_, PyAny>,
+    format: Option<&Bound<'_, PyAny>>,
+    shape_range: Option<&Bound<'_, PyAny>>,
+) -> PyResult<TensorDesc> {
+    let format = format
+        .map(format_from_py)
+        .transpose()?
+        .unwrap_or(Format::Nd);
+    let mut desc = TensorDesc::new(dtype_from_py(dtype)?, shape_arg(shape, Some(name))?, format);
+    if let Some(range) = shape_range {
+        let range = shape_range_arg(range, name)?;
+        check_shape_range(py, &desc, name, &range)?;
+        desc.shape_range = Some(range.into());
+    }
+    Ok(desc)
+}
+
+/// `Graph.set_input_shape_range`.
+pub(crate) fn set_shape_range(
+    py: Python<'_>,
+    graph: &mut Graph,
+    name: &str,
+    shape_range: &Bound<'_, PyAny>,
+) -> PyResult<()> {
+    let (id, desc) = find_input(py, graph, name)?;
+    let shape_range = shape_range_arg(shape_range, name)?;
+    check_shape_range(py, desc, name, &shape_range)?;
+    graph.node_mut(id).outputs[0].shape_range = Some(shape_range.into());
+    Ok(())
+}
+
+/// `Graph.set_input_shape`: the shape checked as the loaders' `input_shapes`
+/// are (a typed error naming the dim), then against the input.
+pub(crate) fn set_shape(
+    py: Python<'_>,
+    graph: &mut Graph,
+    name: &str,
+    shape: &Bound<'_, PyAny>,
+) -> PyResult<()> {
+    let (id, desc) = find_input(py, graph, name)?;
+    let shape = shape_arg(shape, Some(name))?;
+    check_input_shape(py, desc, name, shape.dims())?;
+    graph.node_mut(id).outputs[0].set_shape(shape);
+    Ok(())
+}
+
+/// `Graph.set_input_desc`: a new descriptor, the format kept when not given.
+pub(crate) fn set_desc(
+    py: Python<'_>,
+    graph: &mut Graph,
+    name: &str,
+    dtype: &Bound<'_, PyAny>,
+    shape: &Bound<'_, PyAny>,
+    format: Option<&Bound<'_, PyAny>>,
+) -> PyResult<()> {
+    let (id, desc) = find_input(py, graph, name)?;
+    let format = match format {
+        Some(format) => format_from_py(format)?,
+        None => desc.origin_format,
+    };
+    let desc = TensorDesc::new(dtype_from_py(dtype)?, shape_arg(shape, Some(name))?, format);
+    graph.node_mut(id).outputs[0] = desc;
+    Ok(())
 }
 
 /// Checks `shape_range` (inclusive `(min, max)` per dim, `max == -1`
 /// unbounded) against input `name`'s descriptor: one range per dim, each
 /// holding the dim when it is known.
-pub(crate) fn check_shape_range(
+fn check_shape_range(
     py: Python<'_>,
     desc: &TensorDesc,
     name: &str,
@@ -67,12 +140,7 @@ pub(crate) fn check_shape_range(
 /// Checks a new `shape` for input `name`: its rank, each dim a size or -1,
 /// inside the input's shape range, and the input not yet given a device
 /// storage format by `prepare`.
-pub(crate) fn check_input_shape(
-    py: Python<'_>,
-    desc: &TensorDesc,
-    name: &str,
-    shape: &[i64],
-) -> PyResult<()> {
+fn check_input_shape(py: Python<'_>, desc: &TensorDesc, name: &str, shape: &[i64]) -> PyResult<()> {
     if let Some(rank) = desc.shape().rank() {
         if rank != shape.len() {
             return Err(refuse(
