@@ -141,6 +141,18 @@ def test_input_shapes_of_another_rank_than_the_input_is_an_error_at_the_input(tm
         load_onnx(path, input_shapes={"x": [3, 4, 5]})
 
 
+def test_input_shapes_are_checked_for_an_input_the_outputs_prune_away(tmp_path: Path) -> None:
+    """The entry is wrong for the model whether or not the input is loaded."""
+    z = helper.make_tensor_value_info("z", TensorProto.FLOAT, [2])
+    nodes = [helper.make_node("Relu", ["x"], ["y"]), helper.make_node("Relu", ["z"], ["w"])]
+    path = save(tmp_path / "m.onnx", nodes, [X, z], ["y", "w"])
+    assert desc(load_onnx(path, outputs=["y"], input_shapes={"z": [5]}), "y").shape == (-1, 4)
+    with pytest.raises(
+        ParseError, match=r"gives input 'z' the shape \[5, 5\] \(rank 2\); the model declares"
+    ):
+        load_onnx(path, outputs=["y"], input_shapes={"z": [5, 5]})
+
+
 def test_an_input_that_is_also_an_initializer_is_a_constant(tmp_path: Path) -> None:
     shape = numpy_helper.from_array(np.array([2, 2], np.int64), "shape")
     path = save(

@@ -138,8 +138,10 @@ pub fn convert(
 }
 
 /// Every `input_shapes` entry must name a Placeholder of the model and, where
-/// the model declares that input's rank, keep it: a shape of another rank is
-/// a mistake the input's readers would only report later, by their own names.
+/// the model declares that input's rank (its `shape` as decoded, before any
+/// plugin), keep it: a shape of another rank is a mistake the input's readers
+/// would only report later, by their own names. Both hold for an input that
+/// `outputs` prunes away too: the entry is wrong for the model either way.
 fn check_input_shapes(
     framework: &FrameworkGraph,
     options: &ConvertOptions,
@@ -173,7 +175,7 @@ fn check_input_shapes(
             continue;
         };
         let Ok(declared) = Shape::new(dims) else {
-            continue; // conversion reports a bad declared shape by itself
+            continue; // a malformed declared shape has no rank to keep; the given one replaces it
         };
         if let (Some(declared_rank), Some(given_rank)) = (declared.rank(), shape.rank()) {
             if declared_rank != given_rank {
