@@ -50,6 +50,7 @@ __all__ = [
     "_run_scope_passes",
     "auto_mapping",
     "auto_mapping_dynamic",
+    "check_alignment",
     "check_formats",
     "check_placement",
     "data_type_table",
@@ -981,6 +982,10 @@ def parse_insert_op_config(text: str) -> str:
 
 def memory_strategies() -> list[str]:
     """The strategy names, in reporting order."""
+
+def check_alignment(alignment: int) -> None:
+    """Raises what `plan_memory` raises for `alignment` when it is not a whole
+    number of bytes in 1..2**64; for callers that must know before other work."""
 
 def plan_memory(
     graph: Graph,

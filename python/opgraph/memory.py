@@ -362,6 +362,8 @@ def plan_memory(
     profiles before :func:`opgraph.prepare` stores an input in a device
     format."""
     if profiles is not None:
+        # Said once, before any profile is inferred (and for no profiles too).
+        _core.check_alignment(alignment)
         return [
             _plan_profile(graph, profile, strategy, alignment, use_shape_ranges, allow_dynamic, schedule)
             for profile in profiles

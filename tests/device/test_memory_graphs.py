@@ -72,6 +72,13 @@ def test_an_alignment_out_of_range_is_a_plan_error(alignment: int) -> None:
         opgraph.plan_memory(chain(), alignment=alignment)
 
 
+@pytest.mark.parametrize("profiles", [[], [{"x": [2, 3, 224, 224]}, {"nope": [1]}]])
+def test_a_bad_alignment_is_said_before_any_profile_is_planned(profiles: list[dict[str, list[int]]]) -> None:
+    """Even with no profiles, and before a bad profile's own error."""
+    with pytest.raises(MemoryPlanError, match=r"the alignment must be at least 1 byte .*, got 0$"):
+        opgraph.plan_memory(chain(), alignment=0, profiles=profiles)
+
+
 def test_views_share_memory_and_keep_it_alive() -> None:
     g = Graph("views")
     x = g.add_input("x", DataType.FLOAT, (2, 8))

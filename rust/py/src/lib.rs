@@ -58,6 +58,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(memory::plan_lifetimes, m)?)?;
     m.add_function(wrap_pyfunction!(memory::check_placement, m)?)?;
     m.add_function(wrap_pyfunction!(memory::memory_strategies, m)?)?;
+    m.add_function(wrap_pyfunction!(memory::check_alignment, m)?)?;
     frontend::add_to_module(m)?;
     scope::register(m)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;

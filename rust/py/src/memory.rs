@@ -113,6 +113,13 @@ fn arena_summary<'py>(
     out.set_item("strategies", strategies)
 }
 
+/// Raises what `plan_memory` raises for `alignment` when it is not a whole
+/// number of bytes in 1..2**64; for callers that must know before other work.
+#[pyfunction]
+pub fn check_alignment(py: Python<'_>, alignment: &Bound<'_, PyAny>) -> PyResult<()> {
+    alignment_arg(py, alignment).map(drop)
+}
+
 /// The strategy names, in reporting order.
 #[pyfunction]
 pub fn memory_strategies() -> Vec<&'static str> {
