@@ -10,7 +10,7 @@ use crate::errors::{
     build_err, device_error, exception, graph_err, graph_error, guard_panics, internal_error,
     new_error,
 };
-use crate::graph_inputs;
+use crate::graph_inputs::{self, find_node};
 use crate::tensor_desc::PyTensorDesc;
 use opgraph_core::builder::{add_op, OpSpec, PortInput};
 use opgraph_core::graph::{Graph, Node, NodeId, OutputRef, Subgraph};
@@ -672,14 +672,6 @@ impl PyNode {
             outs.join(", ")
         )
     }
-}
-
-/// Node `name` of `graph`, or the GraphError that there is none.
-pub(crate) fn find_node(py: Python<'_>, graph: &Graph, name: &str) -> PyResult<NodeId> {
-    graph.find(name).ok_or_else(|| {
-        let e = opgraph_core::graph::GraphError::UnknownName(name.into());
-        graph_err(py, &e)
-    })
 }
 
 /// An error when `op_type`'s prototype does not declare attribute `attr`

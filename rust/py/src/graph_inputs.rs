@@ -1,13 +1,20 @@
 //! What `Graph.add_input`, `set_input_shape`, `set_input_shape_range` and
-//! `set_input_desc` do: a graph input made or changed, checked before
-//! anything changes, each refusal a `ShapeArgumentError` naming the input.
+//! `set_input_desc` do: a graph input made or changed, everything checked
+//! before anything changes. A shape that does not fit the input is a
+//! `ShapeArgumentError` naming it; an unknown name is a `GraphError`.
 
 use crate::convert::{dtype_from_py, format_from_py, shape_arg, shape_range_arg};
-use crate::errors::{exception, shape_argument_error};
-use crate::graph::find_node;
-use opgraph_core::graph::{Graph, NodeId};
+use crate::errors::{exception, graph_err, shape_argument_error};
+use opgraph_core::graph::{Graph, GraphError, NodeId};
 use opgraph_core::types::{Format, TensorDesc};
 use pyo3::prelude::*;
+
+/// Node `name` of `graph`, or the GraphError that there is none.
+pub(crate) fn find_node(py: Python<'_>, graph: &Graph, name: &str) -> PyResult<NodeId> {
+    graph
+        .find(name)
+        .ok_or_else(|| graph_err(py, &GraphError::UnknownName(name.into())))
+}
 
 fn refuse(py: Python<'_>, message: String) -> PyErr {
     exception(shape_argument_error(py), message)
