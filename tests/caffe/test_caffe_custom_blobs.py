@@ -167,10 +167,26 @@ def test_a_bad_blob_shapes_function_is_a_parse_error_naming_the_layer(
     assert not isinstance(raised.value, InternalError)
 
 
-def test_a_bad_weight_shapes_result_is_a_node_error(tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    ("weight_shapes", "expected"),
+    [
+        (lambda ctx: [16], r"returned \[16\]: a list, not a dict; a weight_shapes function returns a dict"),
+        (lambda ctx: {1: [-4]}, r"returned \{1: \[-4\]\}: input 1's shape \[-4\] has dim -4"),
+        (lambda ctx: {"scale": [16]}, r"key scale is not an input index"),
+        (lambda ctx: {9: [16]}, r"weight_shapes names input 9, but the node has 2 inputs"),
+        (
+            lambda ctx: {0: [1, 16, 4, 4]},
+            r"weight_shapes names input 0, which is 'data' \(a Data node\), not a weight",
+        ),
+    ],
+)
+def test_a_bad_weight_shapes_result_is_a_node_error(
+    tmp_path: Path, weight_shapes: Any, expected: str
+) -> None:
+    """Not ignored: a weight left unsized would be planned as unknown."""
     prototxt = tmp_path / "net.prototxt"
-    prototxt.write_text(net_with(register_scaled(lambda src: [[-1]], lambda ctx: [16])))
-    with pytest.raises(VerifyError, match="returned list; a weight_shapes function returns a dict") as raised:
+    prototxt.write_text(net_with(register_scaled(lambda src: [[-1]], weight_shapes)))
+    with pytest.raises(VerifyError, match=expected) as raised:
         load_caffe(prototxt)
     assert "'s'" in str(raised.value)
 

@@ -188,6 +188,19 @@ pub fn guard_panics_detached<T: Send>(
 }
 
 /// True when `failure` is opgraph's own bug rather than the model's fault.
+/// A user function's `KeyboardInterrupt` or `SystemExit` (a BaseException
+/// that is no Exception) among `failures`: it is raised as it is, not kept
+/// as one node's failure, so Ctrl-C stops the caller.
+pub fn interruption(py: Python<'_>, failures: &[InferFailure]) -> Option<PyErr> {
+    failures.iter().find_map(|failure| {
+        let InferFailure::Node(e) = failure else {
+            return None;
+        };
+        let cause = e.source.as_ref()?.downcast_ref::<PyErr>()?;
+        (!cause.is_instance_of::<pyo3::exceptions::PyException>(py)).then(|| cause.clone_ref(py))
+    })
+}
+
 pub fn is_internal(failure: &InferFailure) -> bool {
     matches!(failure, InferFailure::Node(e) if e.stage == Stage::Internal)
 }

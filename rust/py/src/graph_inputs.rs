@@ -6,7 +6,7 @@
 use crate::convert::{dtype_from_py, format_from_py, shape_arg, shape_range_arg};
 use crate::errors::{exception, graph_err, shape_argument_error};
 use opgraph_core::graph::{Graph, GraphError, NodeId};
-use opgraph_core::types::{Format, TensorDesc};
+use opgraph_core::types::{range_problem, Format, RangeProblem, TensorDesc};
 use pyo3::prelude::*;
 
 /// Node `name` of `graph`, or the GraphError that there is none.
@@ -119,29 +119,27 @@ fn check_shape_range(
     shape_range: &[(i64, i64)],
 ) -> PyResult<()> {
     let dims = desc.shape().dims();
-    if desc.shape().rank() != Some(shape_range.len()) {
-        return Err(refuse(
+    match range_problem(desc.shape(), shape_range) {
+        None => Ok(()),
+        Some(RangeProblem::Count { ranges, .. }) => Err(refuse(
             py,
             format!(
                 "input '{name}' has shape {dims:?}; a shape range needs one (min, max) per dim, \
-                 got {}",
-                shape_range.len()
+                 got {ranges}"
             ),
-        ));
+        )),
+        Some(RangeProblem::Dim {
+            dim,
+            range: (lo, hi),
+            size,
+        }) => Err(refuse(
+            py,
+            format!(
+                "input '{name}': dim {dim} range ({lo}, {hi}) is not a range of non-negative \
+                 sizes (min <= max, max -1 for unbounded) holding the dim ({size})"
+            ),
+        )),
     }
-    for (i, (&(lo, hi), &dim)) in shape_range.iter().zip(dims).enumerate() {
-        let inside = dim < 0 || (lo <= dim && (hi == -1 || dim <= hi));
-        if lo < 0 || (hi != -1 && hi < lo) || !inside {
-            return Err(refuse(
-                py,
-                format!(
-                    "input '{name}': dim {i} range ({lo}, {hi}) is not a range of non-negative \
-                     sizes (min <= max, max -1 for unbounded) holding the dim ({dim})"
-                ),
-            ));
-        }
-    }
-    Ok(())
 }
 
 /// Checks a new `shape` for input `name`: its rank, each dim a size or -1,

@@ -2,7 +2,8 @@
 
 use crate::budget::{bytes_per_node, ensure_room};
 use crate::errors::{
-    device_error, exception, failure_to_py, guard_panics, guard_panics_detached, is_internal,
+    device_error, exception, failure_to_py, guard_panics, guard_panics_detached, interruption,
+    is_internal,
 };
 use crate::graph::PyGraph;
 use opgraph_core::graph::Graph;
@@ -105,6 +106,9 @@ pub fn infer(
             return Err(internal);
         }
     };
+    if let Some(interrupt) = interruption(py, &failures) {
+        return Err(interrupt);
+    }
     // opgraph's own bug is never one node failure among others: the graph
     // may be half inferred, so it is poisoned and the bug raised.
     if let Some(bug) = failures.iter().position(is_internal) {

@@ -2,6 +2,7 @@
 //! functions as core callbacks, and prototypes read back for inspection.
 
 use crate::context::{borrowed_context, expire, ContextKind};
+use crate::convert::type_name;
 use crate::convert::{
     attr_from_py, attr_to_py, attr_type_from_name, dtype_from_py, dtype_to_py, format_from_py,
     format_to_py,
@@ -12,10 +13,10 @@ use opgraph_core::op::{
     global_registry, register_global, FollowType, OpError, OpFn, OpOrigin, OpSchema, ParamType,
     PortDef, ValueDepend, WeightShapesFn,
 };
-use opgraph_core::types::Shape;
-use pyo3::exceptions::PyValueError;
+use opgraph_core::types::{RangeProblem, Shape};
+use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyList, PyMapping};
+use pyo3::types::{PyBool, PyDict, PyList, PyMapping};
 use std::sync::Arc;
 
 /// A Python callable as a core op function. The context handed to it is
@@ -48,10 +49,98 @@ fn call(
     ctx: &mut OpContext<'_>,
 ) -> Result<(), OpError> {
     let returned = call_with_context(py, func, kind, ctx)?;
-    if kind == ContextKind::Verify && returned.is(pyo3::types::PyBool::new(py, false)) {
-        return Err(OpError::new(format!(
-            "{} returned False",
-            describe(py, func)
+    let got = || {
+        let repr = returned.repr().map(|r| r.to_string()).unwrap_or_default();
+        format!(
+            "{} returned {} {repr}",
+            describe(py, func),
+            type_name(&returned)
+        )
+    };
+    match kind {
+        ContextKind::Verify => match verdict(&returned) {
+            Some(true) => Ok(()),
+            Some(false) => Err(OpError::new(format!(
+                "{} returned False",
+                describe(py, func)
+            ))),
+            None => Err(mistake(format!(
+                "{}; a verify function returns True or None to accept the node, False (or \
+                 raises) to reject it",
+                got()
+            ))),
+        },
+        _ if !returned.is_none() => Err(mistake(format!(
+            "{}; an {} function sets its outputs through the context (ctx.set_output_{}) and \
+             returns None",
+            got(),
+            if kind == ContextKind::InferShape {
+                "infer_shape"
+            } else {
+                "infer_dtype"
+            },
+            if kind == ContextKind::InferShape {
+                "shape"
+            } else {
+                "dtype"
+            },
+        ))),
+        ContextKind::InferShape => output_ranges_fit(py, func, ctx),
+        ContextKind::InferDtype => Ok(()),
+    }
+}
+
+/// A user function's mistake (what it returned or set), with a Python
+/// TypeError of the same words as its cause: the function is at fault, not
+/// the node's inputs, so an infer_shape one is an InferShapeError rather than
+/// an InvalidShapeError.
+fn mistake(message: String) -> OpError {
+    let cause = PyTypeError::new_err(message.clone());
+    OpError::with_source(message, Box::new(cause))
+}
+
+/// A verify function's verdict: None and True accept, False rejects
+/// (numpy's bool too); anything else is no verdict.
+fn verdict(returned: &Bound<'_, PyAny>) -> Option<bool> {
+    if returned.is_none() {
+        return Some(true);
+    }
+    let ty = returned.get_type();
+    let numpy_bool = ty.module().is_ok_and(|m| m == "numpy")
+        && ty.name().is_ok_and(|n| n == "bool" || n == "bool_");
+    if returned.is_instance_of::<PyBool>() || numpy_bool {
+        return returned.is_truthy().ok();
+    }
+    None
+}
+
+/// Every shape range an infer_shape function set fits its output's shape.
+fn output_ranges_fit(py: Python<'_>, func: &Py<PyAny>, ctx: &OpContext<'_>) -> Result<(), OpError> {
+    for i in 0..ctx.output_count() {
+        let Some(desc) = ctx.output_desc(i) else {
+            continue;
+        };
+        let Some(problem) = desc.shape_range_problem() else {
+            continue;
+        };
+        let ranges = desc.shape_range.as_deref().unwrap_or_default();
+        let why = match problem {
+            RangeProblem::Count { ranges: n, .. } => {
+                format!("it needs one (min, max) per dim, got {n}")
+            }
+            RangeProblem::Dim {
+                dim,
+                range: (lo, hi),
+                size,
+            } => format!(
+                "dim {dim}'s range ({lo}, {hi}) is not a range of sizes (0 <= min <= max, max -1 \
+                 for unbounded) holding the dim ({size})"
+            ),
+        };
+        return Err(mistake(format!(
+            "{} gave output {i} the shape range {ranges:?}, which does not fit its shape {}: {why}",
+            describe(py, func),
+            desc.shape()
         )));
     }
     Ok(())
@@ -64,29 +153,40 @@ fn py_weight_shapes_fn(func: Py<PyAny>) -> WeightShapesFn {
     Arc::new(move |ctx: &mut OpContext<'_>| {
         Python::attach(|py| {
             let returned = call_with_context(py, &func, ContextKind::Verify, ctx)?;
-            weight_shapes_from_py(&returned).ok_or_else(|| {
+            weight_shapes_from_py(&returned).map_err(|why| {
                 OpError::new(format!(
-                    "{} returned {}; a weight_shapes function returns a dict from input index \
-                     to shape (a sequence of ints, each a size or -1)",
+                    "{} returned {}: {why}; a weight_shapes function returns a dict from input \
+                     index to shape (a sequence of ints, each a size or -1)",
                     describe(py, &func),
-                    crate::convert::type_name(&returned)
+                    returned.repr().map(|r| r.to_string()).unwrap_or_default()
                 ))
             })
         })
     })
 }
 
-fn weight_shapes_from_py(value: &Bound<'_, PyAny>) -> Option<Vec<(usize, Shape)>> {
-    let mapping = value.cast::<PyMapping>().ok()?;
+fn weight_shapes_from_py(value: &Bound<'_, PyAny>) -> Result<Vec<(usize, Shape)>, String> {
+    let mapping = value
+        .cast::<PyMapping>()
+        .map_err(|_| format!("a {}, not a dict", type_name(value)))?;
+    let items = mapping.items().map_err(|e| e.to_string())?;
     let mut shapes = Vec::new();
-    for item in mapping.items().ok()?.iter() {
-        let (index, dims): (usize, Vec<i64>) = item.extract().ok()?;
-        if dims.iter().any(|&d| d < -1) {
-            return None;
+    for item in items.iter() {
+        let (key, dims) = item
+            .extract::<(Bound<'_, PyAny>, Bound<'_, PyAny>)>()
+            .map_err(|e| e.to_string())?;
+        let index: usize = key
+            .extract()
+            .map_err(|_| format!("key {key} is not an input index (an int >= 0)"))?;
+        let dims: Vec<i64> = dims
+            .extract()
+            .map_err(|_| format!("input {index}'s shape {dims} is not a sequence of ints"))?;
+        if let Some(d) = dims.iter().find(|&&d| d < -1) {
+            return Err(format!("input {index}'s shape {dims:?} has dim {d}"));
         }
         shapes.push((index, Shape::from_dims(&dims)));
     }
-    Some(shapes)
+    Ok(shapes)
 }
 
 fn describe(py: Python<'_>, func: &Py<PyAny>) -> String {
@@ -192,7 +292,15 @@ pub fn register_op(
     }
     for (name, ty, has_default, default) in attrs {
         let default = if has_default {
-            Some(attr_from_py(&default)?)
+            let value = attr_from_py(&default).map_err(|e| {
+                let op_type = &schema.op_type;
+                PyTypeError::new_err(format!(
+                    "op '{op_type}' attribute '{name}': the default {}: {}",
+                    default.repr().map(|r| r.to_string()).unwrap_or_default(),
+                    e.value(py)
+                ))
+            })?;
+            Some(value)
         } else {
             None
         };

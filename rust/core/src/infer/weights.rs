@@ -50,9 +50,23 @@ pub(super) fn complete_weights(
             .unwrap_or_else(|bug| Err(OpError::new(bug.to_string())))?
     };
     for (i, shape) in wanted {
-        let Some(Some(edge)) = graph.node(id).inputs.get(i).copied() else {
-            continue;
+        let node = graph.node(id);
+        let Some(&slot) = node.inputs.get(i) else {
+            return Err(OpError::new(format!(
+                "weight_shapes names input {i}, but the node has {} inputs",
+                node.inputs.len()
+            )));
         };
+        let Some(edge) = slot else {
+            continue; // an absent optional weight
+        };
+        if graph.node(edge.node).op_type != "Const" {
+            return Err(OpError::new(format!(
+                "weight_shapes names input {i}, which is '{}' (a {} node), not a weight",
+                graph.node(edge.node).name,
+                graph.node(edge.node).op_type
+            )));
+        }
         if !is_placeholder(graph, edge) {
             continue;
         }

@@ -42,6 +42,44 @@ impl Default for TensorDesc {
     }
 }
 
+/// Why a shape range does not fit a shape.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RangeProblem {
+    /// Not one range per dim (or the shape's rank is unknown).
+    Count { rank: Option<usize>, ranges: usize },
+    /// Range `dim` is not `(min, max)` with `0 <= min <= max` (`max == -1`:
+    /// unbounded), or does not hold that dim's known size.
+    Dim {
+        dim: usize,
+        range: (i64, i64),
+        size: i64,
+    },
+}
+
+/// What is wrong with `ranges` (inclusive `(min, max)` per dim) for
+/// `shape`: one range per dim, each a range of sizes holding the dim when
+/// it is known.
+pub fn range_problem(shape: &Shape, ranges: &[(i64, i64)]) -> Option<RangeProblem> {
+    if shape.rank() != Some(ranges.len()) {
+        return Some(RangeProblem::Count {
+            rank: shape.rank(),
+            ranges: ranges.len(),
+        });
+    }
+    ranges
+        .iter()
+        .zip(shape.dims())
+        .enumerate()
+        .find_map(|(dim, (&(lo, hi), &size))| {
+            let holds = size < 0 || (lo <= size && (hi == -1 || size <= hi));
+            (lo < 0 || (hi != -1 && hi < lo) || !holds).then_some(RangeProblem::Dim {
+                dim,
+                range: (lo, hi),
+                size,
+            })
+        })
+}
+
 impl TensorDesc {
     /// A descriptor whose storage view equals its origin view.
     pub fn new(dtype: DataType, shape: Shape, format: Format) -> TensorDesc {
@@ -79,6 +117,12 @@ impl TensorDesc {
         self.value = None;
         self.shape_value = None;
         self.list = None;
+    }
+
+    /// What is wrong with `shape_range` for this shape, if anything (see
+    /// [`range_problem`]).
+    pub fn shape_range_problem(&self) -> Option<RangeProblem> {
+        range_problem(self.shape(), self.shape_range.as_deref()?)
     }
 
     /// The shape inference works on.

@@ -14,7 +14,7 @@ pub use attr::{AttrKey, AttrType, AttrValue, Attrs, NamedAttrs};
 /// An op type's name (`Conv2D`, `FusedBatchNormV3`): up to 24 bytes are
 /// held inline, so a million nodes' types make no heap allocations.
 pub type OpTypeName = compact_str::CompactString;
-pub use desc::{ListInfo, TensorDesc};
+pub use desc::{range_problem, ListInfo, RangeProblem, TensorDesc};
 pub use dtype::DataType;
 pub use format::Format;
 pub(crate) use name::same_name;
