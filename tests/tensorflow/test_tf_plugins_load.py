@@ -4,15 +4,17 @@ shapes, outputs, and its errors for files it cannot read."""
 from __future__ import annotations
 
 import textwrap
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from helpers import unique_name
 from tf_fixtures import output_of
 from tf_plugin_helpers import model, with_unique_types
 
 import opgraph
 from opgraph import DataType, ParseError
-from opgraph.tensorflow import load_tensorflow
+from opgraph.tensorflow import Operator, load_tensorflow, plugin
 
 
 def test_plugins_argument_imports_plugin_modules_first(tmp_path: Path) -> None:
@@ -69,3 +71,52 @@ def test_list_arguments_reject_a_bare_string() -> None:
 def test_input_shapes_are_checked() -> None:
     with pytest.raises(ValueError, match="invalid shape"):
         load_tensorflow(model("topk"), input_shapes={"x": [2, -5]})
+
+
+def _model_of(tmp_path: Path, origin: str, inputs: int) -> Path:
+    """Placeholder x [2, 10] read ``inputs`` times by node n of type ``origin``."""
+    reads = "".join(' input: "x"' for _ in range(inputs))
+    path = tmp_path / "m.pbtxt"
+    path.write_text(
+        'node { name: "x" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } } '
+        'attr { key: "shape" value { shape { dim { size: 2 } dim { size: 10 } } } } }\n'
+        f'node {{ name: "n" op: "{origin}"{reads} }}\n'
+    )
+    return path
+
+
+@pytest.mark.parametrize(
+    ("edit", "expected"),
+    [
+        (
+            lambda dst: dst.set_dynamic_input("xs", 2),
+            r"the plugin sizes dynamic input 'xs', which \w+ does not have \(x\*\)",
+        ),
+        (
+            lambda dst: dst.set_dynamic_output("ys", 2),
+            r"the plugin sizes dynamic output 'ys', which \w+ does not have \(its dynamic outputs: none\)",
+        ),
+        (
+            lambda dst: dst.set_input_format(5, "NCHW"),
+            r"the plugin sets the format of input 5, but it has 2 inputs",
+        ),
+        (
+            lambda dst: dst.set_output_format(1, "NCHW"),
+            r"the plugin sets the format of output 1, but it has 1 output$",
+        ),
+    ],
+)
+def test_a_plugin_naming_a_port_the_op_does_not_have_is_a_parse_error(
+    tmp_path: Path, edit: Callable[[Operator], None], expected: str
+) -> None:
+    """A typo in a port name or an index past the ports was ignored before."""
+    op = opgraph.OpDef(unique_name("Concatish"))
+    op.input("x", param_type=opgraph.ParamType.DYNAMIC)
+    op.output("y", dtypes=[DataType.FLOAT])
+    op.infer_shape(lambda ctx: ctx.set_output_shape(0, ctx.dynamic_input_shape(0, 0)))
+    opgraph.register(op)
+    origin = unique_name("TfConcatish")
+    plugin(op.op_type, origin_op_types=[origin])(lambda src, dst: edit(dst))
+    with pytest.raises(ParseError, match=expected) as raised:
+        load_tensorflow(_model_of(tmp_path, origin, 2))
+    assert "node 'n'" in str(raised.value)

@@ -13,7 +13,7 @@ use crate::builder::{add_op, add_op_by, OpSpec, PortInput};
 use crate::frontend::framework::OPAQUE_TENSOR;
 use crate::frontend::{FrameworkOp, FrontendError, OpDraft, PluginError};
 use crate::graph::{Graph, NodeId, OutputRef, Subgraph};
-use crate::op::{OpRegistry, OpSchema};
+use crate::op::{OpRegistry, OpSchema, ParamType};
 use crate::types::{AttrValue, DataType, Format, NamedAttrs, Shape, TensorDesc};
 use smallvec::SmallVec;
 
@@ -392,6 +392,30 @@ pub(super) const MAX_NODE_OUTPUTS: u64 = 1 << 16;
 /// Instances per output port of `schema` (the draft's count for a DYNAMIC
 /// port, else 1), checked against [`MAX_NODE_OUTPUTS`].
 fn output_counts(schema: &OpSchema, draft: &OpDraft) -> Result<SmallVec<[u32; 2]>, String> {
+    let is_dynamic = |name: &str| {
+        schema
+            .outputs
+            .iter()
+            .any(|p| p.name == name && p.param_type == ParamType::Dynamic)
+    };
+    if let Some((name, _)) = draft.dynamic_outputs.iter().find(|(n, _)| !is_dynamic(n)) {
+        let dynamic: Vec<&str> = schema
+            .outputs
+            .iter()
+            .filter(|p| p.param_type == ParamType::Dynamic)
+            .map(|p| p.name.as_str())
+            .collect();
+        return Err(format!(
+            "the plugin sizes dynamic output '{name}', which {} does not have (its dynamic \
+             outputs: {})",
+            schema.op_type,
+            if dynamic.is_empty() {
+                "none".to_owned()
+            } else {
+                dynamic.join(", ")
+            }
+        ));
+    }
     let counts: SmallVec<[u32; 2]> = schema
         .outputs
         .iter()
@@ -407,6 +431,16 @@ fn output_counts(schema: &OpSchema, draft: &OpDraft) -> Result<SmallVec<[u32; 2]
     if total > MAX_NODE_OUTPUTS {
         return Err(format!(
             "it would have {total} outputs; a node may have at most {MAX_NODE_OUTPUTS}"
+        ));
+    }
+    if let Some(&(index, _)) = draft
+        .output_formats
+        .iter()
+        .find(|(i, _)| u64::from(*i) >= total)
+    {
+        return Err(format!(
+            "the plugin sets the format of output {index}, but it has {total} output{}",
+            if total == 1 { "" } else { "s" }
         ));
     }
     Ok(counts)

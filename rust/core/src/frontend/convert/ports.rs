@@ -30,6 +30,19 @@ pub(super) fn lay_out_inputs(
             .map(|&(_, n)| n as usize)
     };
     let dynamic = |p: &&PortDef| p.param_type == ParamType::Dynamic;
+    if let Some((name, _)) = draft.dynamic_inputs.iter().find(|(name, _)| {
+        !schema
+            .inputs
+            .iter()
+            .filter(dynamic)
+            .any(|p| p.name == *name)
+    }) {
+        return Err(format!(
+            "the plugin sizes dynamic input '{name}', which {} does not have ({})",
+            schema.op_type,
+            describe_ports(schema, draft)
+        ));
+    }
     let unsized_ports = schema
         .inputs
         .iter()
@@ -110,6 +123,12 @@ pub(super) fn lay_out_inputs(
             count_inputs(inputs.len()),
             schema.op_type,
             describe_ports(schema, draft)
+        ));
+    }
+    if let Some(&(index, _)) = draft.input_formats.iter().find(|(i, _)| *i as usize >= at) {
+        return Err(format!(
+            "the plugin sets the format of input {index}, but it has {}",
+            count_inputs(at)
         ));
     }
     Ok(laid_out)
