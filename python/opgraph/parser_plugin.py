@@ -204,6 +204,19 @@ def register_parser_plugin(
     a built-in one warns with :class:`~opgraph.BuiltinShadowedWarning`."""
     if isinstance(origin_op_types, str):
         raise TypeError(f"origin_op_types is a list of op types; wrap it: [{origin_op_types!r}]")
+    if not isinstance(op_type, str) or not op_type:
+        raise TypeError(f"a {framework.value} plugin's op_type is an IR op type name, got {op_type!r}")
+    bad = [origin for origin in origin_op_types if not isinstance(origin, str) or not origin]
+    if bad:
+        raise TypeError(
+            f"the {framework.value} plugin for {op_type}: origin_op_types holds {bad[0]!r}; each is "
+            "a non-empty op type name of the framework"
+        )
+    if not isinstance(imply_type, ImplyType):
+        raise TypeError(
+            f"the {framework.value} plugin for {op_type}: imply_type is an ImplyType "
+            f"(e.g. ImplyType.TVM), got {imply_type!r}"
+        )
     _check_shadowed_builtins(framework, origin_op_types, override)
     _core.register_parser_plugin(
         framework.value,
@@ -284,7 +297,7 @@ def _check_shadowed_builtins(framework: Framework, origin_op_types: Sequence[str
     """Replacing a built-in plugin needs ``override`` and warns (the core
     registry checks user plugins replacing each other)."""
     builtin = {info[0] for info in _core.parser_plugins(framework.value) if info[2]}
-    shadowed = [origin for origin in origin_op_types if origin in builtin]
+    shadowed = [origin for origin in origin_op_types if _shadows(framework, origin, builtin)]
     if not shadowed:
         return
     listed = ", ".join(shadowed)
@@ -299,6 +312,32 @@ def _check_shadowed_builtins(framework: Framework, origin_op_types: Sequence[str
         BuiltinShadowedWarning,
         stacklevel=4,
     )
+
+
+def _shadows(framework: Framework, origin: str, builtin: set[str]) -> bool:
+    """Whether a plugin for ``origin`` takes nodes from a built-in one. An
+    ONNX plugin for ``domain::v::op`` serves opsets from ``v`` on, so it
+    shadows any built-in for that op at a version up to ``v``, not only one
+    spelled the same."""
+    if origin in builtin:
+        return True
+    parsed = _onnx_origin(origin) if framework is Framework.ONNX else None
+    if parsed is None:
+        return False
+    domain, version, op_type = parsed
+    return any(
+        other is not None and other[0] == domain and other[2] == op_type and other[1] <= version
+        for other in map(_onnx_origin, builtin)
+    )
+
+
+def _onnx_origin(origin: str) -> tuple[str, int, str] | None:
+    """``(domain, opset version, op type)`` of ``domain::version::op_type``
+    (the empty domain is ``ai.onnx``), or None for another form."""
+    parts = origin.split("::")
+    if len(parts) != 3 or not parts[1].isdigit():
+        return None
+    return (parts[0] or "ai.onnx", int(parts[1]), parts[2])
 
 
 def _registering(

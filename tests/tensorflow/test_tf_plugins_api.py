@@ -230,6 +230,23 @@ def test_a_plugin_needs_origin_op_types() -> None:
         register_plugin("TopK", "TopKV2", parse_params=_noop)
 
 
+@pytest.mark.parametrize(
+    ("op_type", "origins", "imply_type", "expected"),
+    [
+        ("TopK", [""], ImplyType.TVM, r"origin_op_types holds ''; each is a non-empty op type name"),
+        ("TopK", [123], ImplyType.TVM, r"origin_op_types holds 123"),
+        (None, ["T"], ImplyType.TVM, r"op_type is an IR op type name, got None"),
+        ("TopK", ["T"], "TVM", r"imply_type is an ImplyType \(e.g. ImplyType.TVM\), got 'TVM'"),
+    ],
+)
+def test_a_plugin_argument_of_the_wrong_kind_is_named(
+    op_type: Any, origins: list[Any], imply_type: Any, expected: str
+) -> None:
+    """Not a bare conversion error, nor an origin type no node can have."""
+    with pytest.raises(TypeError, match=expected):
+        register_plugin(op_type, origins, imply_type=imply_type, parse_params=_noop)
+
+
 def test_plugin_functions_must_be_callable() -> None:
     with pytest.raises(TypeError, match="must be callable, got str"):
         register_plugin("TopK", [unique_name("T")], parse_params="parse")  # type: ignore[arg-type]  # deliberately wrong: checks the runtime error
