@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from helpers import desc, identity_like, infer_output, one_node_graph
+from helpers import desc, identity_like, infer_output, one_node_graph, unique_name
 
 import opgraph
 from opgraph import (
@@ -434,3 +434,55 @@ def test_decorators_return_the_function_unchanged(op_type: str) -> None:
 
     assert op.infer_shape(shape_fn) is shape_fn
     assert op.infer_shape_fn is shape_fn
+
+
+@pytest.mark.parametrize(
+    ("build", "expected"),
+    [
+        (
+            lambda op: op.attr("pads", list[int, float]),  # type: ignore[misc]  # the mistake under test
+            r"op '\w+' attribute 'pads': list\[int, float\] is not an attribute type",
+        ),
+        (
+            lambda op: op.output("y", follow=("x",)),
+            r"port 'y': follow is a port name or \(port name, FollowType\), got \('x',\)",
+        ),
+        (lambda op: op.output("y", follow=("x", 7)), r"port 'y': follow is .*, got \('x', 7\)"),
+        (
+            lambda op: op.input("z", dtypes=["float32"]),
+            r"port 'z': dtypes holds 'float32', which is not a DataType \(e.g. DataType.FLOAT\)",
+        ),
+        (
+            lambda op: op.input("z", param_type="optional"),
+            r"port 'z': param_type is a ParamType .*, got 'optional'",
+        ),
+    ],
+)
+def test_a_prototype_mistake_names_the_port_or_attribute(build: Any, expected: str) -> None:
+    op = opgraph.OpDef(unique_name("Proto"))
+    op.input("x")
+    with pytest.raises(TypeError, match=expected):
+        build(op)
+
+
+@pytest.mark.parametrize(
+    ("attr_type", "default", "expected"),
+    [
+        (str, None, r"attribute 'mode': the default None: NoneType is not a supported attribute type"),
+        (list[int], [1, "2"], r"attribute 'mode': the default \[1, '2'\]"),
+    ],
+)
+def test_a_bad_attribute_default_names_the_op_and_attribute(
+    attr_type: Any, default: Any, expected: str
+) -> None:
+    op = opgraph.OpDef(unique_name("Defaults"))
+    op.input("x")
+    op.output("y", follow="x")
+    op.attr("mode", attr_type, default=default)
+    with pytest.raises(TypeError, match=rf"op '{op.op_type}' {expected}"):
+        opgraph.register(op)
+
+
+def test_register_takes_an_op_def() -> None:
+    with pytest.raises(TypeError, match=r"register\(\) takes an OpDef, got str 'MyOp'"):
+        opgraph.register("MyOp")  # type: ignore[arg-type]

@@ -123,22 +123,49 @@ def attr_type_name(attr_type: object) -> str:
     ``NamedAttrs``, ``list[...]`` of the first five, or ``list[list[int]]``."""
     if attr_type in _SCALAR_TYPES:
         return _SCALAR_TYPES[attr_type]
-    if typing.get_origin(attr_type) is list:
+    if typing.get_origin(attr_type) is list and len(typing.get_args(attr_type)) == 1:
         (item,) = typing.get_args(attr_type)
         if typing.get_origin(item) is list and typing.get_args(item) == (int,):
             return "list[list[int]]"
         if item in (int, float, str, bool, DataType):
             return f"list[{_SCALAR_TYPES[item]}]"
-    raise TypeError(f"{attr_type!r} is not an attribute type")
+    raise TypeError(
+        f"{attr_type!r} is not an attribute type (int, float, str, bool, DataType, numpy.ndarray, "
+        "NamedAttrs, a list[...] of the first five, or list[list[int]])"
+    )
 
 
-def _follow_spec(follow: Follow | None) -> tuple[str, FollowType] | None:
+def _follow_spec(port_name: str, follow: Follow | None) -> tuple[str, FollowType] | None:
     if follow is None:
         return None
     if isinstance(follow, str):
         return (follow, FollowType.ALL)
-    port, kind = follow
-    return (port, FollowType(kind))
+    if isinstance(follow, tuple) and len(follow) == 2 and isinstance(follow[0], str):
+        try:
+            return (follow[0], FollowType(follow[1]))
+        except ValueError:
+            pass
+    raise TypeError(f"port {port_name!r}: follow is a port name or (port name, FollowType), got {follow!r}")
+
+
+_E = typing.TypeVar("_E", DataType, Format)
+
+
+def _enum_items(
+    port_name: str, what: str, enum: type[_E], example: _E, values: Sequence[Any]
+) -> tuple[_E, ...]:
+    """``values`` as members of ``enum`` (a DataType or Format list), or a
+    TypeError naming the port and the value."""
+    items = []
+    for value in values:
+        try:
+            items.append(enum(value))
+        except ValueError:
+            raise TypeError(
+                f"port {port_name!r}: {what} holds {value!r}, which is not a {enum.__name__} "
+                f"(e.g. {enum.__name__}.{example.name})"
+            ) from None
+    return tuple(items)
 
 
 class OpDef:
@@ -207,20 +234,33 @@ class OpDef:
     ) -> PortSpec:
         if dtypes is not None and dtype_list is not None:
             raise TypeError(f"port {name!r}: give dtypes or dtype_list, not both")
+        try:
+            kind = ParamType(param_type)
+        except ValueError:
+            raise TypeError(
+                f"port {name!r}: param_type is a ParamType (REQUIRED, OPTIONAL or DYNAMIC), "
+                f"got {param_type!r}"
+            ) from None
         return PortSpec(
             name=name,
-            param_type=ParamType(param_type),
-            dtypes=tuple(DataType(d) for d in (dtypes if dtypes is not None else dtype_list or ())),
+            param_type=kind,
+            dtypes=_enum_items(
+                name, "dtypes", DataType, DataType.FLOAT, dtypes if dtypes is not None else dtype_list or ()
+            ),
             dtype_list=dtype_list is not None,
-            formats=tuple(Format(f) for f in formats or ()),
+            formats=_enum_items(name, "formats", Format, Format.NCHW, formats or ()),
             value_depend=None,
-            follow=_follow_spec(follow),
+            follow=_follow_spec(name, follow),
         )
 
     def attr(self, name: str, attr_type: object, *, default: object = NO_DEFAULT) -> OpDef:
         """Adds an attribute of ``attr_type`` (see :func:`attr_type_name`);
         without a default it is required."""
-        self.attrs.append(AttrSpec(name, attr_type_name(attr_type), default))
+        try:
+            type_name = attr_type_name(attr_type)
+        except TypeError as exc:
+            raise TypeError(f"op {self.op_type!r} attribute {name!r}: {exc}") from None
+        self.attrs.append(AttrSpec(name, type_name, default))
         return self
 
     def allow_extra_attrs(self) -> OpDef:
@@ -234,17 +274,21 @@ class OpDef:
         return self
 
     def infer_shape(self, fn: ShapeFnT) -> ShapeFnT:
-        """Decorator: the infer-shape function (wins over ``follow``)."""
+        """Decorator: the infer-shape function (wins over ``follow``). It sets
+        the outputs through its context and returns None; a shape range it
+        sets must fit the shape (one ``(min, max)`` per dim, holding it)."""
         self.infer_shape_fn = fn
         return fn
 
     def infer_dtype(self, fn: DtypeFnT) -> DtypeFnT:
-        """Decorator: the infer-dtype function (wins over ``follow``)."""
+        """Decorator: the infer-dtype function (wins over ``follow``); it sets
+        the dtypes through its context and returns None."""
         self.infer_dtype_fn = fn
         return fn
 
     def verify(self, fn: VerifyFnT) -> VerifyFnT:
-        """Decorator: the verify function; raise (or return False) to reject."""
+        """Decorator: the verify function: return True or None to accept the
+        node, False (or raise) to reject it; anything else is an error."""
         self.verify_fn = fn
         return fn
 
@@ -290,6 +334,8 @@ def register(op_def: OpDef, override: bool = False) -> None:
     graph in the process then uses the user's definition. An explicit flag
     rather than a silent replacement: a user op named like a built-in by
     accident would otherwise change every model that uses the built-in."""
+    if not isinstance(op_def, OpDef):
+        raise TypeError(f"register() takes an OpDef, got {type(op_def).__name__} {op_def!r}")
     existing = _core.op_schema(op_def.op_type)
     if existing is not None and bool(existing["builtin"]) and override:
         warnings.warn(
