@@ -153,3 +153,45 @@ def test_other_groups_are_not_loaded(tmp_path: Path, monkeypatch: pytest.MonkeyP
     monkeypatch.syspath_prepend(str(tmp_path))
     assert plugin not in opgraph.load_entry_point_plugins()
     assert op_type not in opgraph.registered_op_types()
+
+
+def test_an_entry_point_naming_neither_a_module_nor_a_callable_is_a_failure(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    name, module = unique_name("value"), unique_name("values")
+    (tmp_path / f"{module}.py").write_text("VALUE = 42\n")
+    _write_distribution(tmp_path, unique_name("myplugin"), {name: f"{module}:VALUE"})
+    monkeypatch.syspath_prepend(str(tmp_path))
+    with pytest.warns(PluginWarning, match=r"it names int 42, neither a module nor a callable"):
+        assert name not in opgraph.load_entry_point_plugins()
+
+
+def test_a_strict_call_reports_an_entry_point_that_failed_quietly_before(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """As when opgraph's import warned about it: strict mode still says so."""
+    bad, module = unique_name("bad"), unique_name("raising")
+    (tmp_path / f"{module}.py").write_text("raise RuntimeError('plugin init failed')\n")
+    _write_distribution(tmp_path, unique_name("myplugin"), {bad: module})
+    monkeypatch.syspath_prepend(str(tmp_path))
+    with pytest.warns(PluginWarning, match="plugin init failed"):
+        opgraph.load_entry_point_plugins()
+    with pytest.raises(RegistrationError, match="plugin init failed"):
+        opgraph.load_entry_point_plugins(strict=True)
+
+
+@pytest.mark.parametrize("given", ["my_ops", Path("my_ops.py")])
+def test_one_plugin_module_not_in_a_list_is_a_type_error(given: str | Path) -> None:
+    """Not its characters imported one by one."""
+    with pytest.raises(
+        TypeError, match=r"plugins is a list of modules or paths; wrap the one given in a list"
+    ):
+        opgraph.load_plugin_modules(given)  # type: ignore[arg-type]
+
+
+def test_a_plugin_module_that_exits_while_importing_is_a_registration_error(tmp_path: Path) -> None:
+    """sys.exit in a plugin would otherwise end the caller's process without a word."""
+    module = tmp_path / f"{unique_name('exits')}.py"
+    module.write_text("import sys\nsys.exit(4)\n")
+    with pytest.raises(RegistrationError, match=r"exited \(sys.exit\(4\)\) while importing"):
+        opgraph.load_plugin_modules([module])

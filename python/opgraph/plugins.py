@@ -46,7 +46,9 @@ def load_plugin_modules(modules: Iterable[PluginModule]) -> list[ModuleType]:
     (by name, or by path under any name, e.g. ``import my_plugins`` and then
     ``plugins=["my_plugins.py"]``) is not run again. While a file loads, its
     directory is importable, so it can import a sibling module. A module
-    that fails to import raises RegistrationError."""
+    that fails to import (or exits while importing) raises RegistrationError."""
+    if isinstance(modules, (str, bytes, os.PathLike, ModuleType)):
+        raise TypeError(f"plugins is a list of modules or paths; wrap the one given in a list: [{modules!r}]")
     loaded = []
     for module in modules:
         if isinstance(module, ModuleType):
@@ -59,6 +61,11 @@ def load_plugin_modules(modules: Iterable[PluginModule]) -> list[ModuleType]:
                 loaded.append(_import_name(str(module)))
         except Exception as exc:
             raise RegistrationError(f"plugin module {os.fspath(module)!r} failed to import: {exc}") from exc
+        except SystemExit as exc:
+            # A module calling sys.exit would end the caller's process silently.
+            raise RegistrationError(
+                f"plugin module {os.fspath(module)!r} exited (sys.exit({exc.code!r})) while importing"
+            ) from exc
     return loaded
 
 
@@ -137,22 +144,30 @@ def _import_path(path: Path) -> ModuleType:
 
 def load_entry_point_plugins(group: str = ENTRY_POINT_GROUP, *, strict: bool = False) -> list[str]:
     """Loads every not-yet-loaded entry point of ``group``; returns their names.
-    A failing plugin raises RegistrationError when ``strict``, else warns."""
+    A failing plugin raises RegistrationError when ``strict``, else warns; it
+    is tried again on the next call (so a strict call reports one that failed
+    quietly when opgraph was imported)."""
     names = []
     for entry_point in importlib.metadata.entry_points(group=group):
         key = f"{entry_point.name}={entry_point.value}"
         if key in _loaded_entry_points:
             continue
-        _loaded_entry_points.add(key)
         try:
             target = entry_point.load()
-            if callable(target) and not isinstance(target, ModuleType):
+            if isinstance(target, ModuleType):
+                pass
+            elif callable(target):
                 target()
+            else:
+                raise TypeError(
+                    f"it names {type(target).__name__} {target!r}, neither a module nor a callable"
+                )
         except Exception as exc:
             message = f"opgraph plugin {entry_point.name!r} ({entry_point.value}) failed to load: {exc}"
             if strict:
                 raise RegistrationError(message) from exc
             warnings.warn(message, PluginWarning, stacklevel=2)
             continue
+        _loaded_entry_points.add(key)
         names.append(entry_point.name)
     return names
