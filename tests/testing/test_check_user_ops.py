@@ -228,3 +228,47 @@ def test_the_registered_prototype_from_op_def_checks_the_registered_functions(op
 def test_reference_outputs_without_an_opgraph_dtype_are_a_type_error(op_type: str) -> None:
     with pytest.raises(TypeError, match="has no opgraph DataType"):
         check_inference(scale_op(op_type), lambda x, factor: x.astype(object), max_examples=5)
+
+
+def _pad(x: npt.NDArray[Any]) -> npt.NDArray[Any]:
+    return np.pad(x, 1)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "error", "expected"),
+    [
+        ({"min_accepted": 20}, ValueError, r"min_accepted is a share of the cases, in \[0, 1\], got 20"),
+        ({"shapes": {"x": st.just((2, 3))}}, TypeError, r"shapes= is one strategy .*, got dict"),
+        (
+            {"shapes": st.just({"x": (2, 2.5)})},
+            TypeError,
+            r"shapes= gives \(2, 2.5\) for input 'x'; a shape is a sequence of ints",
+        ),
+        (
+            {"shapes": st.just({"x": (2, -3)})},
+            ValueError,
+            r"shapes= gives \(2, -3\) for input 'x'; dims are sizes",
+        ),
+        (
+            {"value_inputs": {"x": np.zeros((2, 3))}},
+            TypeError,
+            r"value_inputs\['x'\] is a strategy of arrays .*, got ndarray",
+        ),
+    ],
+)
+def test_a_mistaken_check_argument_is_named(
+    op_type: str, kwargs: dict[str, Any], error: type[Exception], expected: str
+) -> None:
+    """Not a hypothesis or numpy internal error, nor a silently truncated dim."""
+    with pytest.raises(error, match=expected):
+        check_inference(pad_op(op_type), _pad, max_examples=5, **kwargs)
+
+
+def test_the_op_and_the_reference_swapped_is_a_type_error(op_type: str) -> None:
+    with pytest.raises(TypeError, match="op is an OpDef or an op type name, got function"):
+        check_inference(_pad, pad_op(op_type), max_examples=5)  # type: ignore[arg-type]
+
+
+def test_a_reference_that_returns_nothing_is_said_so(op_type: str) -> None:
+    with pytest.raises(TypeError, match="the reference returned None"):
+        check_inference(pad_op(op_type), lambda x: None, max_examples=5)

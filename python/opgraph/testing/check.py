@@ -90,6 +90,8 @@ def checked_op_type(op: OpDef | str) -> tuple[OpDef, str]:
     """
     if isinstance(op, str):
         return op_def(op), op
+    if not isinstance(op, OpDef):
+        raise TypeError(f"op is an OpDef or an op type name, got {type(op).__name__} {op!r}")
     if op.builtin:
         return op, op.op_type
     functions = (op.verify_fn, op.infer_dtype_fn, op.infer_shape_fn)
@@ -114,6 +116,8 @@ def run_reference(reference: Reference, case: OpCase) -> Outcome:
             result = reference(*case.reference_args(), **case.reference_attrs())
     except Exception as error:
         return Outcome(error=error)
+    if result is None:
+        raise TypeError("the reference returned None; it returns the output array (or a tuple of them)")
     results = list(result) if isinstance(result, tuple | list) else [result]
     outputs: list[tuple[DataType, Shape]] = []
     for i, item in enumerate(results):
@@ -356,6 +360,8 @@ def check_inference(
     rejecting everything included) raises :class:`VacuousCheckError`: its
     agreement would be false confidence. The default, 0, leaves the mix to
     the caller (a test of rejections may want mostly invalid cases)."""
+    if not 0.0 <= min_accepted <= 1.0:
+        raise ValueError(f"min_accepted is a share of the cases, in [0, 1], got {min_accepted!r}")
     definition, op_type = checked_op_type(op)
     cases = op_cases(
         definition,

@@ -339,8 +339,19 @@ def _given_shapes(port: PortSpec, spec: object) -> list[Shape]:
     if not isinstance(spec, Sequence):
         raise TypeError(f"shapes= gives {spec!r} for input {port.name!r}; expected a shape")
     if port.param_type == ParamType.DYNAMIC:
-        return [tuple(int(d) for d in shape) for shape in spec]
-    return [tuple(int(d) for d in spec)]
+        return [_given_shape(port, shape) for shape in spec]
+    return [_given_shape(port, spec)]
+
+
+def _given_shape(port: PortSpec, shape: object) -> Shape:
+    """One shape a ``shapes=`` entry gives: a sequence of sizes (ints >= 0),
+    for the arrays the reference runs on."""
+    dims = tuple(shape) if isinstance(shape, Sequence) and not isinstance(shape, str) else None
+    if dims is None or not all(isinstance(d, int | np.integer) and not isinstance(d, bool) for d in dims):
+        raise TypeError(f"shapes= gives {shape!r} for input {port.name!r}; a shape is a sequence of ints")
+    if any(d < 0 for d in dims):
+        raise ValueError(f"shapes= gives {shape!r} for input {port.name!r}; dims are sizes (>= 0)")
+    return tuple(int(d) for d in dims)
 
 
 def op_cases(
@@ -372,10 +383,21 @@ def op_cases(
     - ``dynamic_sizes``: instance counts drawn for dynamic inputs (inclusive).
     """
     op = resolve_op(op)
+    if shapes is not None and not isinstance(shapes, st.SearchStrategy):
+        raise TypeError(
+            f"shapes= is one strategy drawing a sequence or a mapping of shapes (e.g. "
+            f"st.just({{'x': (2, 3)}})), got {type(shapes).__name__}"
+        )
     value_sources = dict(value_inputs or {})
     unknown = sorted(set(value_sources) - {p.name for p in op.inputs})
     if unknown:
         raise ValueError(f"value_inputs= names no input {', '.join(map(repr, unknown))} of {op.op_type}")
+    for name, source in value_sources.items():
+        if not isinstance(source, st.SearchStrategy) and not callable(source):
+            raise TypeError(
+                f"value_inputs[{name!r}] is a strategy of arrays or a function of the inputs' arrays "
+                f"returning one, got {type(source).__name__}"
+            )
     if isinstance(dtypes, st.SearchStrategy):
         dtype_strategy: st.SearchStrategy[Mapping[str, DataType]] = dtypes
     else:
