@@ -200,6 +200,30 @@ def test_missing_plugin_hint(tmp_path: Path) -> None:
     assert "Traceback" not in done.stderr
 
 
+def test_a_failing_user_infer_function_gets_a_hint_about_the_function(tmp_path: Path) -> None:
+    """Not the input-shape hint a built-in op's failure gets: the bug is in
+    the plugin's code, and its exception is quoted."""
+    bad = tmp_path / "bad.pbtxt"
+    bad.write_text((MODELS / "cnn.pbtxt").read_text().replace('op: "Softmax"', 'op: "MySoftmax"'))
+    plugin = tmp_path / "my_softmax.py"
+    plugin.write_text(
+        "import opgraph\n"
+        "from opgraph.tensorflow import auto_mapping, plugin\n"
+        "op = opgraph.OpDef('MySoftmaxOp')\n"
+        "op.input('x')\n"
+        "op.output('y', follow='x')\n"
+        "op.infer_shape(lambda ctx: [][0])\n"
+        "opgraph.register(op)\n"
+        "plugin('MySoftmaxOp', origin_op_types=['MySoftmax'])(auto_mapping)\n"
+    )
+    done = run_cli("compile", bad, "--input-shape", "x:1,28,28,1", "--plugins", plugin)
+    assert done.returncode == 1
+    assert "IndexError" in done.stderr
+    assert "MySoftmaxOp is a plugin's op type: fix its function" in done.stderr
+    assert "--input-shape" not in done.stderr.split("Hint:")[-1]
+    assert "Traceback" not in done.stderr
+
+
 def test_collect_errors_reports_every_failing_node(tmp_path: Path) -> None:
     out = tmp_path / "r.json"
     done = run_cli(

@@ -12,6 +12,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from .. import _core
 from ..errors import CycleError, InternalError, NodeError, OpgraphError, ParseError
 
 
@@ -142,12 +143,23 @@ def _pass_line(run: dict[str, Any]) -> str:
     return f"{run['name']} fused {len(run['fused'])}, declined {len(run['declined'])}"
 
 
+def _user_op(op_type: str | None) -> bool:
+    """Whether ``op_type`` is registered by the user, not built in."""
+    schema = None if op_type is None else _core.op_schema(op_type)
+    return schema is not None and not schema["builtin"]
+
+
 def _hint(error: OpgraphError, framework: str) -> str | None:
     if isinstance(error, ParseError) and error.unsupported:
         module = framework if framework in ("caffe", "onnx") else "tensorflow"
         return f"register one with @opgraph.{module}.plugin in a module passed to --plugins"
     if isinstance(error, ParseError) and error.node is not None:
         return "fix the plugin: its exception is quoted here (from Python, it is the ParseError's __cause__)"
+    if isinstance(error, NodeError) and _user_op(error.op_type):
+        return (
+            f"{error.op_type} is a plugin's op type: fix its function (an exception it raised is "
+            "quoted here; from Python, it is the error's __cause__)"
+        )
     if isinstance(error, NodeError):
         return "check the input shapes (--input-shape NAME:D,D,...) and the node's attributes"
     if isinstance(error, InternalError):
