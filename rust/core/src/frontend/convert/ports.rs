@@ -257,10 +257,11 @@ impl OutputLayout {
                 return Ok(input.index);
             }
             return Err(format!(
-                "output {} of '{}', which has {total} output{}",
+                "output {} of '{}', which has {total} output{} as {}",
                 input.index,
                 input.node,
-                if total == 1 { "" } else { "s" }
+                if total == 1 { "" } else { "s" },
+                self.op_type()
             ));
         };
         let ports = self.ports();

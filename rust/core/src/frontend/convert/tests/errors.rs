@@ -73,7 +73,7 @@ fn dangling_inputs_and_bad_ports_name_the_node() {
     let cases = [
         (vec![op("r", "Relu", &["nope"], &[f32()])], "node 'r' input 0 refers to 'nope', which is not a node in the graph"),
         (vec![op("r", "Relu", &["x", "^ghost"], &[f32()])], "node 'r' control input refers to 'ghost', which is not a node in the graph"),
-        (vec![op("r", "Relu", &["x:3"], &[f32()])], "node 'r' input 0 refers to output 3 of 'x', which has 1 output"),
+        (vec![op("r", "Relu", &["x:3"], &[f32()])], "node 'r' input 0 refers to output 3 of 'x', which has 1 output as Data"),
         (vec![op("r", "Relu", &["x", "x"], &[f32()])], "node 'r' (Relu → Relu): it has 2 inputs, but Relu takes 1 (x)"),
         (vec![op("m", "MatMul", &["x"], &[f32()])], "node 'm' (MatMul → MatMul): it has 1 input, but MatMul needs one for required input 'x2' (x1, x2, bias?)"),
         (vec![op("c", "ConcatV2", &["x", "x"], &[f32(), ("N", AttrValue::Int(2))])], "node 'c' (ConcatV2 → ConcatV2): it has 2 inputs, but ConcatV2 needs one for required input 'concat_dim' (x*2, concat_dim)"),
