@@ -468,7 +468,7 @@ def test_a_prototype_mistake_names_the_port_or_attribute(build: Any, expected: s
 @pytest.mark.parametrize(
     ("attr_type", "default", "expected"),
     [
-        (str, None, r"attribute 'mode': the default None: NoneType is not a supported attribute type"),
+        (str, None, r"attribute 'mode': the default None: NoneType None is not a supported attribute type"),
         (list[int], [1, "2"], r"attribute 'mode': the default \[1, '2'\]"),
     ],
 )
@@ -486,3 +486,13 @@ def test_a_bad_attribute_default_names_the_op_and_attribute(
 def test_register_takes_an_op_def() -> None:
     with pytest.raises(TypeError, match=r"register\(\) takes an OpDef, got str 'MyOp'"):
         opgraph.register("MyOp")  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("value", [np.float16, np.dtype("float16")])
+def test_a_numpy_dtype_as_an_attribute_points_to_data_type(value: Any) -> None:
+    graph = opgraph.Graph("g")
+    x = graph.add_input("x", DataType.FLOAT, [2])
+    with pytest.raises(
+        TypeError, match=r"a dtype attribute takes an opgraph.DataType, e.g. DataType.FLOAT16"
+    ):
+        graph.add_node("Cast", "cast", [x], {"dst_type": value})

@@ -428,9 +428,18 @@ pub fn attr_from_py(obj: &Bound<'_, PyAny>) -> PyResult<AttrValue> {
     if obj.is_instance(&obj.py().import("numpy")?.getattr("ndarray")?)? {
         return Ok(AttrValue::Tensor(tensor_from_py(obj)?));
     }
+    // A numpy dtype or scalar type where a DataType belongs is the usual slip.
+    let numpy_dtype = obj.is_instance_of::<pyo3::types::PyType>()
+        || obj.is_instance(&obj.py().import("numpy")?.getattr("dtype")?)?;
     Err(PyTypeError::new_err(format!(
-        "{} is not a supported attribute type",
-        type_name(obj)
+        "{} {} is not a supported attribute type{}",
+        type_name(obj),
+        obj.repr().map(|r| r.to_string()).unwrap_or_default(),
+        if numpy_dtype {
+            "; a dtype attribute takes an opgraph.DataType, e.g. DataType.FLOAT16"
+        } else {
+            ""
+        }
     )))
 }
 
