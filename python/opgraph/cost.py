@@ -25,6 +25,7 @@ import numpy.typing as npt
 
 from . import _core
 from ._core import DeviceSpec, Graph
+from ._plot_path import image_path
 from ._str_column import StrColumn
 
 __all__ = [
@@ -389,9 +390,20 @@ class CostReport:
 
     @classmethod
     def from_json(cls, text: str) -> CostReport:
-        """A report from the JSON :meth:`to_json` wrote."""
-        data = json.loads(text)
-        return cls._from_dict(data)
+        """A report from the JSON :meth:`to_json` wrote; a ValueError saying
+        what is missing or wrong for any other text."""
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise ValueError(f"not a cost report: the text is not JSON ({exc})") from None
+        if not isinstance(data, Mapping):
+            raise ValueError(f"not a cost report: the JSON is a {type(data).__name__}, not an object")
+        try:
+            return cls._from_dict(data)
+        except KeyError as exc:
+            raise ValueError(f"not a cost report written by CostReport.to_json: no {exc} field") from None
+        except (TypeError, ValueError) as exc:
+            raise ValueError(f"not a cost report written by CostReport.to_json: {exc}") from None
 
     @classmethod
     def _from_dict(cls, data: Mapping[str, Any]) -> CostReport:
@@ -448,15 +460,23 @@ class CostReport:
             f"{self.total_us:.3f} us, critical path {self.critical_path_us:.3f} us, {self.task_count} tasks>"
         )
 
-    def plot(self, path: str | PathLike[str], *, spec: DeviceSpec | None = None, top: int = 15) -> Path:
+    def plot(self, path: str | PathLike[str], *, spec: DeviceSpec | str | None = None, top: int = 15) -> Path:
         """Writes a PNG with two charts: a roofline (each op's FLOP/s
         against its FLOPs per byte, under the device's Cube and memory
-        ceilings) and the time by op type (the ``top`` largest). Needs
-        matplotlib (the ``plot`` extra)."""
+        ceilings; ``spec``, a DeviceSpec or preset name, defaults to the
+        report's device) and the time by op type (the ``top`` largest).
+        Returns the file written (``.png`` added to a name without a
+        suffix). Needs matplotlib (the ``plot`` extra)."""
         from ._cost_plot import plot_report
 
+        if isinstance(top, bool) or not isinstance(top, int) or top < 1:
+            raise ValueError(f"top is how many op types the chart shows, at least 1, got {top!r}")
+        if isinstance(spec, str):
+            spec = DeviceSpec.preset(spec)
+        elif spec is not None and not isinstance(spec, DeviceSpec):
+            raise TypeError(f"spec is a DeviceSpec or a SoC name, got {type(spec).__name__} {spec!r}")
         device = spec if spec is not None else DeviceSpec.preset(self.device)
-        return plot_report(self, device, Path(path), top)
+        return plot_report(self, device, image_path(path), top)
 
 
 def estimate_cost(
@@ -484,12 +504,18 @@ def estimate_cost(
     Raises :class:`~opgraph.errors.CostError` naming the node when a size
     is unknown (load the model with ``input_shapes=``), and
     :class:`~opgraph.errors.DeviceSpecError` for a ``soc`` without a preset."""
+    if not isinstance(soc, str | DeviceSpec):
+        raise TypeError(f"soc is a SoC name or a DeviceSpec, got {type(soc).__name__} {soc!r}")
     spec = soc if isinstance(soc, DeviceSpec) else DeviceSpec.preset(soc)
     if precision not in PRECISION_MODES:
         raise ValueError(
             f"unknown precision mode {precision!r}; expected one of {', '.join(PRECISION_MODES)}"
         )
-    if loop_trip_count is not None and loop_trip_count < 0:
-        raise ValueError(f"loop_trip_count is {loop_trip_count}, expected >= 0")
+    if loop_trip_count is not None and (
+        isinstance(loop_trip_count, bool) or not isinstance(loop_trip_count, int)
+    ):
+        raise TypeError(f"loop_trip_count is a whole number of iterations, got {loop_trip_count!r}")
+    if loop_trip_count is not None and not 0 <= loop_trip_count < 2**64:
+        raise ValueError(f"loop_trip_count is {loop_trip_count}, expected >= 0 and below 2**64")
     raw = _core.estimate_cost(graph, spec, precision, fuse, loop_trip_count, l2_residency)
     return CostReport._from_core(raw)

@@ -20,6 +20,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from os import PathLike
+from pathlib import Path
 from typing import Any, Literal, get_args, overload
 
 import numpy as np
@@ -28,6 +29,7 @@ import numpy.typing as npt
 from . import _core
 from ._core import Graph
 from ._memory_plot import draw_plan
+from ._plot_path import image_path
 from ._str_column import StrColumn
 
 Strategy = Literal[
@@ -114,10 +116,13 @@ class LifetimePlan(_Arena):
             aligned, self.firsts, self.lasts, self.offsets, self.arena_bytes, self.alignment
         )
 
-    def plot(self, path: str | PathLike[str], *, title: str | None = None) -> None:
-        """Draws the plan (needs matplotlib)."""
+    def plot(self, path: str | PathLike[str], *, title: str | None = None) -> Path:
+        """Draws the plan (needs matplotlib); returns the file written (``.png``
+        added to a name without a suffix)."""
+        target = image_path(path)
         aligned = _aligned(self.sizes, self.alignment)
-        draw_plan(path, aligned, self.offsets, self.firsts, self.lasts, self, title or "memory plan")
+        draw_plan(target, aligned, self.offsets, self.firsts, self.lasts, self, title or "memory plan")
+        return target
 
     def __repr__(self) -> str:
         return (
@@ -256,14 +261,16 @@ class MemoryPlan(_Arena):
         """:meth:`to_dict` as JSON text, indented by ``indent`` spaces when given."""
         return json.dumps(self.to_dict(), indent=indent)
 
-    def plot(self, path: str | PathLike[str], *, title: str | None = None) -> None:
+    def plot(self, path: str | PathLike[str], *, title: str | None = None) -> Path:
         """Draws the activation arena: one rectangle per buffer (steps by
         addresses), the live bytes per step, the lower bound and the arena
-        size, the largest buffers labelled with their tensors' names. Needs
+        size, the largest buffers labelled with their tensors' names. Returns
+        the file written (``.png`` added to a name without a suffix). Needs
         matplotlib (``pip install 'opgraph[plot]'``)."""
+        target = image_path(path)
         mask = self._owners("activation")
         draw_plan(
-            path,
+            target,
             _aligned(self.sizes[mask], self.alignment),
             self.offsets[mask],
             self.first_steps[mask],
@@ -272,6 +279,7 @@ class MemoryPlan(_Arena):
             title or "activation memory plan",
             names=[self.names[int(i)] for i in np.flatnonzero(mask)],
         )
+        return target
 
     def __repr__(self) -> str:
         return (
@@ -386,10 +394,11 @@ def _plan_profile(
         raise TypeError(
             f"a profile maps input names to shapes, e.g. {{'data': [1, 3, 224, 224]}}; got {profile!r}"
         )
-    shapes = {name: tuple(int(d) for d in shape) for name, shape in profile.items()}
     copy = graph.copy()
-    for name, shape in shapes.items():
-        copy.set_input_shape(name, list(shape))
+    for name, shape in profile.items():
+        # Checked as Graph.set_input_shape checks shapes: ints, not text.
+        copy.set_input_shape(name, shape)
+    shapes = {name: copy.desc(copy.tensor(name, 0)).shape for name in profile}
     _core.infer(copy, False, None)
     raw = _core.plan_memory(copy, strategy, alignment, use_shape_ranges, allow_dynamic, schedule)
     return ProfilePlan(shapes, MemoryPlan(raw))
@@ -399,6 +408,10 @@ def _column(values: ArrayLikeInt, name: str) -> Int64Array:
     array = np.asarray(values)
     if array.ndim != 1 or not (array.size == 0 or np.issubdtype(array.dtype, np.integer)):
         raise TypeError(f"{name} must be a 1-D sequence of integers")
+    if array.dtype.kind == "u" and array.size and array.max() > np.iinfo(np.int64).max:
+        # Cast to int64, it would wrap to a negative number the message then shows.
+        i = int(np.argmax(array > np.iinfo(np.int64).max))
+        raise ValueError(f"{name}[{i}] is {int(array[i])}, which exceeds int64")
     return np.ascontiguousarray(array, dtype=np.int64)
 
 
@@ -434,6 +447,8 @@ def check_placement(
     """The problems of placing buffer ``i`` (``sizes[i]`` bytes, alive from
     ``firsts[i]`` through ``lasts[i]``) at ``offsets[i]`` (-1: not placed) in
     an arena of ``arena_bytes``: empty when the placement is valid."""
+    if isinstance(arena_bytes, bool) or not isinstance(arena_bytes, int) or not 0 <= arena_bytes < 2**64:
+        raise ValueError(f"arena_bytes is a size in bytes, >= 0 and below 2**64, got {arena_bytes!r}")
     return _core.check_placement(
         _column(sizes, "sizes"),
         _column(firsts, "firsts"),
