@@ -93,7 +93,23 @@ CASES = {
     "caffe input the model lacks": Case(
         ("compile", LENET, "--input-shape", "image:1,1,28,28"), 2, ("--input-shape", "'image'", "data")
     ),
+    # one option under both its spellings: the second would silently win
+    "--batch-sizes twice": Case(
+        ("compile", "--example", "lenet", "--batch-sizes", "1,4", "--dynamic_batch_size", "8"),
+        2,
+        ("--batch-sizes and --dynamic_batch_size are the same option",),
+    ),
+    "--soc twice": Case(
+        ("compile", "--example", "lenet", "--soc", "Ascend310", "--soc_version", "Ascend310P3"),
+        2,
+        ("--soc and --soc_version are the same option",),
+    ),
     # outputs: --out, --json
+    "--report html without --output": Case(
+        ("compile", "--example", "lenet", "--report", "html", "--json", "{w}/r.json"),
+        2,
+        ("--report html", "--output"),
+    ),
     "--out is a file": Case(("compile", "--example", "lenet", "--out", "{w}/a_file"), 2, ("--out", "a_file")),
     "--out under a file": Case(
         ("compile", "--example", "lenet", "--out", "{w}/a_file/sub"), 2, ("--out", "a_file")

@@ -125,7 +125,9 @@ def _parser() -> argparse.ArgumentParser:
     c.add_argument("model", nargs="?", metavar="MODEL", help="the .pb/.pbtxt, .prototxt or .onnx model file")
     c.add_argument("--model", dest="model_option", metavar="MODEL", help=argparse.SUPPRESS)
     c.add_argument("--example", choices=sorted(examples.EXAMPLES), help="compile a bundled example model")
-    c.add_argument("--weights", "--weight", type=Path, metavar="W", help="the Caffe .caffemodel")
+    c.add_argument(
+        "--weights", "--weight", action=_Once, type=Path, metavar="W", help="the Caffe .caffemodel"
+    )
     c.add_argument(
         "--framework",
         choices=[*FRAMEWORKS, *ATC_FRAMEWORKS],
@@ -134,17 +136,21 @@ def _parser() -> argparse.ArgumentParser:
     c.add_argument(
         "--input-shape",
         "--input_shape",
+        action=_Once,
         metavar="NAME:D,D;...",
         help='input shapes, e.g. "data:1,3,224,224" (-1 unknown, MIN~MAX a range)',
     )
     c.add_argument(
         "--outputs",
         "--out_nodes",
+        action=_Once,
         nargs="+",
         metavar="TENSOR",
         help='output tensors ("node" or "node:1"; ATC\'s "a:0;b:0" too); prunes the graph',
     )
-    c.add_argument("--soc", "--soc_version", default="Ascend910B2", help="target (default Ascend910B2)")
+    c.add_argument(
+        "--soc", "--soc_version", action=_Once, default="Ascend910B2", help="target (default Ascend910B2)"
+    )
     c.add_argument("--plugins", nargs="+", default=[], metavar="P", help="plugin modules or .py files")
     c.add_argument(
         "--custom-proto", nargs="+", default=[], type=Path, metavar="P", help="Caffe custom.proto files"
@@ -166,6 +172,7 @@ def _parser() -> argparse.ArgumentParser:
     c.add_argument(
         "--precision-mode",
         "--precision_mode",
+        action=_Once,
         choices=PRECISION_CHOICES,
         metavar="MODE",
         help="ATC's precision mode: force_fp16 (default), allow_fp32_to_fp16, must_keep_origin_dtype "
@@ -174,6 +181,7 @@ def _parser() -> argparse.ArgumentParser:
     c.add_argument(
         "--batch-sizes",
         "--dynamic_batch_size",
+        action=_Once,
         metavar="N,N,...",
         help="also plan memory and estimate cost and throughput with every input's batch set to each size",
     )
@@ -256,6 +264,25 @@ def _parser() -> argparse.ArgumentParser:
         help="fail when the reference accepts less than this share of the cases (default 0.2)",
     )
     return parser
+
+
+class _Once(argparse.Action):
+    """An option with two spellings (opgraph's and ATC's). Given under both,
+    one value would silently replace the other, so that is a usage error;
+    one spelling repeated keeps the last value, as options usually do."""
+
+    def __call__(
+        self,
+        parser: argparse.ArgumentParser,
+        namespace: argparse.Namespace,
+        values: Any,
+        option_string: str | None = None,
+    ) -> None:
+        spellings: dict[str, str | None] = vars(namespace).setdefault("_spellings", {})
+        earlier = spellings.setdefault(self.dest, option_string)
+        if earlier != option_string:
+            parser.error(f"{earlier} and {option_string} are the same option; give one of them")
+        setattr(namespace, self.dest, values)
 
 
 def _options(args: argparse.Namespace) -> tuple[CompileOptions, list[str]]:
@@ -394,6 +421,8 @@ def _write_outputs(args: argparse.Namespace, report: dict[str, Any], result: Any
 
 
 def _compile(args: argparse.Namespace, console: Console, err: Console) -> int:
+    if args.report == "html" and args.output is None:
+        raise UsageError("--report html writes OUTPUT.html beside --output's OUTPUT.json: give --output too")
     options, notes = _options(args)
     args.output_report = output_report_path(args.output) if args.output is not None else None
     for option, path in (("--json", args.json), ("--output", args.output_report)):
