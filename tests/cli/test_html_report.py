@@ -155,3 +155,9 @@ def test_atc_output_with_report_html_writes_the_page_beside_the_json(tmp_path: P
     assert {n["name"] for n in nodes} <= {n["name"] for n in report["nodes"]}
     assert main(["compile", "--example", "lenet", f"--output={tmp_path / 'plain'}", "-q"]) == 0
     assert (tmp_path / "plain.json").exists() and not (tmp_path / "plain.html").exists()
+
+
+def test_the_page_may_be_given_as_a_string_path(tmp_path: Path) -> None:
+    """As the README writes the call; a str failed inside with AttributeError."""
+    written = write_html_report(hostile_result(), str(tmp_path / "report.html"))
+    assert written == tmp_path / "report.html" and "<html" in written.read_text()

@@ -14,6 +14,7 @@ from __future__ import annotations
 import html
 import json
 import re
+from os import PathLike
 from pathlib import Path
 from typing import Any
 
@@ -62,12 +63,15 @@ def render_html(data: dict[str, Any]) -> str:
     )
 
 
-def write_html_report(result: CompileResult, path: Path, *, report: dict[str, Any] | None = None) -> Path:
+def write_html_report(
+    result: CompileResult, path: str | PathLike[str], *, report: dict[str, Any] | None = None
+) -> Path:
     """Writes ``report.html`` for ``result`` to ``path`` (``report``: the
     :func:`~.report.build_report` dict, when the caller has built it
-    already) and returns ``path``. Raises :class:`OSError` when the file
+    already) and returns it as a Path. Raises :class:`OSError` when the file
     cannot be written."""
     if report is None:
         report = build_report(result)
+    path = Path(path)
     path.write_text(render_html(view_data(result, report)), encoding="utf-8")
     return path
