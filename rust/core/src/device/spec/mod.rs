@@ -100,7 +100,7 @@ pub enum SpecError {
         family: String,
         known: Vec<String>,
     },
-    #[error("the device description is not valid {format}: {message}")]
+    #[error("the device description ({format}) cannot be read: {message}")]
     Parse {
         format: &'static str,
         message: String,
@@ -165,7 +165,10 @@ impl DeviceSpec {
     pub fn from_toml(text: &str) -> Result<DeviceSpec, SpecError> {
         let spec: DeviceSpec = toml::from_str(text).map_err(|e| SpecError::Parse {
             format: "TOML",
-            message: e.message().to_owned(),
+            message: match e.span().and_then(|span| line_at(text, span.start)) {
+                Some((number, line)) => format!("{} (line {number}: `{line}`)", e.message()),
+                None => e.message().to_owned(),
+            },
         })?;
         spec.validate()?;
         Ok(spec)
@@ -174,7 +177,12 @@ impl DeviceSpec {
     pub fn from_json(text: &str) -> Result<DeviceSpec, SpecError> {
         let spec: DeviceSpec = serde_json::from_str(text).map_err(|e| SpecError::Parse {
             format: "JSON",
-            message: e.to_string(),
+            message: match json_key_before(text, e.line(), e.column()) {
+                // A value of the wrong type or range sits right after its
+                // key; a missing or unknown field, or bad syntax, does not.
+                Some(key) if is_bad_value(&e) => format!("field \"{key}\": {e}"),
+                _ => e.to_string(),
+            },
         })?;
         spec.validate()?;
         Ok(spec)
@@ -281,3 +289,35 @@ fn normalize(name: &str) -> String {
 
 #[cfg(test)]
 mod tests;
+
+/// Line `(number, trimmed text)` holding byte `offset` of `text`.
+fn line_at(text: &str, offset: usize) -> Option<(usize, &str)> {
+    let start = text.get(..offset)?.rfind('\n').map_or(0, |i| i + 1);
+    let end = text[start..].find('\n').map_or(text.len(), |i| start + i);
+    Some((
+        text[..start].matches('\n').count() + 1,
+        text[start..end].trim(),
+    ))
+}
+
+/// Whether `e` is about a value (its type or range) rather than the text's
+/// syntax or the set of fields.
+fn is_bad_value(e: &serde_json::Error) -> bool {
+    let message = e.to_string();
+    e.classify() == serde_json::error::Category::Data
+        && (message.starts_with("invalid value") || message.starts_with("invalid type"))
+}
+
+/// The JSON object key whose value holds `line`:`column` (serde_json's
+/// 1-based position of an error), so a bad value is named by its field.
+fn json_key_before(text: &str, line: usize, column: usize) -> Option<&str> {
+    let line_start = if line <= 1 {
+        0
+    } else {
+        text.match_indices('\n').nth(line - 2)?.0 + 1
+    };
+    let before = text.get(..(line_start + column).min(text.len()))?;
+    let colon = before.rfind("\":")?;
+    let open = before[..colon].rfind('"')?;
+    Some(&before[open + 1..colon])
+}

@@ -183,6 +183,22 @@ fn bad_descriptions_are_rejected_with_the_field() {
         matches!(err, SpecError::Parse { format: "JSON", .. }),
         "{err}"
     );
+    // A value out of its field's range names the field (JSON) or its line (TOML).
+    let preset = DeviceSpec::preset("Ascend310").unwrap();
+    let json = preset
+        .to_json()
+        .replace("\"ai_cores\": 2", "\"ai_cores\": -2");
+    let err = DeviceSpec::from_json(&json).unwrap_err().to_string();
+    assert!(
+        err.contains("field \"ai_cores\": invalid value: integer `-2`"),
+        "{err}"
+    );
+    let toml = preset.to_toml().replace("ai_cores = 2", "ai_cores = -2");
+    let err = DeviceSpec::from_toml(&toml).unwrap_err().to_string();
+    assert!(
+        err.contains("(line ") && err.contains("`ai_cores = -2`"),
+        "{err}"
+    );
     let with_typo = DeviceSpec::preset("Ascend310")
         .unwrap()
         .to_toml()
