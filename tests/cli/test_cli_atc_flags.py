@@ -108,6 +108,7 @@ def test_log_sets_what_is_printed(tmp_path: Path, level: str, note: bool, warnin
         (["--insert_op_conf=crop.cfg"], "load_start_pos_w"),
         (["--fusion_switch_file=fs.json"], "UBFusion"),
         (["--customize_dtypes=dtypes.cfg"], "line 1"),
+        (["--customize_dtypes=bad_dtype.cfg"], "line 2: 'warp9' is not a dtype"),
         (["--output_type=FP64"], "FP64"),
         (["--dynamic_image_size=28,28"], "--dynamic_image_size"),
         (["--input_format=NHWD"], "--input_format"),
@@ -124,6 +125,9 @@ def test_bad_atc_options_are_one_line_usage_errors(tmp_path: Path, args: list[st
     )
     (tmp_path / "fs.json").write_text('{"Switch": {"UBFusion": {"ALL": "maybe"}}}')
     (tmp_path / "dtypes.cfg").write_text("conv1 float16\n")
+    (tmp_path / "bad_dtype.cfg").write_text(
+        "conv1::InputDtype:float16,OutputDtype:float16\nconv2::InputDtype:warp9,OutputDtype:float16\n"
+    )
     done = run_cli("compile", "--example", "lenet", *args, cwd=tmp_path)
     assert done.returncode == 2, done.stderr
     assert message in done.stderr

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .._core import Graph
+from ..dtype import DataType
 from ..errors import AtcConfigError
 
 PRECISION_ATTR = "_precision_mode"
@@ -23,6 +24,14 @@ KEEP = "must_keep_origin_dtype"
 FP16 = "force_fp16"
 _FLOAT_DTYPES = {"float", "float32", "fp32", "dt_float"}
 _HALF_DTYPES = {"float16", "fp16", "half", "dt_float16"}
+# Every dtype name a --customize_dtypes line may give: GE's (DT_ prefix or
+# not, any case) and the usual short forms.
+_KNOWN_DTYPES = (
+    {d.name.lower() for d in DataType}
+    | {"dt_" + d.name.lower() for d in DataType}
+    | {"float32", "fp32", "bfloat16", "int4", "uint1"}
+    | _HALF_DTYPES
+)
 # --op_precision_mode values that change the dtype an op computes in.
 _OP_MODE_DTYPE = {
     "enable_float_32_execution": KEEP,
@@ -99,6 +108,14 @@ def customize_dtypes_selectors(path: Path) -> list[_Selector]:
             for part in spec.replace("OutputDtype:", ",").replace("InputDtype:", ",").split(",")
             if (d := part.strip())
         }
+        unknown = sorted(dtypes - _KNOWN_DTYPES)
+        if unknown:
+            raise AtcConfigError(
+                f"{option} {str(path)!r} line {number}: {unknown[0]!r} is not a dtype "
+                "(e.g. float16, float32, int8)",
+                path=str(path),
+                field=f"line {number}",
+            )
         mode = FP16 if dtypes & _HALF_DTYPES else KEEP if dtypes & _FLOAT_DTYPES else None
         selectors.append(_Selector(name.strip(), by_type, mode, number))
     return selectors
