@@ -172,3 +172,20 @@ def test_soc_names() -> None:
         8,
         16,
     )
+
+
+def test_groups_that_do_not_divide_the_output_channels_are_an_error() -> None:
+    """A group convolution's filter has N = groups x (N per group); 5 groups
+    of 16 filters were packed as if they were."""
+    with pytest.raises(
+        DeviceError, match="groups is 5, which does not divide the filter's 16 output channels"
+    ):
+        storage_shape([16, 3, 3, 3], "NCHW", "FRACTAL_Z", DataType.FLOAT16, groups=5)
+    assert storage_shape([16, 3, 3, 3], "NCHW", "FRACTAL_Z", DataType.FLOAT16, groups=4)
+
+
+def test_a_device_format_needs_a_dtype() -> None:
+    """C0 follows the dtype; UNDEFINED was stored as if it were fp16."""
+    with pytest.raises(DeviceError, match="NC1HWC0 storage shape needs the tensor's dtype"):
+        storage_shape([1, 3, 8, 8], "NCHW", "NC1HWC0", DataType.UNDEFINED)
+    assert storage_shape([1, 3, 8, 8], "NCHW", "NCHW", DataType.UNDEFINED) == (1, 3, 8, 8)

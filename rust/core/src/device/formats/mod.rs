@@ -276,6 +276,10 @@ pub fn storage_shape(
     groups: i64,
     soc: &Soc,
 ) -> Result<Shape, FormulaError> {
+    if dtype == DataType::Undefined && storage_format != origin_format {
+        // The block size C0 follows the dtype; there is none to follow.
+        return Err(FormulaError::NoDtype(storage_format));
+    }
     let device = match storage_format {
         f if f == origin_format => return Ok(origin.clone()),
         Format::Nc1hwc0 => Device::Nc1hwc0 {

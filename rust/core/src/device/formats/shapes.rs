@@ -38,6 +38,10 @@ pub enum FormulaError {
     Unsupported(Format),
     #[error("groups is {0}, expected >= 1")]
     Groups(i64),
+    #[error("a {0} storage shape needs the tensor's dtype (its block size C0 follows it), got UNDEFINED")]
+    NoDtype(Format),
+    #[error("groups is {groups}, which does not divide the filter's {n} output channels")]
+    GroupsDivide { groups: i64, n: i64 },
 }
 
 /// GE's `DivisionCeiling`: `ceil(d / by)` for a positive `d`; `0` and
@@ -118,6 +122,9 @@ pub fn fractal_z(axes: Axes, groups: i64, c0: i64) -> Result<[i64; 4], FormulaEr
     } = axes;
     if c < 0 || h < 0 || w < 0 {
         return Ok([UNKNOWN_DIM, div_ceil(n, FRACTAL_16), FRACTAL_16, c0]);
+    }
+    if groups > 1 && n >= groups && n % groups != 0 {
+        return Err(FormulaError::GroupsDivide { groups, n });
     }
     let mut g = 1;
     // GE packs groups only when N is known and covers them (`N >= groups`).
