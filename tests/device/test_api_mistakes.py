@@ -136,3 +136,16 @@ def test_an_unsigned_size_beyond_int64_is_said_as_given() -> None:
 def test_an_arena_size_that_is_no_size_is_named(arena: Any) -> None:
     with pytest.raises(ValueError, match=r"arena_bytes is a size in bytes"):
         opgraph.check_placement([512], [0], [1], [0], arena)
+
+
+def test_a_range_the_plan_was_told_not_to_use_is_named_as_such() -> None:
+    """The message asked for the shape range the input has."""
+    g = opgraph.Graph("ranged")
+    x = g.add_input("x", DataType.FLOAT16, (-1, 8), Format.ND, shape_range=[(1, 64), (8, 8)])
+    g.set_outputs([g.add_node("Relu", "relu", [x])])
+    opgraph.infer(g)
+    assert opgraph.plan_memory(g).io_bytes > 0
+    with pytest.raises(
+        opgraph.MemoryPlanError, match=r"its shape range would bound them, but this plan does not use"
+    ):
+        opgraph.plan_memory(g, use_shape_ranges=False)

@@ -53,6 +53,7 @@ fn memory_err(py: Python<'_>, e: MemoryError) -> PyErr {
                 cycle_error(py)?
             }
             MemoryError::UnknownSize { tensor, .. }
+            | MemoryError::RangeNotUsed { tensor, .. }
             | MemoryError::UnknownWeightSize { tensor, .. }
             | MemoryError::NotInferred { tensor }
             | MemoryError::SizeOverflow { tensor, .. } => {

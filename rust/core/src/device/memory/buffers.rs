@@ -101,10 +101,11 @@ pub(crate) fn buffers(
                     })
                 }
                 _ if sizes[t].is_none() => {
-                    return Err(MemoryError::UnknownSize {
-                        tensor: schedule.tensor_name(t),
-                        shape: root.desc.storage_shape.to_string(),
-                    })
+                    return Err(MemoryError::unknown_size(
+                        schedule.tensor_name(t),
+                        root.desc,
+                        use_ranges,
+                    ))
                 }
                 Source::Input => Region::Input,
                 Source::Weight => Region::Weight,

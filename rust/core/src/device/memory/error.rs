@@ -1,6 +1,7 @@
 //! Why a memory plan could not be made.
 
 use crate::graph::{CycleError, ExpansionError};
+use crate::types::TensorDesc;
 
 /// Bad input to the planner: every variant names the tensor or lifetime at
 /// fault and says what was expected.
@@ -12,6 +13,12 @@ pub enum MemoryError {
          when loading the model), bound the dims with shape ranges, or plan with allow_dynamic"
     )]
     UnknownSize { tensor: String, shape: String },
+    #[error(
+        "tensor '{tensor}' has the storage shape {shape}, with unknown dims; its shape range \
+         would bound them, but this plan does not use shape ranges (use_shape_ranges=False); \
+         plan with them, or give the graph static input shapes (input_shapes= when loading)"
+    )]
+    RangeNotUsed { tensor: String, shape: String },
     #[error(
         "constant '{tensor}' has the shape {shape}, with unknown dims: a weight without values \
          (e.g. a Caffe net loaded without its .caffemodel); load the weights, or plan with \
@@ -48,5 +55,18 @@ pub enum MemoryError {
 impl MemoryError {
     pub(crate) fn overflow(what: impl Into<String>) -> MemoryError {
         MemoryError::Overflow { what: what.into() }
+    }
+}
+
+impl MemoryError {
+    /// The error for a tensor of unknown size: one whose shape range would
+    /// have bounded it says so, rather than asking for a range it has.
+    pub(crate) fn unknown_size(tensor: String, desc: &TensorDesc, use_ranges: bool) -> MemoryError {
+        let shape = desc.storage_shape.to_string();
+        if !use_ranges && desc.shape_range.is_some() {
+            MemoryError::RangeNotUsed { tensor, shape }
+        } else {
+            MemoryError::UnknownSize { tensor, shape }
+        }
     }
 }

@@ -122,10 +122,8 @@ pub fn static_tensor_size(
     desc: &TensorDesc,
     use_ranges: bool,
 ) -> Result<u64, MemoryError> {
-    tensor_size(name, desc, use_ranges)?.ok_or_else(|| MemoryError::UnknownSize {
-        tensor: name.to_owned(),
-        shape: desc.storage_shape.to_string(),
-    })
+    tensor_size(name, desc, use_ranges)?
+        .ok_or_else(|| MemoryError::unknown_size(name.to_owned(), desc, use_ranges))
 }
 
 #[cfg(test)]
