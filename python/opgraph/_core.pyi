@@ -984,8 +984,8 @@ def memory_strategies() -> list[str]:
     """The strategy names, in reporting order."""
 
 def check_alignment(alignment: int) -> None:
-    """Raises what `plan_memory` raises for `alignment` when it is not a whole
-    number of bytes in 1..2**64; for callers that must know before other work."""
+    """Raises what `plan_memory` raises for `alignment` when it is not a power
+    of two from 1 byte to 2**30; for callers that must know before other work."""
 
 def plan_memory(
     graph: Graph,

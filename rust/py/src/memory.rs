@@ -10,7 +10,7 @@ use numpy::{PyArray1, PyReadonlyArray1};
 use opgraph_core::device::memory::{
     check_placement as core_check, plan_lifetimes as core_plan_lifetimes,
     plan_memory as core_plan_memory, ArenaOptions, ArenaPlan, Lifetime, MemoryError, PlanOptions,
-    ScheduleKind, Strategy,
+    ScheduleKind, Strategy, MAX_ALIGNMENT,
 };
 use opgraph_core::op::global_registry;
 use pyo3::exceptions::{PyTypeError, PyValueError};
@@ -67,9 +67,9 @@ fn memory_err(py: Python<'_>, e: MemoryError) -> PyErr {
     result.unwrap_or_else(|e| e)
 }
 
-/// The `alignment` argument in bytes: an int in 1..2**64 (the core rejects
-/// 0 too, for Rust callers; this says it for every bad int, in the planner's
-/// words rather than a conversion's).
+/// The `alignment` argument in bytes: a power of two up to `MAX_ALIGNMENT`
+/// (the core rejects 0 too, for Rust callers; this says it for every bad
+/// int, in the planner's words rather than a conversion's).
 fn alignment_arg(py: Python<'_>, value: &Bound<'_, PyAny>) -> PyResult<u64> {
     if value.is_instance_of::<PyBool>() || !value.is_instance_of::<PyInt>() {
         let repr = value.repr().map(|r| r.to_string()).unwrap_or_default();
@@ -78,10 +78,13 @@ fn alignment_arg(py: Python<'_>, value: &Bound<'_, PyAny>) -> PyResult<u64> {
         )));
     }
     match value.extract::<u64>() {
-        Ok(alignment) if alignment >= 1 => Ok(alignment),
+        Ok(alignment) if alignment.is_power_of_two() && alignment <= MAX_ALIGNMENT => Ok(alignment),
         _ => Err(new_error(
             memory_plan_error(py)?,
-            format!("the alignment must be at least 1 byte and below 2**64, got {value}"),
+            format!(
+                "the alignment must be a power of two from 1 byte to 2**{} bytes, got {value}",
+                MAX_ALIGNMENT.trailing_zeros()
+            ),
             None,
         )),
     }
@@ -114,8 +117,8 @@ fn arena_summary<'py>(
     out.set_item("strategies", strategies)
 }
 
-/// Raises what `plan_memory` raises for `alignment` when it is not a whole
-/// number of bytes in 1..2**64; for callers that must know before other work.
+/// Raises what `plan_memory` raises for `alignment` when it is not a power
+/// of two from 1 byte to 2**30; for callers that must know before other work.
 #[pyfunction]
 pub fn check_alignment(py: Python<'_>, alignment: &Bound<'_, PyAny>) -> PyResult<()> {
     alignment_arg(py, alignment).map(drop)

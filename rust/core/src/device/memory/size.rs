@@ -17,6 +17,9 @@ use crate::types::{Shape, TensorDesc, UNKNOWN_DIM};
 pub const DATA_ALIGN: u64 = 32;
 /// GE's `MEM_ALIGN_SIZE`: the alignment of every offset in a memory plan.
 pub const OFFSET_ALIGN: u64 = 512;
+/// The largest alignment a plan may be asked for (1 GiB): device memory is
+/// aligned to small powers of two; a larger one only multiplies every size.
+pub const MAX_ALIGNMENT: u64 = 1 << 30;
 
 /// `value` rounded up to a multiple of `alignment` (which must be >= 1), or
 /// `None` on overflow.
