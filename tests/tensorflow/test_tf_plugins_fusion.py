@@ -6,11 +6,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from helpers import unique_name
 from tf_fixtures import output_of
 from tf_plugin_helpers import model, tf_shapes
 from tf_scope_helpers import choose_sub_type
 
+from opgraph import ParseError
 from opgraph.tensorflow import (
     FUSION_DISABLE_INDEX,
     FrameworkOp,
@@ -29,7 +31,7 @@ from opgraph.tensorflow import (
 )
 
 
-def _softsign_pass(pass_name: str, fused_type: str) -> type[ScopeBasePass]:
+def _softsign_pass(pass_name: str, fused_type: str, abs_name: str = "softsign/Abs") -> type[ScopeBasePass]:
     """A pass fusing scope ``softsign`` (one Abs, one AddV2, one RealDiv)
     into one ``fused_type`` op fed by the scope's input and feeding its output."""
 
@@ -47,7 +49,7 @@ def _softsign_pass(pass_name: str, fused_type: str) -> type[ScopeBasePass]:
             result.set_name("softsign")
             result.set_type(fused_type)
             result.set_description("x / (1 + |x|)")
-            result.insert_inputs("softsign/Abs", [0])
+            result.insert_inputs(abs_name, [0])
             result.insert_inputs("softsign/truediv", [0, FUSION_DISABLE_INDEX])
             result.insert_outputs("softsign/truediv", [0])
 
@@ -86,3 +88,17 @@ def test_a_pass_that_is_not_enabled_leaves_the_scope_alone() -> None:
     graph = load_tensorflow(model("fusion"))
     assert {"softsign/Abs", "softsign/add", "softsign/truediv"} <= {n.name for n in graph.nodes()}
     assert output_of(graph, "out:0") == tf_shapes("fusion")["out:0"]
+
+
+def test_insert_inputs_naming_no_op_of_the_scope_is_an_error_naming_it() -> None:
+    """A typo was ignored; the fused op then lacked its input, and the error
+    blamed the op's prototype."""
+    pass_name, fused_type = unique_name("FuseSoftsign"), unique_name("Softsign")
+    register_scope_fusion_pass(_softsign_pass(pass_name, fused_type, abs_name="softsign/Abss"), general=False)
+    fusion_plugin("Sigmoid", origin_op_types=[fused_type])(lambda fused, dst: None)
+    with pytest.raises(
+        ParseError,
+        match=r"insert_inputs of 'softsign' names 'softsign/Abss', which is not an op of the fused scope "
+        r"\(its ops: softsign/Abs,",
+    ):
+        load_tensorflow(model("fusion"), enable_scope_passes=[pass_name])

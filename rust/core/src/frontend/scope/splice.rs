@@ -17,7 +17,7 @@
 //!   many-to-many: the inner nodes (see [`super::inner`]).
 
 use super::inner::{build_inner_nodes, inner_outputs, InnerOutputs};
-use super::result::{is_disabled, FusionScopesResult};
+use super::result::{is_disabled, names_op, FusionScopesResult};
 use super::FusionRecord;
 use crate::frontend::{FrameworkInput, FrameworkOp, PluginError};
 use rustc_hash::{FxHashMap, FxHashSet};
@@ -288,6 +288,25 @@ impl<'a> Splicer<'a> {
             region: r,
             kept_const: false,
         });
+        let fused = || {
+            self.regions[r]
+                .iter()
+                .filter(move |&&c| self.members[c] == inside)
+                .map(|&c| self.ops[c].name.as_str())
+        };
+        // A map for an op the scope does not hold (a typo) would be ignored,
+        // and the fused op left short of inputs with a misleading message.
+        for (name, _) in result.input_maps() {
+            if !fused().any(|n| names_op(name, n)) {
+                let names: Vec<&str> = fused().collect();
+                return Err(PluginError::new(format!(
+                    "insert_inputs of '{}' names '{name}', which is not an op of the fused scope \
+                     (its ops: {})",
+                    result.name,
+                    crate::message::capped_list(&names, ", ")
+                )));
+            }
+        }
         for &c in &self.regions[r] {
             let op = &self.ops[c];
             if self.members[c] != inside {
