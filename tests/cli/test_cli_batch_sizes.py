@@ -95,3 +95,10 @@ def test_a_soc_without_a_cost_preset_still_gets_memory_per_batch(tmp_path: Path)
     assert report["cost"] is None
     assert [p["batch"] for p in report["profiles"]] == [1, 4]
     assert all(p["arena_bytes"] > 0 and p["total_us"] is None for p in report["profiles"])
+
+
+def test_a_profile_the_model_cannot_take_is_skipped_alone(tmp_path: Path) -> None:
+    """LeNet's pooling refuses a 5x5 image; the 28x28 profile was dropped with it."""
+    report = compile_json(tmp_path, "--input_shape", "data:1,1,-1,-1", "--dynamic_image_size", "5,5;28,28")
+    assert [p["label"] for p in report["profiles"]] == ["image 28x28"]
+    assert any(w.startswith("profile image 5x5 is skipped: node 'pool1'") for w in report["warnings"])

@@ -441,10 +441,12 @@ def _run(options: CompileOptions, stage: Stage) -> CompileResult:
     specs = profile_specs(options, result.graph, model_shapes)
     if specs:
         with stage("profiles"):
-            try:
-                result.profiles = [_profile(options, switches, spec) for spec in specs]
-            except OpgraphError as error:
-                result.warnings.append(f"the profiles are skipped: {error}")
+            # One profile the model cannot take does not cost the others theirs.
+            for spec in specs:
+                try:
+                    result.profiles.append(_profile(options, switches, spec))
+                except OpgraphError as error:
+                    result.warnings.append(f"profile {spec.label} is skipped: {error}")
         if result.cost is not None:
             result.cost.batch_sweep = [
                 BatchCost(p.batch, p.cost.total_us)
