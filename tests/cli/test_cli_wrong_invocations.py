@@ -104,6 +104,20 @@ CASES = {
         2,
         ("--soc and --soc_version are the same option",),
     ),
+    "two kinds of profile": Case(
+        (
+            "compile",
+            LENET,
+            "--input_shape",
+            "data:-1,1,28,28",
+            "--dynamic_batch_size",
+            "4",
+            "--dynamic_dims",
+            "4",
+        ),
+        2,
+        ("--dynamic_batch_size and --dynamic_dims", "one kind per model"),
+    ),
     # outputs: --out, --json
     "--report html without --output": Case(
         ("compile", "--example", "lenet", "--report", "html", "--json", "{w}/r.json"),

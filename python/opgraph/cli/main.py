@@ -314,6 +314,19 @@ def _options(args: argparse.Namespace) -> tuple[CompileOptions, list[str]]:
     else:
         raise UsageError("no model: give MODEL (or --model=MODEL) or --example NAME")
     precision, notes = atc_precision(args)
+    kinds = [
+        option
+        for option, given in (
+            (vars(args).get("_spellings", {}).get("batch_sizes", "--dynamic_batch_size"), args.batch_sizes),
+            ("--dynamic_image_size", args.dynamic_image_size),
+            ("--dynamic_dims", args.dynamic_dims),
+        )
+        if given
+    ]
+    if len(kinds) > 1:
+        # As ATC: one kind of profile per model (a batch profile's throughput
+        # counts samples, a dims profile's runs; one table cannot hold both).
+        raise UsageError(f"give one of {' and '.join(kinds)}: profiles are of one kind per model, as in ATC")
     image_sizes = (
         parse_profile_dims("--dynamic_image_size", args.dynamic_image_size, '"224,224;448,448"', 2)
         if args.dynamic_image_size
