@@ -174,10 +174,6 @@ def test_a_bad_blob_shapes_function_is_a_parse_error_naming_the_layer(
         (lambda ctx: {1: [-4]}, r"returned \{1: \[-4\]\}: input 1's shape \[-4\] has dim -4"),
         (lambda ctx: {"scale": [16]}, r"key scale is not an input index"),
         (lambda ctx: {9: [16]}, r"weight_shapes names input 9, but the node has 2 inputs"),
-        (
-            lambda ctx: {0: [1, 16, 4, 4]},
-            r"weight_shapes names input 0, which is 'data' \(a Data node\), not a weight",
-        ),
     ],
 )
 def test_a_bad_weight_shapes_result_is_a_node_error(

@@ -128,3 +128,17 @@ def test_a_file_that_is_not_this_nets_caffemodel_is_refused() -> None:
     graph_def = Path(__file__).parents[1] / "tensorflow" / "data" / "model_convnet.pb"
     with pytest.raises(opgraph.errors.ParseError, match="blobs for none of the net's 2 weighted layers"):
         load_caffe(prototxt, graph_def)
+
+
+def test_a_scale_by_a_second_bottom_with_a_bias_blob_loads_without_weights(tmp_path: Path) -> None:
+    """Scale's factor is a weight blob, or data when it is a second bottom;
+    only the bias blob is sized then (Caffe: ``[C]``)."""
+    prototxt = tmp_path / "net.prototxt"
+    prototxt.write_text(
+        'input: "x" input_shape { dim: 1 dim: 8 dim: 4 dim: 4 }\n'
+        'input: "f" input_shape { dim: 8 }\n'
+        'layer { name: "s" type: "Scale" bottom: "x" bottom: "f" top: "s" scale_param { bias_term: true } }\n'
+    )
+    graph = load_caffe(prototxt)
+    bias = graph.node("s").inputs[2]
+    assert bias is not None and bias.shape == (8,)

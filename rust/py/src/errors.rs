@@ -187,7 +187,6 @@ pub fn guard_panics_detached<T: Send>(
         .map_err(|bug| internal_err(py, &bug, during))
 }
 
-/// True when `failure` is opgraph's own bug rather than the model's fault.
 /// A user function's `KeyboardInterrupt` or `SystemExit` (a BaseException
 /// that is no Exception) among `failures`: it is raised as it is, not kept
 /// as one node's failure, so Ctrl-C stops the caller.
@@ -201,6 +200,7 @@ pub fn interruption(py: Python<'_>, failures: &[InferFailure]) -> Option<PyErr> 
     })
 }
 
+/// True when `failure` is opgraph's own bug rather than the model's fault.
 pub fn is_internal(failure: &InferFailure) -> bool {
     matches!(failure, InferFailure::Node(e) if e.stage == Stage::Internal)
 }
