@@ -125,10 +125,23 @@ pub(super) fn lay_out_inputs(
             describe_ports(schema, draft)
         ));
     }
-    if let Some(&(index, _)) = draft.input_formats.iter().find(|(i, _)| *i as usize >= at) {
+    // An absent optional input still has its place (a plugin may give every
+    // port a format whether or not the model feeds it).
+    let places: usize = laid_out
+        .iter()
+        .map(|p| match p {
+            PortInput::Single(_) => 1,
+            PortInput::Many(edges) => edges.len(),
+        })
+        .sum();
+    if let Some(&(index, _)) = draft
+        .input_formats
+        .iter()
+        .find(|(i, _)| *i as usize >= places)
+    {
         return Err(format!(
             "the plugin sets the format of input {index}, but it has {}",
-            count_inputs(at)
+            count_inputs(places)
         ));
     }
     Ok(laid_out)
