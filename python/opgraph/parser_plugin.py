@@ -297,10 +297,12 @@ def _check_shadowed_builtins(framework: Framework, origin_op_types: Sequence[str
     """Replacing a built-in plugin needs ``override`` and warns (the core
     registry checks user plugins replacing each other)."""
     builtin = {info[0] for info in _core.parser_plugins(framework.value) if info[2]}
-    shadowed = [origin for origin in origin_op_types if _shadows(framework, origin, builtin)]
+    shadowed = [
+        (origin, by) for origin in origin_op_types if (by := _shadowed_builtin(framework, origin, builtin))
+    ]
     if not shadowed:
         return
-    listed = ", ".join(shadowed)
+    listed = ", ".join(origin if by == origin else f"{origin} (over {by})" for origin, by in shadowed)
     if not override:
         raise RegistrationError(
             f"cannot register the {framework.value} plugin for {listed}: opgraph has a built-in "
@@ -314,21 +316,26 @@ def _check_shadowed_builtins(framework: Framework, origin_op_types: Sequence[str
     )
 
 
-def _shadows(framework: Framework, origin: str, builtin: set[str]) -> bool:
-    """Whether a plugin for ``origin`` takes nodes from a built-in one. An
-    ONNX plugin for ``domain::v::op`` serves opsets from ``v`` on, so it
-    shadows any built-in for that op at a version up to ``v``, not only one
-    spelled the same."""
+def _shadowed_builtin(framework: Framework, origin: str, builtin: set[str]) -> str | None:
+    """The built-in plugin a plugin for ``origin`` takes nodes from, if any.
+    An ONNX plugin for ``domain::v::op`` serves opsets from ``v`` on, so it
+    takes them from the built-in for that op of the highest version up to
+    ``v``, not only from one spelled the same."""
     if origin in builtin:
-        return True
+        return origin
     parsed = _onnx_origin(origin) if framework is Framework.ONNX else None
     if parsed is None:
-        return False
+        return None
     domain, version, op_type = parsed
-    return any(
-        other is not None and other[0] == domain and other[2] == op_type and other[1] <= version
-        for other in map(_onnx_origin, builtin)
-    )
+    below = [
+        (other[1], name)
+        for name in builtin
+        if (other := _onnx_origin(name)) is not None
+        and other[0] == domain
+        and other[2] == op_type
+        and other[1] <= version
+    ]
+    return max(below)[1] if below else None
 
 
 def _onnx_origin(origin: str) -> tuple[str, int, str] | None:

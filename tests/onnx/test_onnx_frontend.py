@@ -230,12 +230,19 @@ def test_an_origin_type_no_node_can_have_is_refused_at_registration(origin: str)
             auto_mapping(src, dst)
 
 
-@pytest.mark.parametrize("origin", ["ai.onnx::1::Relu", "ai.onnx::13::Relu", "::18::Relu"])
-def test_a_plugin_taking_nodes_from_a_built_in_one_needs_override(origin: str) -> None:
+@pytest.mark.parametrize(
+    ("origin", "named"),
+    [
+        ("ai.onnx::1::Relu", "ai.onnx::1::Relu"),
+        ("ai.onnx::13::Relu", r"ai.onnx::13::Relu \(over ai.onnx::1::Relu\)"),
+        ("::18::Relu", r"::18::Relu \(over ai.onnx::1::Relu\)"),
+    ],
+)
+def test_a_plugin_taking_nodes_from_a_built_in_one_needs_override(origin: str, named: str) -> None:
     """The built-in plugin for ai.onnx::1::Relu serves every later opset, so
     one for ::13:: shadows it from opset 13 on, though no built-in is
-    spelled so."""
-    with pytest.raises(RegistrationError, match=rf"plugin for {origin}: opgraph has a built-in plugin"):
+    spelled so: the error names the one it would shadow."""
+    with pytest.raises(RegistrationError, match=rf"plugin for {named}: opgraph has a built-in plugin"):
         plugin("Relu", origin_op_types=[origin])(auto_mapping)
 
 
