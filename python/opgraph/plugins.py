@@ -27,6 +27,9 @@ from .errors import RegistrationError
 ENTRY_POINT_GROUP = "opgraph.plugins"
 
 _loaded_entry_points: set[str] = set()
+# Why each failed entry point failed, said again by a strict call (importing
+# it again could fail differently: it may have registered part of itself).
+_failed_entry_points: dict[str, tuple[str, Exception]] = {}
 _loaded_paths: dict[Path, ModuleType] = {}
 
 PluginModule: TypeAlias = str | os.PathLike[str] | ModuleType
@@ -144,13 +147,18 @@ def _import_path(path: Path) -> ModuleType:
 
 def load_entry_point_plugins(group: str = ENTRY_POINT_GROUP, *, strict: bool = False) -> list[str]:
     """Loads every not-yet-loaded entry point of ``group``; returns their names.
-    A failing plugin raises RegistrationError when ``strict``, else warns; it
-    is tried again on the next call (so a strict call reports one that failed
-    quietly when opgraph was imported)."""
+    A failing plugin raises RegistrationError when ``strict``, else warns;
+    a strict call also raises for one that failed quietly before (when
+    opgraph was imported, say)."""
     names = []
     for entry_point in importlib.metadata.entry_points(group=group):
         key = f"{entry_point.name}={entry_point.value}"
         if key in _loaded_entry_points:
+            continue
+        if key in _failed_entry_points:
+            if strict:
+                message, cause = _failed_entry_points[key]
+                raise RegistrationError(message) from cause
             continue
         try:
             target = entry_point.load()
@@ -164,6 +172,7 @@ def load_entry_point_plugins(group: str = ENTRY_POINT_GROUP, *, strict: bool = F
                 )
         except Exception as exc:
             message = f"opgraph plugin {entry_point.name!r} ({entry_point.value}) failed to load: {exc}"
+            _failed_entry_points[key] = (message, exc)
             if strict:
                 raise RegistrationError(message) from exc
             warnings.warn(message, PluginWarning, stacklevel=2)
