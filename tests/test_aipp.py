@@ -94,3 +94,13 @@ def test_a_config_that_does_not_parse_names_the_place(tmp_path: Path, text: str,
         read_insert_op_config(path)
     assert where in str(caught.value)
     assert caught.value.path == str(path)
+
+
+@pytest.mark.parametrize(("value", "shown"), [("nan", "NaN"), ("inf", "Infinity"), ("-inf", "-Infinity")])
+def test_a_non_finite_float_names_its_field(tmp_path: Path, value: str, shown: str) -> None:
+    """Accepted before: a NaN normalisation factor went into the stage."""
+    with pytest.raises(
+        AtcConfigError, match=rf"var_reci_chn_0: is {shown}; expected a finite number"
+    ) as caught:
+        config(tmp_path, f"input_format: RGB888_U8\n var_reci_chn_0: {value}")
+    assert caught.value.field == "var_reci_chn_0"

@@ -130,7 +130,28 @@ def read_insert_op_config(path: Path) -> list[AippConfig]:
     blocks = decoded.get("aipp_op", [])
     if not blocks:
         raise AtcConfigError(f"--insert_op_conf {shown!r} has no aipp_op {{ ... }} block", path=shown)
+    for block in blocks:
+        _check_finite(block, shown)
     return [AippConfig(block, shown) for block in blocks]
+
+
+# Protobuf's JSON spells non-finite floats as strings; a text-format ``nan``
+# or ``inf`` would otherwise reach the stage as one.
+_NON_FINITE = {"NaN", "Infinity", "-Infinity"}
+
+
+def _check_finite(block: dict[str, object], path: str) -> None:
+    """Every float in ``block`` is a number: NaN or infinity is refused,
+    naming the field."""
+    for field, value in block.items():
+        values = value if isinstance(value, list) else [value]
+        if any(isinstance(v, str) and v in _NON_FINITE for v in values):
+            raise AtcConfigError(
+                f"--insert_op_conf {path!r}: {field}: is {values[0] if len(values) == 1 else values}; "
+                "expected a finite number",
+                path=path,
+                field=field,
+            )
 
 
 def _bad(config: AippConfig, field: str, message: str) -> AtcConfigError:
