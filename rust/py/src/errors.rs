@@ -3,7 +3,7 @@
 
 use opgraph_core::builder::BuildError;
 use opgraph_core::graph::GraphError;
-use opgraph_core::infer::{InferFailure, NodeError, Stage};
+use opgraph_core::infer::{Abort, InferFailure, NodeError, Stage};
 use opgraph_core::internal::{catch_internal, InternalError};
 use opgraph_core::message::capped_text;
 use opgraph_core::op::RegistrationError;
@@ -188,15 +188,15 @@ pub fn guard_panics_detached<T: Send>(
 }
 
 /// A user function's `KeyboardInterrupt` or `SystemExit` (a BaseException
-/// that is no Exception) among `failures`: it is raised as it is, not kept
-/// as one node's failure, so Ctrl-C stops the caller.
+/// that is no Exception, which stopped the engine as an [`Abort`]) among
+/// `failures`: it is raised as it is, not kept as one node's failure.
 pub fn interruption(py: Python<'_>, failures: &[InferFailure]) -> Option<PyErr> {
     failures.iter().find_map(|failure| {
         let InferFailure::Node(e) = failure else {
             return None;
         };
-        let cause = e.source.as_ref()?.downcast_ref::<PyErr>()?;
-        (!cause.is_instance_of::<pyo3::exceptions::PyException>(py)).then(|| cause.clone_ref(py))
+        let abort = e.source.as_ref()?.downcast_ref::<Abort>()?;
+        Some(abort.0.downcast_ref::<PyErr>()?.clone_ref(py))
     })
 }
 

@@ -8,7 +8,7 @@ use crate::convert::{
     format_to_py,
 };
 use crate::errors::{callable_name, raised_message, registration_err};
-use opgraph_core::infer::OpContext;
+use opgraph_core::infer::{Abort, OpContext};
 use opgraph_core::op::{
     global_registry, register_global, FollowType, OpError, OpFn, OpOrigin, OpSchema, ParamType,
     PortDef, ValueDepend, WeightShapesFn,
@@ -193,8 +193,15 @@ fn describe(py: Python<'_>, func: &Py<PyAny>) -> String {
     callable_name(func.bind(py))
 }
 
+/// The error of a function that raised `e`; a KeyboardInterrupt or
+/// SystemExit (no Exception) stops the whole inference.
 fn failure(py: Python<'_>, func: &Py<PyAny>, e: PyErr) -> OpError {
-    OpError::with_source(raised_message(func.bind(py), &e), Box::new(e))
+    let message = raised_message(func.bind(py), &e);
+    if e.is_instance_of::<pyo3::exceptions::PyException>(py) {
+        OpError::with_source(message, Box::new(e))
+    } else {
+        OpError::with_source(message, Box::new(Abort(Box::new(e))))
+    }
 }
 
 fn param_type(value: u8) -> PyResult<ParamType> {

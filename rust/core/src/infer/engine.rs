@@ -154,8 +154,9 @@ impl Engine<'_> {
             if let Err(error) = self.infer_node(graph, id) {
                 failed[id.index()] = true;
                 any_failed = true;
+                let aborts = error.aborts();
                 self.failures.push(InferFailure::Node(*error));
-                if !self.options.collect_errors {
+                if !self.options.collect_errors || aborts {
                     return false;
                 }
             }

@@ -35,6 +35,27 @@ impl Stage {
     }
 }
 
+/// The source of an op function's error that stops the whole inference at
+/// once, whatever `collect_errors` says: a caller's interrupt (Ctrl-C in a
+/// Python function) is not one node's failure among others.
+#[derive(Debug)]
+pub struct Abort(pub Box<dyn std::error::Error + Send + Sync>);
+
+impl fmt::Display for Abort {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "inference stopped: {}", self.0)
+    }
+}
+
+impl std::error::Error for Abort {}
+
+impl NodeError {
+    /// Whether this failure stops inference (its source is an [`Abort`]).
+    pub fn aborts(&self) -> bool {
+        self.source.as_deref().is_some_and(|s| s.is::<Abort>())
+    }
+}
+
 /// One node that failed, with enough context to fix it.
 #[derive(Debug)]
 pub struct NodeError {

@@ -8,7 +8,7 @@ mod weights;
 
 pub use context::OpContext;
 pub use engine::{infer_graph, InferOptions, DEFAULT_FOLD_LIMIT};
-pub use error::{InferFailure, NodeError, Stage};
+pub use error::{Abort, InferFailure, NodeError, Stage};
 
 #[cfg(test)]
 mod tests;
