@@ -600,8 +600,11 @@ def test_slicing_op_matches_numpy(
 # ---- gathering and selecting -------------------------------------------------------
 
 
-def gather_v2(x: Array, indices: Array, axis: Array, *, batch_dims: int) -> Array:
-    """TensorFlow's GatherV2 shape: params[:axis] + indices[batch_dims:] + params[axis+1:]."""
+def gather_v2(
+    x: Array, indices: Array, axis: Array, *, batch_dims: int, negative_index_support: bool = False
+) -> Array:
+    """TensorFlow's GatherV2 shape: params[:axis] + indices[batch_dims:] + params[axis+1:]
+    (which indices count from the end does not change it)."""
     a = axis_in(x.ndim, one_value(axis, "axis"))
     b = batch_dims + indices.ndim if batch_dims < 0 else batch_dims
     if not 0 <= b <= indices.ndim or b > a:

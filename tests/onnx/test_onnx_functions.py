@@ -303,10 +303,10 @@ def test_a_functions_subgraphs_read_its_values_and_a_loop_body_calls_it(tmp_path
         return desc.dtype.name, tuple(desc.shape)
 
     direct, looped = (np.asarray(r) for r in results)
-    # If joins its branches (then: 4 rows, else: 2), as GE's merge rule does,
-    # whatever the condition: the rows are unknown, the columns known.
+    # The condition is a known true: the If's outputs are its then branch's
+    # (4 rows; joined with the else branch's 2 they would be unknown).
     assert direct.shape == (4, 3)
-    assert got("direct") == ("FLOAT", (-1, 3))
+    assert got("direct") == ("FLOAT", (4, 3))
     # The Loop's variable grows every iteration: its first dim widens to unknown.
     assert looped.shape == (8, 3)
     assert got("looped") == ("FLOAT", (-1, 3))

@@ -55,6 +55,8 @@ const VIEWS: &[&str] = &[
     "StopGradient",
     "PreventGradient",
     "Snapshot",
+    // ONNX's Dropout with its inputs or mask kept: x passes through.
+    "OnnxDropout",
 ];
 const SOURCES: &[&str] = &["Const", "Constant", "Data", "Placeholder", "NoOp"];
 const HOST: &[&str] = &["Shape", "ShapeN", "Size", "Rank", "Assert"];
@@ -130,6 +132,7 @@ const SIMPLE: &[&str] = &[
     "Square",
     "SquaredDifference",
     "ClipByValue",
+    "OnnxClip",
     "Cast",
     "Floor",
     "Ceil",
@@ -157,6 +160,7 @@ const SIMPLE: &[&str] = &[
     "IsNan",
     "FloorDiv",
     "FloorMod",
+    "Mod",
     "Power",
 ];
 /// A multiply-add and a clamp per element.
@@ -275,6 +279,7 @@ const MOVEMENT: &[&str] = &[
     "SplitV",
     "SplitD",
     "SplitVD",
+    "OnnxSplit",
     "Slice",
     "StridedSlice",
     "StridedSliceV2",
@@ -296,6 +301,7 @@ const MOVEMENT: &[&str] = &[
     "BroadcastTo",
     "OneHot",
     "Range",
+    "OnnxRange",
     "MatrixBandPart",
 ];
 /// Interpolation reads several source pixels per output pixel.

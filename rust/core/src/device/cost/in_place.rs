@@ -26,7 +26,7 @@ const SLICE: &[&str] = &[
     "StridedSliceV2",
     "StridedSliceD",
 ];
-const SPLIT: &[&str] = &["Split", "SplitV", "SplitD", "SplitVD"];
+const SPLIT: &[&str] = &["Split", "SplitV", "SplitD", "SplitVD", "OnnxSplit"];
 
 /// The storage dims of `desc` when static and unpadded (as many stored
 /// elements as the origin shape has), else `None`.

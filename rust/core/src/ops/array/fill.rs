@@ -1,4 +1,8 @@
-//! Tensors made from a few values: Fill, Range, ZerosLike, OnesLike.
+//! Tensors made from a few values: Fill, Range, ZerosLike, OnesLike, and
+//! OnnxRange: ONNX's Range, whose empty ranges are no error, whose bounds
+//! may also be one-element vectors (ONNX's own function bodies, AffineGrid's
+//! among them, pass `[1]`-shaped limits, and onnxruntime takes them), and
+//! whose values are `start + i * delta` rather than a running sum.
 
 use super::host::{one, scalar_f64, Elems};
 use super::{int_value, INDEX};
@@ -37,13 +41,16 @@ pub(super) fn schemas() -> Vec<OpSchema> {
             .dtypes(RANGE_TYPES)
             .value_depend(ValueDepend::Optional)
     };
-    let range = OpSchema::new("Range")
-        .input(bound("start"))
-        .input(bound("limit"))
-        .input(bound("delta"))
-        .output(PortDef::new("y", ParamType::Required).dtypes(RANGE_TYPES))
-        .infer_shape(op_fn(infer_range))
-        .fold(op_fn(fold_range));
+    type OpFnPointer = fn(&mut OpContext<'_>) -> Result<(), OpError>;
+    let range = |op_type: &str, infer: OpFnPointer, fold: OpFnPointer| {
+        OpSchema::new(op_type)
+            .input(bound("start"))
+            .input(bound("limit"))
+            .input(bound("delta"))
+            .output(PortDef::new("y", ParamType::Required).dtypes(RANGE_TYPES))
+            .infer_shape(op_fn(infer))
+            .fold(op_fn(fold))
+    };
     let like = |op_type: &str, fold: fn(&mut OpContext<'_>) -> Result<(), OpError>| {
         OpSchema::new(op_type)
             .input(PortDef::new("x", ParamType::Required))
@@ -52,7 +59,16 @@ pub(super) fn schemas() -> Vec<OpSchema> {
     };
     vec![
         fill,
-        range,
+        range(
+            "Range",
+            |ctx| infer_range(ctx, Flavor::TensorFlow),
+            |ctx| fold_range(ctx, Flavor::TensorFlow),
+        ),
+        range(
+            "OnnxRange",
+            |ctx| infer_range(ctx, Flavor::Onnx),
+            |ctx| fold_range(ctx, Flavor::Onnx),
+        ),
         like("ZerosLike", |ctx| fill_like(ctx, Some(0))),
         like("OnesLike", |ctx| {
             let dtype = ctx.input_dtype(0)?;
@@ -129,16 +145,27 @@ fn fill_like(ctx: &mut OpContext<'_>, raw: Option<u128>) -> Result<(), OpError> 
     elems.write(ctx, 0)
 }
 
+/// Whose Range: TensorFlow's (scalar bounds, an empty range is an error,
+/// values a running sum) or ONNX's (see the module doc).
+#[derive(Clone, Copy, PartialEq)]
+enum Flavor {
+    TensorFlow,
+    Onnx,
+}
+
 /// The three bounds when all are known, as integers or as floats.
 enum Bounds {
     Int(i64, i64, i64),
     Float(f64, f64, f64),
 }
 
-fn bounds(ctx: &OpContext<'_>) -> Result<Option<Bounds>, OpError> {
+fn bounds(ctx: &OpContext<'_>, flavor: Flavor) -> Result<Option<Bounds>, OpError> {
     for i in 0..3 {
         let shape = ctx.input_shape(i)?;
-        if shape.rank().is_some_and(|r| r != 0) {
+        let one_element = shape.rank() == Some(1)
+            && flavor == Flavor::Onnx
+            && matches!(shape.dims()[0], 1 | UNKNOWN_DIM);
+        if shape.rank().is_some_and(|r| r != 0) && !one_element {
             let name = ["start", "limit", "delta"][i];
             bail!("input '{name}' must be a scalar, got shape {shape}");
         }
@@ -167,13 +194,16 @@ fn bounds(ctx: &OpContext<'_>) -> Result<Option<Bounds>, OpError> {
     clippy::arithmetic_side_effects,
     reason = "int64 values widened to i128 cannot overflow; divisors were checked >= 1 above"
 )]
-fn range_len(bounds: &Bounds) -> Result<i64, OpError> {
+fn range_len(bounds: &Bounds, flavor: Flavor) -> Result<i64, OpError> {
     let (forward, backward, zero) = match *bounds {
         Bounds::Int(s, l, d) => (d > 0 && s > l, d < 0 && s < l, d == 0),
         Bounds::Float(s, l, d) => (d > 0.0 && s > l, d < 0.0 && s < l, d == 0.0),
     };
     if zero {
         bail!("Range needs a non-zero delta");
+    }
+    if (forward || backward) && flavor == Flavor::Onnx {
+        return Ok(0); // ONNX: max(ceil((limit - start) / delta), 0)
     }
     if forward {
         bail!("Range needs start <= limit when delta > 0");
@@ -197,22 +227,26 @@ fn range_len(bounds: &Bounds) -> Result<i64, OpError> {
     }
 }
 
-fn infer_range(ctx: &mut OpContext<'_>) -> Result<(), OpError> {
-    let len = match bounds(ctx)? {
-        Some(b) => range_len(&b)?,
+fn infer_range(ctx: &mut OpContext<'_>, flavor: Flavor) -> Result<(), OpError> {
+    let len = match bounds(ctx, flavor)? {
+        Some(b) => range_len(&b, flavor)?,
         None => UNKNOWN_DIM,
     };
     ctx.set_output_shape(0, Shape::from_dims([len]))
 }
 
-fn fold_range(ctx: &mut OpContext<'_>) -> Result<(), OpError> {
-    let Some(b) = bounds(ctx)? else {
+fn fold_range(ctx: &mut OpContext<'_>, flavor: Flavor) -> Result<(), OpError> {
+    let Some(b) = bounds(ctx, flavor)? else {
         return Ok(());
     };
     let dtype = ctx.input_dtype(0)?;
-    let n = range_len(&b)?;
-    // TensorFlow accumulates `value += delta` in the element type.
+    let n = range_len(&b, flavor)?;
+    // TensorFlow accumulates `value += delta` in the element type; ONNX
+    // computes each `start + i * delta` (numpy's arange, in f64).
     let items: Vec<Option<u128>> = match b {
+        Bounds::Float(s, _, d) if flavor == Flavor::Onnx => (0..n)
+            .map(|i| super::host::float_to_raw(dtype, s + i as f64 * d))
+            .collect(),
         Bounds::Int(s, _, d) => {
             let e = Elems::from_ints(
                 dtype,

@@ -23,6 +23,12 @@ pub(super) fn schemas() -> Vec<OpSchema> {
         )
         .output(y())
         .attr("batch_dims", AttrType::Int, Some(AttrValue::Int(0)))
+        // CANN's name: indices in [-dim, 0) count from the end (ONNX's Gather).
+        .attr(
+            "negative_index_support",
+            AttrType::Bool,
+            Some(AttrValue::Bool(false)),
+        )
         .infer_shape(op_fn(infer_gather))
         .fold(op_fn(fold_gather));
     let gather = OpSchema::new("Gather")
@@ -148,6 +154,21 @@ fn index_in(i: i64, dim: i64) -> Result<usize, OpError> {
     Ok(i as usize)
 }
 
+/// `index_in`, where `negative` also takes `[-dim, 0)` as counting from the end.
+#[allow(
+    clippy::arithmetic_side_effects,
+    reason = "i is in [-dim, 0), so i + dim is in [0, dim)"
+)]
+fn index_from_either_end(i: i64, dim: i64, negative: bool) -> Result<usize, OpError> {
+    if negative && (-dim..0).contains(&i) {
+        return Ok((i + dim) as usize);
+    }
+    if negative && !(0..dim).contains(&i) {
+        bail!("index {i} is out of range [-{dim}, {dim}) for a dim of size {dim}");
+    }
+    index_in(i, dim)
+}
+
 #[allow(
     clippy::arithmetic_side_effects,
     reason = "folded tensors are bounded by the fold limit, so coordinates and flat indices stay small"
@@ -163,6 +184,8 @@ fn fold_gather(ctx: &mut OpContext<'_>) -> Result<(), OpError> {
         Some(d) => d.shape().dims().to_vec(),
         None => return Ok(()),
     };
+    // Only GatherV2 has the attribute; Gather (TF v1) takes no negative index.
+    let negative = ctx.attr_bool("negative_index_support").unwrap_or(false);
     let (ps, is) = (strides(&params.dims), strides(&indices.dims));
     let q = indices.dims.len() - batch;
     let mut sources = Vec::new();
@@ -176,7 +199,7 @@ fn fold_gather(ctx: &mut OpContext<'_>) -> Result<(), OpError> {
             .map(|(&c, &s)| c as usize * s)
             .sum();
         let source = indices.int_at(at).map(|i| {
-            let i = index_in(i, params.dims[axis])?;
+            let i = index_from_either_end(i, params.dims[axis], negative)?;
             let coord = o[..axis]
                 .iter()
                 .copied()

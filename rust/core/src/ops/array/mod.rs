@@ -11,6 +11,8 @@ mod fill;
 mod gather;
 pub(super) mod host;
 mod nonzero;
+#[cfg(test)]
+mod onnx_semantics_tests;
 mod pad;
 pub(crate) mod range_rules;
 mod reshape;

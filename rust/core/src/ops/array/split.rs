@@ -1,7 +1,9 @@
 //! Split (equal parts) and SplitV (given sizes, one may be -1) along an
 //! axis given as a value-depend input, and GE's SplitD / SplitVD, which take
 //! the axis (and sizes) as attributes (how Caffe's Slice layer maps); the
-//! parts are dynamic outputs.
+//! parts are dynamic outputs. OnnxSplit is ONNX's Split by `num_outputs`
+//! (opset 18): parts of `ceil(dim / n)`, the last one smaller when the axis
+//! does not divide evenly.
 
 use super::host::{slice_axis, Elems};
 use super::{int_scalar, int_value, range_rules, INDEX};
@@ -39,25 +41,36 @@ pub(super) fn schemas() -> Vec<OpSchema> {
         .infer_dtype(op_fn(|ctx| outputs_take_dtype_of(ctx, 0)))
         .infer_shape(op_fn(|ctx| infer_split(ctx, Kind::Sizes)))
         .fold(op_fn(|ctx| fold_split(ctx, Kind::Sizes)));
-    // GE's attribute forms: `split_dim` (and `size_splits`) are attributes.
-    let split_d = OpSchema::new("SplitD")
-        .input(PortDef::new("x", ParamType::Required))
-        .output(PortDef::new("y", ParamType::Dynamic))
-        .attr("split_dim", AttrType::Int, None)
-        .attr("num_split", AttrType::Int, None)
-        .infer_dtype(op_fn(|ctx| outputs_take_dtype_of(ctx, 0)))
-        .infer_shape(op_fn(|ctx| infer_split(ctx, Kind::EqualD)))
-        .fold(op_fn(|ctx| fold_split(ctx, Kind::EqualD)));
-    let split_vd = OpSchema::new("SplitVD")
-        .input(PortDef::new("x", ParamType::Required))
-        .output(PortDef::new("y", ParamType::Dynamic))
-        .attr("size_splits", AttrType::ListInt, None)
-        .attr("split_dim", AttrType::Int, None)
-        .attr("num_split", AttrType::Int, None)
-        .infer_dtype(op_fn(|ctx| outputs_take_dtype_of(ctx, 0)))
-        .infer_shape(op_fn(|ctx| infer_split(ctx, Kind::SizesD)))
-        .fold(op_fn(|ctx| fold_split(ctx, Kind::SizesD)));
-    vec![split, split_v, split_d, split_vd]
+    // GE's attribute forms: `split_dim` (and `size_splits`) are attributes;
+    // OnnxSplit's too.
+    type OpFnPointer = fn(&mut OpContext<'_>) -> Result<(), OpError>;
+    let attribute_form = |op_type: &str, infer: OpFnPointer, fold: OpFnPointer| {
+        OpSchema::new(op_type)
+            .input(PortDef::new("x", ParamType::Required))
+            .output(PortDef::new("y", ParamType::Dynamic))
+            .attr("split_dim", AttrType::Int, None)
+            .attr("num_split", AttrType::Int, None)
+            .infer_dtype(op_fn(|ctx| outputs_take_dtype_of(ctx, 0)))
+            .infer_shape(op_fn(infer))
+            .fold(op_fn(fold))
+    };
+    let split_d = attribute_form(
+        "SplitD",
+        |ctx| infer_split(ctx, Kind::EqualD),
+        |ctx| fold_split(ctx, Kind::EqualD),
+    );
+    let split_vd = attribute_form(
+        "SplitVD",
+        |ctx| infer_split(ctx, Kind::SizesD),
+        |ctx| fold_split(ctx, Kind::SizesD),
+    )
+    .attr("size_splits", AttrType::ListInt, None);
+    let onnx_split = attribute_form(
+        "OnnxSplit",
+        |ctx| infer_split(ctx, Kind::Chunks),
+        |ctx| fold_split(ctx, Kind::Chunks),
+    );
+    vec![split, split_v, split_d, split_vd, onnx_split]
 }
 
 fn outputs_take_dtype_of(ctx: &mut OpContext<'_>, i: usize) -> Result<(), OpError> {
@@ -73,6 +86,8 @@ enum Kind {
     Sizes,
     EqualD,
     SizesD,
+    /// `ceil(dim / n)` each, the last part what remains (OnnxSplit).
+    Chunks,
 }
 
 impl Kind {
@@ -90,7 +105,7 @@ impl Kind {
         match self {
             Kind::Equal => int_scalar(ctx, 0, "split_dim"),
             Kind::Sizes => int_scalar(ctx, 2, "split_dim"),
-            Kind::EqualD | Kind::SizesD => ctx.attr_int("split_dim").map(Some),
+            Kind::EqualD | Kind::SizesD | Kind::Chunks => ctx.attr_int("split_dim").map(Some),
         }
     }
 
@@ -99,7 +114,7 @@ impl Kind {
         match self {
             Kind::Sizes => Ok(int_value(ctx, 1)),
             Kind::SizesD => Ok(Some(ctx.attr_ints("size_splits")?.to_vec())),
-            Kind::Equal | Kind::EqualD => Ok(None),
+            Kind::Equal | Kind::EqualD | Kind::Chunks => Ok(None),
         }
     }
 }
@@ -137,10 +152,40 @@ fn plan<'a>(ctx: &OpContext<'a>, kind: Kind) -> Result<Plan<'a>, OpError> {
             ))
         })?;
         vec![part; n]
+    } else if kind == Kind::Chunks {
+        chunk_sizes(dim, num)?
     } else {
         split_sizes(kind.given_sizes(ctx)?, n, dim)?
     };
     Ok(Plan { input, axis, sizes })
+}
+
+/// OnnxSplit's parts of an axis of `dim` entries: `ceil(dim / num)` each,
+/// the last one what remains (unknown while the axis is).
+#[allow(
+    clippy::arithmetic_side_effects,
+    reason = "in i128, where a product of two i64 and a difference of such cannot overflow; \
+              num >= 1 is checked by the caller"
+)]
+fn chunk_sizes(dim: i64, num: i64) -> Result<Vec<i64>, OpError> {
+    let n = num as usize;
+    if dim == UNKNOWN_DIM {
+        return Ok(vec![UNKNOWN_DIM; n]);
+    }
+    let (wide_dim, wide_num) = (i128::from(dim), i128::from(num));
+    let chunk = (wide_dim + wide_num - 1) / wide_num;
+    let last = wide_dim - chunk * (wide_num - 1);
+    // chunk <= dim and 0 <= last <= dim: both fit i64 below.
+    let chunk = chunk as i64;
+    if last < 0 {
+        bail!(
+            "the split axis has {dim} entries, too few for {num} parts of {chunk} \
+             (ONNX gives each part ceil({dim} / {num}) and the last the rest)"
+        );
+    }
+    let mut sizes = vec![chunk; n];
+    sizes[n - 1] = last as i64;
+    Ok(sizes)
 }
 
 /// SplitV's sizes: one may be -1 (the rest of the axis); known sizes must

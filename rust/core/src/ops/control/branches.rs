@@ -1,6 +1,9 @@
 //! If / StatelessIf / Case: run one of several bodies. Each output is the
 //! merge (see `merge_rule`) of that output over every branch, since which
-//! branch runs is only known at run time.
+//! branch runs is only known at run time; an If whose condition is a known
+//! scalar takes its outputs from the branch that runs (GE's CondRemovePass
+//! removes such an If). Both branches are still inferred (the engine infers
+//! every body before the node).
 //!
 //! Input 0 (`cond` / `branch_index`) is the node's first input instance, so
 //! a branch's Data node with `index` k takes input instance k: the branch's
@@ -11,7 +14,7 @@ use super::body::{body_outputs, check_output_count, set_output};
 use super::merge_rule::merge_all;
 use crate::bail;
 use crate::infer::OpContext;
-use crate::op::{op_fn, OpError, OpSchema, ParamType, PortDef};
+use crate::op::{op_fn, OpError, OpSchema, ParamType, PortDef, ValueDepend};
 use crate::types::DataType;
 
 /// Prefix of Case's dynamic body names: `branches0`, `branches1`, ...
@@ -20,7 +23,8 @@ const CASE_BRANCH_PREFIX: &str = "branches";
 pub(super) fn schemas() -> Vec<OpSchema> {
     let if_op = |op_type: &str| {
         OpSchema::new(op_type)
-            .input(PortDef::new("cond", ParamType::Required))
+            // The branch a known condition takes is the only one that runs.
+            .input(PortDef::new("cond", ParamType::Required).value_depend(ValueDepend::Optional))
             .input(PortDef::new("input", ParamType::Dynamic))
             .output(PortDef::new("output", ParamType::Dynamic))
             .infer_dtype(op_fn(infer_if))
@@ -37,7 +41,29 @@ pub(super) fn schemas() -> Vec<OpSchema> {
 }
 
 fn infer_if(ctx: &mut OpContext<'_>) -> Result<(), OpError> {
-    merge_branches(ctx, &["then_branch".into(), "else_branch".into()])
+    match known_condition(ctx) {
+        Some(true) => merge_branches(ctx, &["then_branch".into()]),
+        Some(false) => merge_branches(ctx, &["else_branch".into()]),
+        None => merge_branches(ctx, &["then_branch".into(), "else_branch".into()]),
+    }
+}
+
+/// The condition when it is a known scalar bool or integer (non-zero is
+/// true). A condition of another shape is decided by its size, not its
+/// contents (TensorFlow's and GE's rule: non-empty is true), so its value
+/// says nothing here.
+fn known_condition(ctx: &OpContext<'_>) -> Option<bool> {
+    let value = ctx.input_value(0)?;
+    if value.shape().rank() != Some(0) {
+        return None;
+    }
+    match (value.dtype(), value.bytes().as_ref()) {
+        (DataType::Bool, &[byte]) => Some(byte != 0),
+        _ => match value.to_ints()?[..] {
+            [c] => Some(c != 0),
+            _ => None,
+        },
+    }
 }
 
 /// TensorFlow's Case takes a scalar selector.

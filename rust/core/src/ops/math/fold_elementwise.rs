@@ -74,7 +74,17 @@ pub(crate) fn fold_binary(
     f: Binary,
     out_dtype: Option<DataType>,
 ) -> Result<(), OpError> {
-    let Some(inputs) = known_inputs(ctx, &[0, 1]) else {
+    fold_pair(ctx, [0, 1], f, out_dtype)
+}
+
+/// [`fold_binary`] of inputs `pair` (the first gives the default dtype).
+fn fold_pair(
+    ctx: &mut OpContext<'_>,
+    pair: [usize; 2],
+    f: Binary,
+    out_dtype: Option<DataType>,
+) -> Result<(), OpError> {
+    let Some(inputs) = known_inputs(ctx, &pair) else {
         return Ok(());
     };
     let (a, b) = (&inputs[0], &inputs[1]);
@@ -133,9 +143,15 @@ fn fold_ternary(
     Elems::from_numbers(inputs[dtype_of].dtype, dims, &values).write(ctx, 0)
 }
 
-/// ClipByValue: `min(max(x, lo), hi)`.
+/// ClipByValue: `min(max(x, lo), hi)`, without a bound that is absent.
 pub(crate) fn fold_clip(ctx: &mut OpContext<'_>) -> Result<(), OpError> {
-    fold_ternary(ctx, |x, lo, hi| min(max(x, lo)?, hi), 0)
+    let bounds = (ctx.optional_input_desc(1)?, ctx.optional_input_desc(2)?);
+    match bounds {
+        (Some(_), Some(_)) => fold_ternary(ctx, |x, lo, hi| min(max(x, lo)?, hi), 0),
+        (Some(_), None) => fold_pair(ctx, [0, 1], max, None),
+        (None, Some(_)) => fold_pair(ctx, [0, 2], min, None),
+        (None, None) => fold_unary(ctx, Some, None),
+    }
 }
 
 /// SelectV2 (ONNX Where): `x1` where the condition holds, else `x2`.

@@ -17,6 +17,7 @@ mod conv;
 mod conv_transpose;
 mod crop_pad;
 mod dims;
+mod dropout;
 mod elements;
 mod expand;
 mod gemm;
@@ -101,6 +102,7 @@ pub(super) fn schemas() -> Vec<OpSchema> {
     all.extend(attention::schemas());
     all.extend(conv::schemas());
     all.extend(crop_pad::schemas());
+    all.extend(dropout::schemas());
     all.extend(linalg::schemas());
     all.extend(quant::schemas());
     all.extend(random::schemas());

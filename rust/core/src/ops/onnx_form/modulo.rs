@@ -1,6 +1,7 @@
 //! Mod, ONNX Mod from opset 10: the remainder of `x1 / x2` with numpy
-//! broadcasting. With `fmod` = 0 (integers only in ONNX) it takes the sign
-//! of the divisor, as TensorFlow's FloorMod does; with `fmod` = 1 it takes
+//! broadcasting. With `fmod` = 0 (for integers, and from opset 28 for
+//! floats too) it takes the sign of the divisor, as TensorFlow's FloorMod
+//! and numpy's mod do; with `fmod` = 1 it takes
 //! the sign of the dividend (C's fmod, TensorFlow's TruncateMod). Integer
 //! remainders of known values fold (shape arithmetic); a zero divisor or an
 //! overflow leaves the value unfolded.
@@ -32,14 +33,6 @@ fn verify(ctx: &mut OpContext<'_>) -> Result<(), OpError> {
     let (a, b) = (ctx.input_dtype(0)?, ctx.input_dtype(1)?);
     if a != b {
         bail!("x1 is {a} but x2 is {b}; they must match");
-    }
-    if fmod == 0
-        && matches!(
-            a,
-            DataType::Float | DataType::Double | DataType::Float16 | DataType::Bf16
-        )
-    {
-        bail!("fmod 0 (the divisor's sign) is for integers; {a} needs fmod 1");
     }
     Ok(())
 }

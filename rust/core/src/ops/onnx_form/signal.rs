@@ -5,7 +5,8 @@
 //! MelWeightMatrix: `[dft_length / 2 + 1, num_mel_bins]`. DFT: x
 //! `[..., n, 1 or 2]` (real or complex) gives `[..., m, 2]` along `axis`
 //! (the value-depend input from opset 20, else the attribute), where m is
-//! `dft_length` (default n), or `m / 2 + 1` when `onesided`.
+//! `dft_length` (default n), or `m / 2 + 1` when `onesided`; the inverse of
+//! a one-sided spectrum (IRFFT) gives `[..., m, 1]`, m by default `2 (n - 1)`.
 
 use crate::bail;
 use crate::infer::OpContext;
@@ -105,12 +106,18 @@ fn infer_dft(ctx: &mut OpContext<'_>) -> Result<(), OpError> {
         Some(_) => scalar(ctx, 1, "dft_length")?,
         None => None,
     };
+    let onesided = ctx.attr_int("onesided")? != 0;
+    // IRFFT (one-sided and inverse): a one-sided spectrum in, a real signal out.
+    let irfft = onesided && ctx.attr_int("inverse")? != 0;
     let last = rank.saturating_sub(1);
-    dims[last] = 2;
+    dims[last] = if irfft { 1 } else { 2 };
     let Some(axis) = axis else {
-        // Which signal dim is transformed is unknown.
-        for d in &mut dims[..last] {
-            *d = UNKNOWN_DIM;
+        // Which signal dim is transformed is unknown; a full transform of the
+        // whole signal keeps every length whichever it is.
+        if onesided || length.is_some() {
+            for d in &mut dims[..last] {
+                *d = UNKNOWN_DIM;
+            }
         }
         return ctx.set_output_shape(0, Shape::from_dims(dims));
     };
@@ -119,11 +126,17 @@ fn infer_dft(ctx: &mut OpContext<'_>) -> Result<(), OpError> {
     if at == last {
         bail!("axis {axis} is the trailing real/imaginary dim; DFT transforms another dim");
     }
-    let n = length.or(Some(input.dims()[at]).filter(|&d| d != UNKNOWN_DIM));
-    dims[at] = if ctx.attr_int("onesided")? != 0 {
-        one_sided(n)
-    } else {
-        n.unwrap_or(UNKNOWN_DIM)
+    let signal = Some(input.dims()[at]).filter(|&d| d != UNKNOWN_DIM);
+    if irfft && length.is_none() && signal.is_some_and(|bins| bins < 2) {
+        bail!("the inverse of a one-sided spectrum needs at least 2 bins along axis {axis}, or a dft_length");
+    }
+    dims[at] = match (irfft, onesided) {
+        // dft_length, by default 2 * (bins - 1): the even signal of that many bins.
+        (true, _) => length
+            .or_else(|| signal.map(|bins| bins.saturating_sub(1).saturating_mul(2)))
+            .unwrap_or(UNKNOWN_DIM),
+        (false, true) => one_sided(length.or(signal)),
+        (false, false) => length.or(signal).unwrap_or(UNKNOWN_DIM),
     };
     ctx.set_output_shape(0, Shape::from_dims(dims))
 }

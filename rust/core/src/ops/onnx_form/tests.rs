@@ -161,3 +161,41 @@ fn unpooling_and_generators_reject_impossible_sizes() {
     c.op("Det", &[x], &[]);
     assert!(c.error().contains("must be square"));
 }
+
+/// DFT of a `[1, 6, 10, c]` signal along axis 1: the output dims.
+fn dft(channels: i64, onesided: i64, inverse: i64) -> Vec<i64> {
+    let mut c = OpCase::new();
+    let x = c.input(F32, &[1, 6, 10, channels]);
+    let y = c.op(
+        "DFT",
+        &[x],
+        &[
+            ("axis", AttrValue::Int(1)),
+            ("onesided", AttrValue::Int(onesided)),
+            ("inverse", AttrValue::Int(inverse)),
+        ],
+    );
+    c.infer().unwrap();
+    c.dims(y)
+}
+
+#[test]
+fn dft_shapes_follow_the_four_transforms() {
+    // Full transform, forward or inverse: the length stays, the output is complex.
+    assert_eq!(dft(1, 0, 0), [1, 6, 10, 2]);
+    assert_eq!(dft(2, 0, 1), [1, 6, 10, 2]);
+    // RFFT: floor(6 / 2) + 1 bins.
+    assert_eq!(dft(1, 1, 0), [1, 4, 10, 2]);
+    // IRFFT: 6 bins of a one-sided spectrum are a real signal of 2 (6 - 1).
+    assert_eq!(dft(2, 1, 1), [1, 10, 10, 1]);
+    // One bin is no signal (numpy's irfft refuses it too).
+    let mut c = OpCase::new();
+    let x = c.input(F32, &[1, 1, 10, 2]);
+    let attrs = [
+        ("axis", AttrValue::Int(1)),
+        ("onesided", AttrValue::Int(1)),
+        ("inverse", AttrValue::Int(1)),
+    ];
+    c.op("DFT", &[x], &attrs);
+    assert!(c.error().contains("at least 2 bins"));
+}

@@ -70,8 +70,6 @@ const BINARY: &[(&str, &str)] = &[
     // For booleans, exclusive or is inequality.
     ("Xor", "NotEqual"),
     ("PRelu", "PRelu"),
-    // The remainder's sign rule (fmod) does not change shapes.
-    ("Mod", "FloorMod"),
 ];
 
 pub(super) fn plugins() -> Vec<ParserPlugin> {
@@ -93,6 +91,15 @@ pub(super) fn plugins() -> Vec<ParserPlugin> {
     all.push(plugin("LeakyRelu", "LeakyRelu", 1, |src, dst| {
         let alpha = Node::of(src).float_or("alpha", 0.01)?;
         dst.set_attr("alpha", AttrValue::Float(alpha));
+        Ok(())
+    }));
+    // The remainder takes the divisor's sign (FloorMod), or with fmod = 1
+    // the dividend's (the IR's Mod, GE's truncating one).
+    all.push(plugin("FloorMod", "Mod", 1, |src, dst| {
+        if Node::of(src).int_or("fmod", 0)? == 1 {
+            dst.op_type = "Mod".into();
+            dst.set_attr("fmod", AttrValue::Int(1));
+        }
         Ok(())
     }));
     all.push(plugin("Maximum", "Max", 1, |src, dst| {
@@ -126,7 +133,15 @@ pub(super) fn plugins() -> Vec<ParserPlugin> {
     all.push(plugin("Cast", "Cast", 1, parse_cast));
     all.push(renamed("SelectV2", "Where"));
     all.push(plugin("ClipByValue", "Clip", 1, parse_clip_attrs));
-    all.push(plugin("ClipByValue", "Clip", 11, parse_clip_inputs));
+    // From opset 11 `min` and `max` are optional inputs: with one absent,
+    // OnnxClip, whose absent bound is none, whatever x's dtype.
+    all.push(plugin("ClipByValue", "Clip", 11, |src, dst| {
+        let node = Node::of(src);
+        if !(node.has_input(1) && node.has_input(2)) {
+            dst.op_type = "OnnxClip".into();
+        }
+        Ok(())
+    }));
     all
 }
 
@@ -187,19 +202,5 @@ fn parse_clip_attrs(src: &FrameworkOp, dst: &mut OpDraft) -> Result<(), PluginEr
     let max = node.float_or("max", f64::from(f32::MAX))? as f32;
     dst.insert_const_input(1, "min", float_tensor(&[min], Shape::scalar()));
     dst.insert_const_input(2, "max", float_tensor(&[max], Shape::scalar()));
-    Ok(())
-}
-
-/// Clip from opset 11: optional `min` and `max` inputs. The IR op needs
-/// both; a missing bound is the FLOAT extreme (Clip of other types always
-/// gives both in exported models).
-fn parse_clip_inputs(src: &FrameworkOp, dst: &mut OpDraft) -> Result<(), PluginError> {
-    let node = Node::of(src);
-    if !node.has_input(1) {
-        dst.insert_const_input(1, "min", float_tensor(&[f32::MIN], Shape::scalar()));
-    }
-    if !node.has_input(2) {
-        dst.insert_const_input(2, "max", float_tensor(&[f32::MAX], Shape::scalar()));
-    }
     Ok(())
 }

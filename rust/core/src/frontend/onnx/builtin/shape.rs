@@ -29,12 +29,17 @@ pub(super) fn plugins() -> Vec<ParserPlugin> {
         renamed("UnsqueezeV3", "Unsqueeze").with_since(13),
         plugin("ConcatD", "Concat", 1, parse_concat),
         plugin("SplitVD", "Split", 1, parse_split_attr),
-        plugin("SplitV", "Split", 13, parse_split_input),
+        plugin("SplitV", "Split", 13, |src, dst| {
+            parse_split_input(src, dst, "SplitD")
+        }),
+        plugin("SplitV", "Split", 18, parse_split_18),
         plugin("StridedSliceV2", "Slice", 1, parse_slice_attrs),
         renamed("StridedSliceV2", "Slice").with_since(10),
         plugin("GatherV2", "Gather", 1, |src, dst| {
             let axis = Node::of(src).int_or("axis", 0)?;
             dst.insert_const_input(2, "axis", int64_scalar(axis));
+            // ONNX indices may count from the end of the axis.
+            dst.set_attr("negative_index_support", AttrValue::Bool(true));
             Ok(())
         }),
         plugin("GatherElements", "GatherElements", 1, |src, dst| {
@@ -58,7 +63,7 @@ pub(super) fn plugins() -> Vec<ParserPlugin> {
         }),
         renamed("Expand", "Expand"),
         renamed("Tile", "Tile"),
-        renamed("Range", "Range"),
+        renamed("OnnxRange", "Range"),
         plugin("Fill", "ConstantOfShape", 1, parse_constant_of_shape),
         plugin("PadV3", "Pad", 1, parse_pad_attrs),
         plugin("PadV3", "Pad", 11, parse_pad_inputs),
@@ -207,19 +212,34 @@ fn parse_split_attr(src: &FrameworkOp, dst: &mut OpDraft) -> Result<(), PluginEr
     Ok(())
 }
 
-/// Split from opset 13: `split` sizes as optional input 1 (absent: equal
-/// parts, `num_outputs` of them from opset 18).
-fn parse_split_input(src: &FrameworkOp, dst: &mut OpDraft) -> Result<(), PluginError> {
+/// Split from opset 13: `split` sizes as optional input 1; without it,
+/// `parts` (SplitD: equal parts).
+fn parse_split_input(src: &FrameworkOp, dst: &mut OpDraft, parts: &str) -> Result<(), PluginError> {
     let node = Node::of(src);
     split_outputs(&node, dst);
     let axis = node.int_or("axis", 0)?;
     if node.has_input(1) {
         dst.insert_const_input(2, "split_dim", int64_scalar(axis));
     } else {
-        dst.op_type = "SplitD".into();
+        dst.op_type = parts.into();
         dst.set_attr("split_dim", AttrValue::Int(axis));
     }
     Ok(())
+}
+
+/// Split from opset 18: without `split`, `num_outputs` parts of
+/// `ceil(dim / n)`, the last smaller (OnnxSplit).
+fn parse_split_18(src: &FrameworkOp, dst: &mut OpDraft) -> Result<(), PluginError> {
+    let node = Node::of(src);
+    if let Some(n) = node.int("num_outputs")? {
+        if usize::try_from(n).ok() != Some(node.output_count()) {
+            return Err(node.error(format_args!(
+                "attribute 'num_outputs' is {n}, but the node has {} outputs",
+                node.output_count()
+            )));
+        }
+    }
+    parse_split_input(src, dst, "OnnxSplit")
 }
 
 /// Slice before opset 10: `starts`, `ends` and `axes` attributes.

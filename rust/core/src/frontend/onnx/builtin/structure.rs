@@ -22,7 +22,13 @@ pub(super) fn plugins() -> Vec<ParserPlugin> {
         }),
         plugin("Const", "Constant", 1, parse_constant),
         renamed("Identity", "Identity"),
-        plugin("Identity", "Dropout", 1, parse_dropout),
+        // The mask is x's dtype until opset 10, BOOL from it.
+        plugin("Identity", "Dropout", 1, |src, dst| {
+            parse_dropout(src, dst, false)
+        }),
+        plugin("Identity", "Dropout", 10, |src, dst| {
+            parse_dropout(src, dst, true)
+        }),
         plugin("If", "If", 1, parse_if),
         plugin("Loop", "Loop", 1, parse_loop),
     ]
@@ -74,14 +80,15 @@ fn parse_constant(src: &FrameworkOp, dst: &mut OpDraft) -> Result<(), PluginErro
     }
 }
 
-/// Dropout at inference passes its input through; the optional mask
-/// output has no IR op to come from.
-fn parse_dropout(src: &FrameworkOp, _dst: &mut OpDraft) -> Result<(), PluginError> {
-    let node = Node::of(src);
-    if node.output_count() > 1 {
-        return Err(node.error(
-            "Dropout's mask output is used; opgraph maps Dropout at inference (one output)",
-        ));
+/// Dropout at inference passes its input through: Identity, or OnnxDropout
+/// when the node has more than x to keep (the `ratio` and `training_mode`
+/// inputs of opset 12, or a used `mask` output).
+fn parse_dropout(src: &FrameworkOp, dst: &mut OpDraft, bool_mask: bool) -> Result<(), PluginError> {
+    let with_mask = Node::of(src).output_count() > 1;
+    if with_mask || src.inputs.len() > 1 {
+        dst.op_type = "OnnxDropout".into();
+        dst.set_dynamic_output("mask", u32::from(with_mask));
+        dst.set_attr("bool_mask", AttrValue::Bool(bool_mask));
     }
     Ok(())
 }
