@@ -82,7 +82,16 @@ fn typed_values(tensor: &pb::TensorProto, dtype: DataType, count: usize) -> Resu
         D::Uint32 | D::Uint64 => (tensor.uint64_data.len(), "uint64_data"),
         _ => (tensor.int32_data.len(), "int32_data"),
     };
-    if stored != count {
+    // INT4 packs two values into each entry's low byte, the first in its
+    // low half (as raw_data does).
+    if dtype == D::Int4 && stored != count.div_ceil(2) {
+        return Err(format!(
+            "has {count} INT4 elements, {} entries of {field} packed two to an entry, but \
+             {stored} entries (and no raw_data)",
+            count.div_ceil(2)
+        ));
+    }
+    if dtype != D::Int4 && stored != count {
         return Err(format!(
             "has {count} elements but {stored} values in {field} (and no raw_data)"
         ));
@@ -119,7 +128,7 @@ fn typed_values(tensor: &pb::TensorProto, dtype: DataType, count: usize) -> Resu
             .int32_data
             .iter()
             .for_each(|v| out.extend_from_slice(&v.to_le_bytes()[..2])),
-        D::Int8 | D::Uint8 | D::Bool => tensor
+        D::Int8 | D::Uint8 | D::Bool | D::Int4 => tensor
             .int32_data
             .iter()
             .for_each(|v| out.push(v.to_le_bytes()[0])),
@@ -159,6 +168,25 @@ mod tests {
             ..Default::default()
         };
         assert_eq!(values(&half).unwrap().bytes().as_ref(), &[0x00, 0x3c]);
+    }
+
+    #[test]
+    fn int4_values_come_packed_two_to_an_int32_data_entry() {
+        // [1, -2, 3]: 0x1 | 0xE << 4, then 0x3.
+        let int4 = pb::TensorProto {
+            dims: vec![3],
+            data_type: 22,
+            int32_data: vec![0xE1, 0x03],
+            ..Default::default()
+        };
+        assert_eq!(values(&int4).unwrap().bytes().as_ref(), &[0xE1, 0x03]);
+        let short = pb::TensorProto {
+            int32_data: vec![0xE1],
+            ..int4
+        };
+        assert!(values(&short)
+            .unwrap_err()
+            .contains("2 entries of int32_data packed"));
     }
 
     #[test]
