@@ -62,6 +62,12 @@ def matmul_reference(kind: str) -> Callable[..., Array]:
         tb = any(attrs[b] for b in names_b)
         if kind == "MatMul" and (x1.ndim != 2 or x2.ndim != 2):
             raise ValueError("MatMul takes matrices")
+        # GE's BatchMatMulV2 promotes a vector, x1 to a row and x2 to a column,
+        # before any adjoint, and drops the promoted dim from the product.
+        row = kind == "BatchMatMulV2" and x1.ndim == 1
+        column = kind == "BatchMatMulV2" and x2.ndim == 1
+        x1 = x1[None, :] if row else x1
+        x2 = x2[:, None] if column else x2
         if x1.ndim < 2 or x2.ndim < 2:
             raise ValueError("at least matrices")
         if kind == "BatchMatMul" and x1.shape[:-2] != x2.shape[:-2]:
@@ -69,6 +75,10 @@ def matmul_reference(kind: str) -> Callable[..., Array]:
         a = np.swapaxes(x1, -1, -2) if ta else x1
         b = np.swapaxes(x2, -1, -2) if tb else x2
         y: Array = np.matmul(a, b)
+        if column:
+            y = y[..., 0]
+        if row:
+            y = y[..., 0] if column else y[..., 0, :]
         if bias is not None and (bias.ndim != 1 or bias.shape[0] not in (1, y.shape[-1])):
             raise ValueError("bias must be [N] or [1]")
         return y

@@ -101,13 +101,6 @@ LIMITS = [
         "GE's Cast neither reads nor writes INT4 (only quantized weights are INT4)",
     ),
     Limit(
-        r"test_matmul_(1d_1d|1d_3d|4d_1d)",
-        InvalidShapeError,
-        "must be at least 2-D",
-        "ONNX MatMul maps onto GE's BatchMatMulV2, which takes matrices; a 1-D operand (numpy's "
-        "row or column) is refused, not promoted",
-    ),
-    Limit(
         r"test_pow_types_(float32_(u?int(32|64))|int(32|64)_float32)",
         VerifyError,
         "does not match its prototype",

@@ -71,7 +71,13 @@ def test_matmul_edge_cases() -> None:
     with pytest.raises(opgraph.NodeError, match="2-D"):
         _matmul("MatMul", (2, 3, 4), (4, 5), False, False)
     with pytest.raises(opgraph.NodeError, match="at least 2-D"):
-        _matmul("BatchMatMulV2", (3,), (3, 5), False, False)
+        _matmul("BatchMatMul", (3,), (3, 5), False, False)
+    # GE's BatchMatMulV2 (and ONNX's MatMul) promote a vector and drop its dim.
+    assert _matmul("BatchMatMulV2", (3,), (2, 3, 5), False, False) == (2, 5)
+    assert _matmul("BatchMatMulV2", (2, 4, 3), (3,), False, False) == (2, 4)
+    assert _matmul("BatchMatMulV2", (3,), (3,), False, False) == ()
+    with pytest.raises(opgraph.NodeError, match="at least 1-D"):
+        _matmul("BatchMatMulV2", (), (3, 5), False, False)
     # bias: [N] or [1]; anything else is rejected.
     assert shape_of("MatMul", [desc((2, 3)), desc((3, 4)), desc((4,))]) == (2, 4)
     with pytest.raises(opgraph.NodeError, match="bias"):

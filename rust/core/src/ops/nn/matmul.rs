@@ -1,5 +1,11 @@
 //! Matrix multiply: MatMul (2-D), BatchMatMul (equal batch dims) and
-//! BatchMatMulV2 (numpy-broadcast batch dims). TensorFlow's attribute names
+//! BatchMatMulV2 (numpy-broadcast batch dims; as in GE, a 1-D operand is
+//! promoted, x1 `[k]` to the row `[1, k]` and x2 `[k]` to the column
+//! `[k, 1]`, and the promoted dim leaves the output: numpy's matmul, which
+//! ONNX's MatMul is. Where GE differs, opgraph follows numpy: two vectors
+//! give a scalar (GE keeps `[1, 1]`), and a vector of unknown length is
+//! promoted too. The adjoint attributes apply to the promoted matrix, as in
+//! GE's older infer function; its newer one ignores them for vectors). TensorFlow's attribute names
 //! (`transpose_a` / `transpose_b`, `adj_x` / `adj_y`) and GE's
 //! (`transpose_x1` / `transpose_x2`, `adj_x1` / `adj_x2`) are both accepted;
 //! either one set transposes.
@@ -67,6 +73,8 @@ fn transposes(ctx: &OpContext<'_>, kind: Kind) -> Result<(bool, bool), OpError> 
 fn infer_matmul(ctx: &mut OpContext<'_>, kind: Kind) -> Result<(), OpError> {
     let (ta, tb) = transposes(ctx, kind)?;
     let (a, b) = (ctx.input_shape(0)?, ctx.input_shape(1)?);
+    let vector = |s: &Shape| kind == Kind::BatchBroadcast && s.rank() == Some(1);
+    let (row, column) = (vector(a), vector(b));
     let out = match kind {
         Kind::MatMul => {
             let a = matrix(a, "x1", true)?;
@@ -74,12 +82,56 @@ fn infer_matmul(ctx: &mut OpContext<'_>, kind: Kind) -> Result<(), OpError> {
             let (m, n) = product_dims(&a, &b, ta, tb)?;
             Shape::from_dims([m, n])
         }
-        Kind::Batch | Kind::BatchBroadcast => batch_matmul(a, b, ta, tb, kind)?,
+        Kind::Batch => batch_matmul(a, b, ta, tb, kind)?,
+        Kind::BatchBroadcast => {
+            for (shape, name) in [(a, "x1"), (b, "x2")] {
+                if shape.rank() == Some(0) {
+                    bail!(
+                        "input '{name}' must be at least 1-D (a vector is promoted), got a scalar"
+                    );
+                }
+            }
+            let a = if row { &promoted(a, 0) } else { a };
+            let b = if column { &promoted(b, 1) } else { b };
+            let out = batch_matmul(a, b, ta, tb, kind)?;
+            without_promoted(out, row, column)
+        }
     };
     check_bias(ctx, &out)?;
     ctx.set_output_shape(0, out)?;
+    if row || column {
+        return Ok(()); // the range rules read matrices
+    }
     let batched = kind != Kind::MatMul;
     super::range_rules::matmul(ctx, (ta, tb), batched, kind == Kind::BatchBroadcast)
+}
+
+/// A 1-D operand `[k]` with a 1 inserted at `at`: the row `[1, k]` (0) or
+/// the column `[k, 1]` (1).
+fn promoted(vector: &Shape, at: usize) -> Shape {
+    let mut dims = vector.dims().to_vec();
+    dims.insert(at, 1);
+    Shape::from_dims(dims)
+}
+
+/// The product's shape without the dims the promoted operands added: the
+/// row's (second to last) and the column's (last).
+#[allow(
+    clippy::arithmetic_side_effects,
+    reason = "a product of matrices has rank >= 2"
+)]
+fn without_promoted(out: Shape, row: bool, column: bool) -> Shape {
+    let Some(rank) = out.rank() else {
+        return out;
+    };
+    let mut dims = out.dims().to_vec();
+    if column {
+        dims.remove(rank - 1);
+    }
+    if row {
+        dims.remove(rank - 2);
+    }
+    Shape::from_dims(dims)
 }
 
 /// The dims of an operand: exactly 2-D for MatMul, at least 2-D for the
