@@ -357,17 +357,16 @@ def check_case(name: str, mode: str, directory: Path) -> Outcome:
     path = directory / f"{name}.onnx"
     path.write_bytes(model.SerializeToString())
     reference = _reference_outputs(case)
+    limit = _limit_for(name)
     try:
         graph, got = _load(path, list(reference))
     except OpgraphError as error:
         if isinstance(error, ParseError) and _only_unsupported_ops(error):
             return Outcome(refused="op type without a plugin")
-        limit = _limit_for(name)
         assert not isinstance(error, InternalError), f"{name}: {error}"
         if limit is not None and isinstance(error, limit.error) and limit.message in str(error):
             return Outcome(refused=limit.why)
         raise
-    limit = _limit_for(name)
     if limit is not None:
         return Outcome(problems=[f"{name} loads now; remove it from LIMITS ({limit.why})"])
     problems = [*_shape_problems(got, model, reference), *_value_problems(got, reference)]

@@ -24,6 +24,16 @@ pub fn op_fn(f: fn(&mut OpContext<'_>) -> Result<(), OpError>) -> OpFn {
     Arc::new(f)
 }
 
+/// An op function that passes `arg` on, so one rule can serve several op
+/// types (2-D and 3-D pooling, MatMul variants, TensorFlow's and ONNX's
+/// Range …).
+pub fn with_arg<T: Copy + Send + Sync + 'static>(
+    f: fn(&mut OpContext<'_>, T) -> Result<(), OpError>,
+    arg: T,
+) -> OpFn {
+    Arc::new(move |ctx: &mut OpContext<'_>| f(ctx, arg))
+}
+
 /// Why an op function rejected a node. `source` carries a foreign error
 /// (e.g. a Python exception) through the engine untouched.
 #[derive(Debug)]

@@ -84,17 +84,17 @@ fn typed_values(tensor: &pb::TensorProto, dtype: DataType, count: usize) -> Resu
     };
     // INT4 packs two values into each entry's low byte, the first in its
     // low half (as raw_data does).
-    if dtype == D::Int4 && stored != count.div_ceil(2) {
-        return Err(format!(
-            "has {count} INT4 elements, {} entries of {field} packed two to an entry, but \
-             {stored} entries (and no raw_data)",
-            count.div_ceil(2)
-        ));
-    }
-    if dtype != D::Int4 && stored != count {
-        return Err(format!(
-            "has {count} elements but {stored} values in {field} (and no raw_data)"
-        ));
+    let entries = if dtype == D::Int4 {
+        count.div_ceil(2)
+    } else {
+        count
+    };
+    if stored != entries {
+        let what = match dtype {
+            D::Int4 => format!("{count} INT4 elements, {entries} entries of {field} packed two to an entry, but {stored} entries"),
+            _ => format!("{count} elements but {stored} values in {field}"),
+        };
+        return Err(format!("has {what} (and no raw_data)"));
     }
     let mut out = Vec::new();
     match dtype {

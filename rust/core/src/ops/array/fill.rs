@@ -8,7 +8,7 @@ use super::host::{one, scalar_f64, Elems};
 use super::{int_value, INDEX};
 use crate::bail;
 use crate::infer::OpContext;
-use crate::op::{op_fn, FollowType, OpError, OpSchema, ParamType, PortDef, ValueDepend};
+use crate::op::{op_fn, with_arg, FollowType, OpError, OpSchema, ParamType, PortDef, ValueDepend};
 use crate::types::{DataType, HostTensor, Shape, MAX_RANK, UNKNOWN_DIM};
 
 /// TensorFlow's Range `Tidx`.
@@ -41,15 +41,14 @@ pub(super) fn schemas() -> Vec<OpSchema> {
             .dtypes(RANGE_TYPES)
             .value_depend(ValueDepend::Optional)
     };
-    type OpFnPointer = fn(&mut OpContext<'_>) -> Result<(), OpError>;
-    let range = |op_type: &str, infer: OpFnPointer, fold: OpFnPointer| {
+    let range = |op_type: &str, flavor: Flavor| {
         OpSchema::new(op_type)
             .input(bound("start"))
             .input(bound("limit"))
             .input(bound("delta"))
             .output(PortDef::new("y", ParamType::Required).dtypes(RANGE_TYPES))
-            .infer_shape(op_fn(infer))
-            .fold(op_fn(fold))
+            .infer_shape(with_arg(infer_range, flavor))
+            .fold(with_arg(fold_range, flavor))
     };
     let like = |op_type: &str, fold: fn(&mut OpContext<'_>) -> Result<(), OpError>| {
         OpSchema::new(op_type)
@@ -59,16 +58,8 @@ pub(super) fn schemas() -> Vec<OpSchema> {
     };
     vec![
         fill,
-        range(
-            "Range",
-            |ctx| infer_range(ctx, Flavor::TensorFlow),
-            |ctx| fold_range(ctx, Flavor::TensorFlow),
-        ),
-        range(
-            "OnnxRange",
-            |ctx| infer_range(ctx, Flavor::Onnx),
-            |ctx| fold_range(ctx, Flavor::Onnx),
-        ),
+        range("Range", Flavor::TensorFlow),
+        range("OnnxRange", Flavor::Onnx),
         like("ZerosLike", |ctx| fill_like(ctx, Some(0))),
         like("OnesLike", |ctx| {
             let dtype = ctx.input_dtype(0)?;

@@ -41,12 +41,13 @@ fn gather_takes_negative_indices_only_when_told() {
     assert!(gather(&[3], true).unwrap_err().contains("out of range"));
 }
 
-/// The part sizes of an OnnxSplit of an axis of `dim` entries into `parts`.
-fn onnx_split(dim: i64, parts: u32) -> Result<Vec<Vec<i64>>, String> {
+/// The part sizes of an `op_type` split (OnnxSplit, SplitD) of the second
+/// axis of `[2, dim]` into `parts`.
+fn split(op_type: &str, dim: i64, parts: u32) -> Result<Vec<Vec<i64>>, String> {
     let mut c = OpCase::new();
     let x = c.input(DataType::Float, &[2, dim]);
     let spec = OpSpec {
-        op_type: "OnnxSplit".into(),
+        op_type: op_type.into(),
         name: "split".into(),
         inputs: vec![PortInput::Single(Some(x))],
         attrs: [
@@ -71,7 +72,7 @@ fn onnx_split(dim: i64, parts: u32) -> Result<Vec<Vec<i64>>, String> {
 #[test]
 fn onnx_split_gives_ceil_sized_parts_and_the_rest_last() {
     let widths = |dim, parts| -> Vec<i64> {
-        onnx_split(dim, parts)
+        split("OnnxSplit", dim, parts)
             .unwrap()
             .iter()
             .map(|d| d[1])
@@ -83,27 +84,13 @@ fn onnx_split_gives_ceil_sized_parts_and_the_rest_last() {
     assert_eq!(widths(4, 5), [1, 1, 1, 1, 0]);
     assert_eq!(widths(-1, 2), [-1, -1]);
     // ceil(5 / 4) = 2 leaves -1 for the last part: no such split.
-    assert!(onnx_split(5, 4)
+    assert!(split("OnnxSplit", 5, 4)
         .unwrap_err()
         .contains("too few for 4 parts of 2"));
     // GE's SplitD still wants equal parts.
-    let mut c = OpCase::new();
-    let x = c.input(DataType::Float, &[7]);
-    let spec = OpSpec {
-        op_type: "SplitD".into(),
-        name: "split".into(),
-        inputs: vec![PortInput::Single(Some(x))],
-        attrs: [
-            ("split_dim", AttrValue::Int(0)),
-            ("num_split", AttrValue::Int(2)),
-        ]
-        .into_iter()
-        .collect(),
-        dynamic_outputs: vec![("y".into(), 2)],
-        ..OpSpec::default()
-    };
-    add_op(&mut c.g, &c.r, spec).unwrap();
-    assert!(c.error().contains("cannot share equally"));
+    assert!(split("SplitD", 7, 2)
+        .unwrap_err()
+        .contains("cannot share equally"));
 }
 
 /// `op_type(start, limit, delta)` of INT64 constants shaped `bound_dims`:

@@ -9,7 +9,7 @@ use super::host::{slice_axis, Elems};
 use super::{int_scalar, int_value, range_rules, INDEX};
 use crate::bail;
 use crate::infer::OpContext;
-use crate::op::{op_fn, OpError, OpSchema, ParamType, PortDef, ValueDepend};
+use crate::op::{op_fn, with_arg, OpError, OpSchema, ParamType, PortDef, ValueDepend};
 use crate::ops::common::{exact_div_dim, normalize_axis};
 use crate::ops::ranges;
 use crate::types::{AttrType, Dims, Shape, UNKNOWN_DIM};
@@ -43,33 +43,20 @@ pub(super) fn schemas() -> Vec<OpSchema> {
         .fold(op_fn(|ctx| fold_split(ctx, Kind::Sizes)));
     // GE's attribute forms: `split_dim` (and `size_splits`) are attributes;
     // OnnxSplit's too.
-    type OpFnPointer = fn(&mut OpContext<'_>) -> Result<(), OpError>;
-    let attribute_form = |op_type: &str, infer: OpFnPointer, fold: OpFnPointer| {
+    let attribute_form = |op_type: &str, kind: Kind| {
         OpSchema::new(op_type)
             .input(PortDef::new("x", ParamType::Required))
             .output(PortDef::new("y", ParamType::Dynamic))
             .attr("split_dim", AttrType::Int, None)
             .attr("num_split", AttrType::Int, None)
             .infer_dtype(op_fn(|ctx| outputs_take_dtype_of(ctx, 0)))
-            .infer_shape(op_fn(infer))
-            .fold(op_fn(fold))
+            .infer_shape(with_arg(infer_split, kind))
+            .fold(with_arg(fold_split, kind))
     };
-    let split_d = attribute_form(
-        "SplitD",
-        |ctx| infer_split(ctx, Kind::EqualD),
-        |ctx| fold_split(ctx, Kind::EqualD),
-    );
-    let split_vd = attribute_form(
-        "SplitVD",
-        |ctx| infer_split(ctx, Kind::SizesD),
-        |ctx| fold_split(ctx, Kind::SizesD),
-    )
-    .attr("size_splits", AttrType::ListInt, None);
-    let onnx_split = attribute_form(
-        "OnnxSplit",
-        |ctx| infer_split(ctx, Kind::Chunks),
-        |ctx| fold_split(ctx, Kind::Chunks),
-    );
+    let split_d = attribute_form("SplitD", Kind::EqualD);
+    let split_vd =
+        attribute_form("SplitVD", Kind::SizesD).attr("size_splits", AttrType::ListInt, None);
+    let onnx_split = attribute_form("OnnxSplit", Kind::Chunks);
     vec![split, split_v, split_d, split_vd, onnx_split]
 }
 

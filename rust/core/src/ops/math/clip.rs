@@ -41,8 +41,7 @@ fn verify_bounds(ctx: &mut OpContext<'_>) -> Result<(), OpError> {
         let Some(desc) = ctx.optional_input_desc(i)? else {
             continue;
         };
-        // ClipByValue's dtypes are checked by its prototype's combinations.
-        if desc.dtype != dtype && ctx.op_type() == "OnnxClip" {
+        if desc.dtype != dtype {
             bail!("{name} is {} but x is {dtype}; they must match", desc.dtype);
         }
         let bound = desc.shape();

@@ -2,10 +2,11 @@
 //! (y plus the per-channel batch statistics and reserve spaces) and GE's
 //! BNInference (Caffe BatchNorm in inference mode).
 
-use super::dims::{check_vector, with_arg};
+use super::dims::check_vector;
 use super::window::layout;
 use crate::bail;
 use crate::infer::OpContext;
+use crate::op::with_arg;
 use crate::op::{op_fn, FollowType, OpError, OpSchema, ParamType, PortDef};
 use crate::types::{AttrType, AttrValue, DataType, Shape, UNKNOWN_DIM};
 

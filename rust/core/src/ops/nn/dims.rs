@@ -3,17 +3,8 @@
 
 use crate::bail;
 use crate::infer::OpContext;
-use crate::op::{OpError, OpFn};
+use crate::op::OpError;
 use crate::types::{AttrValue, Dims, Shape, UNKNOWN_DIM};
-
-/// An op function that passes `arg` on, so one rule can serve several op
-/// types (2-D and 3-D pooling, MatMul variants …).
-pub(super) fn with_arg<T: Copy + Send + Sync + 'static>(
-    f: fn(&mut OpContext<'_>, T) -> Result<(), OpError>,
-    arg: T,
-) -> OpFn {
-    std::sync::Arc::new(move |ctx: &mut OpContext<'_>| f(ctx, arg))
-}
 
 /// The dims of an input that must have rank `rank`; all unknown when its
 /// rank is unknown.

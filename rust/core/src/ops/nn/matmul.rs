@@ -10,9 +10,10 @@
 //! (`transpose_x1` / `transpose_x2`, `adj_x1` / `adj_x2`) are both accepted;
 //! either one set transposes.
 
-use super::dims::{merge_dim, with_arg};
+use super::dims::merge_dim;
 use crate::bail;
 use crate::infer::OpContext;
+use crate::op::with_arg;
 use crate::op::{OpError, OpSchema, ParamType, PortDef};
 use crate::ops::broadcast_shapes;
 use crate::types::DataType::{self, *};

@@ -3,10 +3,11 @@
 //! `padding` is SAME, VALID or EXPLICIT with `explicit_paddings` (a
 //! before/after pair per dim, zero for N and C).
 
-use super::dims::{with_arg, with_rank};
+use super::dims::with_rank;
 use super::window::{check_per_dim, layout, output_dim, padding, Padding, Window};
 use crate::bail;
 use crate::infer::OpContext;
+use crate::op::with_arg;
 use crate::op::{FollowType, OpError, OpSchema, ParamType, PortDef};
 use crate::ops::ranges;
 use crate::types::{AttrType, AttrValue, DataType, Shape};
