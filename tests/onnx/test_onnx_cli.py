@@ -67,3 +67,60 @@ def test_an_unfixed_symbol_is_shown_by_name(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     assert "[batch, 3, 16, 16]" in done.stdout
     assert "Traceback" not in done.stderr
+
+
+def nonzero_model(path: Path, rows: int | str) -> Path:
+    """``x[rows, 4] -> NonZero -> Cast(float) -> Relu``: NonZero's count is
+    known only from x's values."""
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [rows, 4])
+    nodes = [
+        helper.make_node("NonZero", ["x"], ["idx"], name="nz"),
+        helper.make_node("Cast", ["idx"], ["f"], to=TensorProto.FLOAT, name="cast"),
+        helper.make_node("Relu", ["f"], ["y"], name="relu"),
+    ]
+    graph = helper.make_graph(
+        nodes, "net", [x], [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)]
+    )
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)]), path)
+    return path
+
+
+def compile_warnings(tmp_path: Path, *args: str) -> list[str]:
+    done = run_cli("compile", *args, "--soc", "Ascend310P3", "--json", "report.json", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "Traceback" not in done.stderr
+    warnings: list[str] = json.loads((tmp_path / "report.json").read_text())["warnings"]
+    return warnings
+
+
+def test_the_unknown_dims_warning_says_where_they_come_from(tmp_path: Path) -> None:
+    """Free input dims: fix them. Fixed inputs but a data-dependent op: the
+    warning names it and does not send the user to --input-shape."""
+    nonzero_model(tmp_path / "free.onnx", "rows")
+    (free,) = [w for w in compile_warnings(tmp_path, "free.onnx") if "unknown dims" in w]
+    assert "the input x:0 has free dims; fix them with --input-shape" in free
+    nonzero_model(tmp_path / "fixed.onnx", 3)
+    (data,) = [w for w in compile_warnings(tmp_path, "fixed.onnx") if "run time" in w]
+    assert data.startswith(
+        "3 tensors have sizes known only at run time, from values computed at NonZero (nz)"
+    )
+    assert "no --input-shape fixes them" in data and "fix them with" not in data
+
+
+def test_a_detection_model_names_its_data_dependent_ops_and_what_the_plan_leaves_out(tmp_path: Path) -> None:
+    """torchvision's Faster R-CNN (from the corpus) at a fixed image size:
+    NonZero in the region proposals is where sizes start to depend on data,
+    and the memory line says the arena does not hold the tensors with no
+    upper bound."""
+    from onnx_model_records import model_file
+
+    model = model_file("fasterrcnn_mobilenet_v3_large_320_fpn_ts11", tmp_path)
+    done = run_cli(
+        "compile", model.name, "--input-shape", "image:3,320,320", "--soc", "Ascend310P3", cwd=tmp_path
+    )
+    assert done.returncode == 0, done.stderr
+    text = " ".join(done.stdout.split())  # rich wraps lines
+    assert "from values computed at NonZero (/model/rpn/NonZero)" in text
+    assert "no --input-shape fixes them" in text
+    assert "tensors of run-time size not planned" in text
+    assert "the plan leaves out" in text

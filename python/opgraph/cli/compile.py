@@ -11,7 +11,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from .. import infer as infer_graph
-from .._core import Graph, TensorDesc
+from .._core import Graph
 from ..aipp import AippStage, apply_aipp, insert_aipp, read_insert_op_config, stage_layout
 from ..caffe import load_caffe
 from ..cost import BatchCost, CostReport, DeviceSpec, PrecisionMode, estimate_cost
@@ -32,6 +32,7 @@ from .precision_config import (
 )
 from .profiles import Profile, ProfileSpec, profile_specs
 from .profiles import batched_shapes as batched_shapes  # re-exported
+from .unknown_dims import find_unknown_dims, is_unknown, unknown_dims_warning
 from .usage import UsageError as UsageError  # re-exported: opgraph.cli.compile.UsageError
 from .usage import check_input_file
 from .user_code import import_plugins
@@ -208,14 +209,13 @@ def _int(item: str, index: int, text: str) -> int:
         ) from None
 
 
-def _unknown(desc: TensorDesc) -> bool:
-    return any(d < 0 for d in desc.shape)
-
-
 def unknown_tensors(graph: Graph) -> list[str]:
     """Node outputs whose shape has unknown dims (or rank), ``node:i``."""
     return [
-        f"{node.name}:{i}" for node in graph.nodes() for i, desc in enumerate(node.outputs) if _unknown(desc)
+        f"{node.name}:{i}"
+        for node in graph.nodes()
+        for i, desc in enumerate(node.outputs)
+        if is_unknown(desc)
     ]
 
 
@@ -478,22 +478,18 @@ def _pipeline(options: CompileOptions, stage: Stage, switches: _Switches) -> Com
     if result.errors:
         return result
     result.notes += check_input_format(graph, options, {s.input for s in result.aipp})
-    unknown = unknown_tensors(graph)
-    if unknown:
-        shown = ", ".join(unknown[:3]) + (" ..." if len(unknown) > 3 else "")
-        result.warnings.append(
-            f"{len(unknown)} tensors have unknown dims ({shown}); memory is planned at their shape "
-            "ranges' upper bounds (without those that have none) and the cost model is skipped: "
-            "fix the input shapes with --input-shape NAME:D,D,..."
-        )
     with stage("formats"):
         result.prepared = prepare_for_precision(graph, options.soc, options.precision)
+    unknown = find_unknown_dims(graph)
     with stage("memory"):
         try:
-            result.memory = plan_memory(graph, allow_dynamic=bool(unknown))
+            result.memory = plan_memory(graph, allow_dynamic=bool(unknown.tensors))
         except MemoryPlanError as error:
             result.warnings.append(f"memory plan skipped: {error}")
-    if not unknown:
+    if unknown.tensors:
+        unplanned = None if result.memory is None else result.memory.regions.count("dynamic")
+        result.warnings.append(unknown_dims_warning(unknown, unplanned))
+    if not unknown.tensors:
         spec, no_preset = cost_preset(options.soc)
         if no_preset is not None:
             result.warnings.append(no_preset)

@@ -71,6 +71,7 @@ def print_summary(
             f"[bold]memory[/bold]  arena {_bytes(memory['arena_bytes'])} "
             f"(lower bound {_bytes(memory['lower_bound_bytes'])}, {memory['chosen_strategy']}), "
             f"weights {_bytes(memory['weights_bytes'])}, I/O {_bytes(memory['io_bytes'])}"
+            + _unplanned(memory)
         )
     for stage in report.get("aipp", []):
         console.print(_aipp_line(stage))
@@ -102,6 +103,13 @@ def print_summary(
         console.print(f"[yellow]warning:[/yellow] {escape(warning)}", highlight=False)
     for note in report.get("notes", []) if notes else []:
         console.print(f"[cyan]note:[/cyan] {escape(note)}", highlight=False)
+
+
+def _unplanned(memory: dict[str, Any]) -> str:
+    """The tensors the plan leaves out (unknown size, no upper bound): the
+    arena does not hold them, so the line must not read as the whole need."""
+    count = sum(t["region"] == "dynamic" for t in memory["tensors"])
+    return f"; {count} tensors of run-time size not planned" if count else ""
 
 
 def _aipp_line(stage: dict[str, Any]) -> str:
