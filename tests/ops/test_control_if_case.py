@@ -26,10 +26,42 @@ def test_branches_that_agree_give_their_shapes(op_type: str) -> None:
 
 
 def test_branches_that_differ_are_merged() -> None:
-    # then returns x0, else returns x1: [2, 3] vs [2, 7] -> [2, -1].
+    # then returns x0, else returns x1: [2, 3] vs [2, 7] -> [2, -1], the
+    # merged dim between the branches' (GE's rule for Case in dynamic dims).
     g, out = if_graph(BOOL_SCALAR, [desc([2, 3]), desc([2, 7])], body("t", [1]), body("e", [2]), 1)
     opgraph.infer(g)
-    assert g.desc(out) == desc([2, -1])
+    assert g.desc(out).shape == (2, -1)
+    assert g.desc(out).shape_range == [(2, 2), (3, 7)]
+
+
+@pytest.mark.parametrize(
+    ("else_range", "merged_range"),
+    [
+        ((0, 450), [(0, 450), (4, 4)]),
+        ((5, 9), [(3, 9), (4, 4)]),
+        ((1, -1), [(1, -1), (4, 4)]),
+        ((0, -1), None),
+    ],
+)
+def test_a_merged_dim_is_bounded_only_where_every_branch_is(
+    else_range: tuple[int, int], merged_range: list[tuple[int, int]] | None
+) -> None:
+    """then: x0 [3, 4]; else: x1 [?, 4] with ``else_range`` on its first dim
+    (-1: unbounded). The If's output dim holds either: the hull of both."""
+    g = Graph("g")
+    c = g.add_input("cond", DataType.BOOL, [])
+    x0 = g.add_input("x0", F, [3, 4])
+    x1 = g.add_input("x1", F, [-1, 4], shape_range=[else_range, (4, 4)])
+    node = g.add_node(
+        "If",
+        "node",
+        [c, [x0, x1]],
+        subgraphs={"then_branch": body("t", [1]), "else_branch": body("e", [2])},
+        dynamic_outputs=[("output", 1)],
+    )
+    opgraph.infer(g)
+    assert g.desc(node).shape == (-1, 4)
+    assert g.desc(node).shape_range == merged_range
 
 
 def test_cond_may_be_any_dtype_and_shape() -> None:
@@ -95,7 +127,8 @@ def test_case_merges_every_branch() -> None:
     branches = {f"branches{k}": body(f"b{k}", [k + 1]) for k in range(3)}
     g, out = case_graph(([], DataType.INT32), [[2, 3], [2, 3], [2, 5]], branches, 1)
     opgraph.infer(g)
-    assert g.desc(out) == desc([2, -1])
+    assert g.desc(out).shape == (2, -1)
+    assert g.desc(out).shape_range == [(2, 2), (3, 5)]
     # Only the first two: they agree.
     del branches["branches2"]
     g, out = case_graph(([], DataType.INT32), [[2, 3], [2, 3], [2, 5]], branches, 1)

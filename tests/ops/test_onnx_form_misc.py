@@ -89,11 +89,17 @@ def test_nms_defaults_and_unknowns() -> None:
         0
     ].shape == (0, 3)
     assert _outputs("NonMaxSuppressionV6", [boxes, scores, None, None, None])[0].shape == (0, 3)
+    # An unknown max_output_boxes_per_class: at most every box of every
+    # class of every batch, 2 * 3 * 5.
     y = _outputs("NonMaxSuppressionV6", [boxes, scores, desc((1,), DataType.INT64), None, None])[0]
-    assert y.shape == (-1, 3) and y.shape_range is None
+    assert y.shape == (-1, 3) and y.shape_range == [(0, 30), (3, 3)]
+    # An unknown box count: at most max_output_boxes_per_class per class, 2 * 3 * 4.
     y = _outputs(
         "NonMaxSuppressionV6", [desc((-1, -1, 4)), desc((2, 3, -1)), np.array(4, np.int64), None, None]
     )[0]
+    assert y.shape == (-1, 3) and y.shape_range == [(0, 24), (3, 3)]
+    # Nothing bounds the classes: no range.
+    y = _outputs("NonMaxSuppressionV6", [boxes, desc((2, -1, 5)), desc((1,), DataType.INT64), None, None])[0]
     assert y.shape == (-1, 3) and y.shape_range is None
 
 

@@ -174,6 +174,19 @@ def test_concat_adds_along_the_axis_and_intersects_elsewhere() -> None:
     assert ranges(out) == [(1, -1), (4, 4)]
 
 
+def test_concat_d_follows_the_same_rule() -> None:
+    """GE's ConcatD (what ONNX Concat maps to) takes the axis as an attribute."""
+    two: list[Ranged] = [([-1, 4], [(1, 3), (4, 4)]), ([-1, 4], [(2, 5), (4, 4)])]
+    assert ranges(infer("ConcatD", [two], {"concat_dim": 0})) == [(3, 8), (4, 4)]
+    off_axis: list[Ranged] = [([2, -1], [(2, 2), (1, 10)]), ([3, -1], [(3, 3), (4, 20)])]
+    out = infer("ConcatD", [off_axis], {"concat_dim": -2})
+    assert out.shape == (5, -1)
+    assert ranges(out) == [(5, 5), (4, 10)]
+    # One input (torchvision's box_roi_pool concatenates a one-image list).
+    one: list[Ranged] = [([-1, 4], [(0, 150), (4, 4)])]
+    assert ranges(infer("ConcatD", [one], {"concat_dim": 0})) == [(0, 150), (4, 4)]
+
+
 def test_pack_intersects_and_inserts_the_count() -> None:
     out = infer("Pack", [[([-1, 3], [(1, 10), (3, 3)]), ([-1, 3], [(5, 20), (3, 3)])]], {"axis": 1})
     assert out.shape == (-1, 2, 3)

@@ -117,6 +117,17 @@ impl OpCase {
         input(&mut self.g, &name, dtype, dims, Format::Nd)
     }
 
+    /// A graph input with per-dim shape ranges.
+    pub(crate) fn ranged_input(
+        &mut self,
+        dtype: DataType,
+        dims: &[i64],
+        range: &[(i64, i64)],
+    ) -> OutputRef {
+        let name = self.name("in");
+        ranged_input(&mut self.g, &name, dtype, dims, range)
+    }
+
     /// An INT32 constant: a scalar for one value unless `vector`.
     pub(crate) fn ints(&mut self, values: &[i64], vector: bool) -> OutputRef {
         let name = self.name("c");
@@ -159,6 +170,11 @@ impl OpCase {
 
     pub(crate) fn dims(&self, t: OutputRef) -> Vec<i64> {
         self.desc(t).shape().dims().to_vec()
+    }
+
+    /// A tensor's shape range, if it has one.
+    pub(crate) fn range(&self, t: OutputRef) -> Option<Vec<(i64, i64)>> {
+        self.desc(t).shape_range.as_ref().map(|r| r.to_vec())
     }
 
     /// The shape value a tensor carries (a TensorList / TensorArray handle's

@@ -182,6 +182,59 @@ pub(crate) fn monotonic(r: Range, f: impl Fn(i64) -> Result<i64, OpError>) -> Ra
     (lo, hi)
 }
 
+/// Output `o`, whose dims are the entries of shape-vector input `shape`
+/// (Fill, ConstantOfShape): each unknown dim gets its entry's value range.
+/// Nothing is set unless some unknown dim is bounded.
+pub(crate) fn set_from_shape_input(
+    ctx: &mut OpContext<'_>,
+    o: usize,
+    shape: usize,
+) -> Result<(), OpError> {
+    let Some(bounds) = ctx.input_value_bounds(shape) else {
+        return Ok(());
+    };
+    let Some(out) = ctx.output_desc(o) else {
+        return Ok(());
+    };
+    let dims = out.shape().dims();
+    if out.shape().is_unknown_rank() || dims.len() != bounds.len() {
+        return Ok(());
+    }
+    let bounds: Vec<Range> = bounds.into_iter().map(|b| of_dim(-1, Some(b))).collect();
+    let says = dims
+        .iter()
+        .zip(&bounds)
+        .any(|(&d, &b)| d == UNKNOWN_DIM && b != ANY);
+    if says {
+        set(ctx, o, bounds)?;
+    }
+    Ok(())
+}
+
+/// Output 0 of a concatenation of inputs `values` along `axis`: along
+/// `axis` the ranges add up; elsewhere every value has the same dim,
+/// so it lies in all their ranges.
+pub(crate) fn set_concat(
+    ctx: &mut OpContext<'_>,
+    values: &[usize],
+    axis: usize,
+    rank: usize,
+) -> Result<(), OpError> {
+    let mut out = vec![ANY; rank];
+    out[axis] = (0, 0);
+    for &i in values {
+        let r = of_input(ctx, i).unwrap_or_else(|| vec![ANY; rank]);
+        for (d, (o, &v)) in out.iter_mut().zip(&r).enumerate() {
+            *o = if d == axis {
+                add(*o, v)
+            } else {
+                intersect(*o, v).unwrap_or(*o)
+            };
+        }
+    }
+    set(ctx, 0, out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -21,6 +21,11 @@ pub struct TensorDesc {
     /// element by element (`-1` unknown) when the whole `value` is not:
     /// `Shape(x)` of an `x: [?, 224, 224, 3]` folds to `[-1, 224, 224, 3]`.
     pub shape_value: Option<Box<Shape>>,
+    /// For a 1-D integer tensor whose value is not fully known: inclusive
+    /// `(min, max)` per element (`max == -1` unbounded), GE's value range.
+    /// `Shape(x)` of an `x: [?, 4]` with its first dim in `0..=450` records
+    /// `[(0, 450), (4, 4)]`, so a Fill or Expand to that shape is bounded.
+    pub value_range: Option<ThinVec<(i64, i64)>>,
     /// For a list handle (a TensorFlow TensorList, an ONNX sequence): what
     /// the list holds and, when known, how many elements. The element
     /// shape travels in `shape_value`.
@@ -92,6 +97,7 @@ impl TensorDesc {
             shape_range: None,
             value: None,
             shape_value: None,
+            value_range: None,
             list: None,
         }
     }
@@ -116,6 +122,7 @@ impl TensorDesc {
         self.shape_range = None;
         self.value = None;
         self.shape_value = None;
+        self.value_range = None;
         self.list = None;
     }
 
@@ -162,6 +169,7 @@ mod tests {
         let value = HostTensor::from_ints(DataType::Int32, Shape::from_dims([2]), &[1, 2]).unwrap();
         let mut desc = TensorDesc::constant(value, Format::Nchw);
         desc.shape_range = Some(thin_vec![(2, 2)]);
+        desc.value_range = Some(thin_vec![(0, 9), (1, 1)]);
         desc.reset();
         assert_eq!(desc, TensorDesc::default());
     }

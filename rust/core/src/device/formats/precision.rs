@@ -169,6 +169,7 @@ fn add_cast(graph: &mut Graph, from: OutputRef, dtype: DataType) -> Result<Outpu
     desc.dtype = dtype;
     desc.value = None;
     desc.shape_value = None;
+    desc.value_range = None;
     let mut node = Node::new(name, "Cast", vec![Some(from)], 1);
     node.outputs[0] = desc;
     node.attrs.set("dst_type", AttrValue::Int(dtype.ge_value()));

@@ -70,6 +70,7 @@ fn add_trans_data(
     let mut desc = src.clone();
     desc.value = None;
     desc.shape_value = None;
+    desc.value_range = None;
     let src_format = src.storage_format;
     storage
         .apply(&mut desc, soc)

@@ -100,6 +100,15 @@ fn fold_cast(ctx: &mut OpContext<'_>, to: DataType) -> Result<(), OpError> {
         .iter()
         .map(|raw| raw.and_then(|raw| cast_raw(from, to, raw)))
         .collect();
+    // Bounds survive a cast that keeps every value: to INT64, or to INT32
+    // when each bound fits.
+    // An unbounded top (-1) could wrap past INT32, so it does not fit.
+    let fits =
+        |&(lo, hi): &(i64, i64)| hi != -1 && i32::try_from(lo).is_ok() && i32::try_from(hi).is_ok();
+    let keeps = to == DataType::Int64 || (to == DataType::Int32 && elems.bounds.iter().all(fits));
+    if !keeps || !from.is_index_type() {
+        elems.bounds.clear();
+    }
     elems.dtype = to;
     elems.write(ctx, 0)
 }

@@ -126,32 +126,9 @@ fn infer_concat(ctx: &mut OpContext<'_>, layout: Layout) -> Result<(), OpError> 
     }
     ctx.set_output_shape(0, Shape::from_dims(out))?;
     if ranges::wanted(ctx, 0) {
-        concat_range(ctx, &values, axis, rank)?;
+        ranges::set_concat(ctx, &values, axis, rank)?;
     }
     Ok(())
-}
-
-/// Along `axis` the ranges add up; elsewhere every value has the same dim,
-/// so it lies in all their ranges.
-fn concat_range(
-    ctx: &mut OpContext<'_>,
-    values: &[usize],
-    axis: usize,
-    rank: usize,
-) -> Result<(), OpError> {
-    let mut out = vec![ranges::ANY; rank];
-    out[axis] = (0, 0);
-    for &i in values {
-        let r = ranges::of_input(ctx, i).unwrap_or_else(|| vec![ranges::ANY; rank]);
-        for (d, (o, &v)) in out.iter_mut().zip(&r).enumerate() {
-            *o = if d == axis {
-                ranges::add(*o, v)
-            } else {
-                ranges::intersect(*o, v).unwrap_or(*o)
-            };
-        }
-    }
-    ranges::set(ctx, 0, out)
 }
 
 fn fold_concat(ctx: &mut OpContext<'_>, layout: Layout) -> Result<(), OpError> {

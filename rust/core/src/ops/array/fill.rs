@@ -9,6 +9,7 @@ use super::{int_value, INDEX};
 use crate::bail;
 use crate::infer::OpContext;
 use crate::op::{op_fn, with_arg, FollowType, OpError, OpSchema, ParamType, PortDef, ValueDepend};
+use crate::ops::ranges;
 use crate::types::{DataType, HostTensor, Shape, MAX_RANK, UNKNOWN_DIM};
 
 /// TensorFlow's Range `Tidx`.
@@ -84,17 +85,17 @@ fn infer_fill(ctx: &mut OpContext<'_>) -> Result<(), OpError> {
         }
         return ctx.set_output_shape(0, checked_shape(&dims)?);
     }
-    if let Some(partial) = ctx.input_shape_value(0) {
-        return ctx.set_output_shape(0, partial);
-    }
-    match dims_shape.dims() {
+    let out = match (ctx.input_shape_value(0), dims_shape.dims()) {
+        (Some(partial), _) => partial,
         // TensorFlow's TensorShape holds at most MAX_RANK dims, as Reshape says.
-        [len] if *len > MAX_RANK as i64 => {
+        (None, [len]) if *len > MAX_RANK as i64 => {
             bail!("input 'dims' has {len} elements, more than the maximum rank {MAX_RANK}")
         }
-        [len] if *len >= 0 => ctx.set_output_shape(0, Shape::unknown_dims(*len as usize)),
-        _ => ctx.set_output_shape(0, Shape::unknown_rank()),
-    }
+        (None, [len]) if *len >= 0 => Shape::unknown_dims(*len as usize),
+        _ => Shape::unknown_rank(),
+    };
+    ctx.set_output_shape(0, out)?;
+    ranges::set_from_shape_input(ctx, 0, 0)
 }
 
 /// A shape from known dims whose element count must fit int64.
@@ -132,6 +133,7 @@ fn fill_like(ctx: &mut OpContext<'_>, raw: Option<u128>) -> Result<(), OpError> 
         dtype: desc.dtype,
         items: vec![Some(raw); super::host::count(&dims)],
         dims,
+        bounds: Vec::new(),
     };
     elems.write(ctx, 0)
 }
@@ -274,6 +276,7 @@ fn fold_range(ctx: &mut OpContext<'_>, flavor: Flavor) -> Result<(), OpError> {
         dtype,
         dims: vec![n],
         items,
+        bounds: Vec::new(),
     }
     .write(ctx, 0)
 }

@@ -15,7 +15,8 @@
 
 use crate::infer::OpContext;
 use crate::op::OpError;
-use crate::types::{DataType, HostTensor, Shape, UNKNOWN_DIM};
+use crate::ops::ranges::ANY;
+use crate::types::{DataType, HostTensor, Shape, TensorDesc, UNKNOWN_DIM};
 use bytes::Bytes;
 
 /// Bounds the element count of an input folding will expand (its value
@@ -32,6 +33,10 @@ pub(crate) struct Elems {
     pub dims: Vec<i64>,
     /// Raw little-endian bytes of each element, zero-extended.
     pub items: Vec<Option<u128>>,
+    /// Per element, inclusive `(min, max)` bounds (`max == -1` unbounded)
+    /// where the element is unknown: a shape vector's value range. Empty
+    /// when nothing bounds any element.
+    pub bounds: Vec<(i64, i64)>,
 }
 
 /// One element's value for host arithmetic.
@@ -150,6 +155,7 @@ impl Elems {
             dtype,
             dims: dims.to_vec(),
             items: vec![None; count(dims)],
+            bounds: Vec::new(),
         }
     }
 
@@ -183,10 +189,14 @@ impl Elems {
                     dtype: desc.dtype,
                     dims: dims.to_vec(),
                     items,
+                    bounds: value_bounds(desc),
                 });
             }
         }
-        Some(Elems::unknown(desc.dtype, dims))
+        Some(Elems {
+            bounds: value_bounds(desc),
+            ..Elems::unknown(desc.dtype, dims)
+        })
     }
 
     fn from_tensor(value: &HostTensor, width: usize) -> Option<Elems> {
@@ -199,6 +209,7 @@ impl Elems {
                 dtype: value.dtype(),
                 items: vec![Some(u128::from_le_bytes(buf)); count(&dims)],
                 dims,
+                bounds: Vec::new(),
             });
         }
         let data = value.bytes();
@@ -214,6 +225,7 @@ impl Elems {
             dtype: value.dtype(),
             dims,
             items,
+            bounds: Vec::new(),
         })
     }
 
@@ -226,6 +238,7 @@ impl Elems {
                 .iter()
                 .map(|v| v.and_then(|v| int_to_raw(dtype, v)))
                 .collect(),
+            bounds: Vec::new(),
         }
     }
 
@@ -248,6 +261,7 @@ impl Elems {
             dtype,
             dims: dims.to_vec(),
             items: values.iter().map(|v| v.and_then(raw)).collect(),
+            bounds: Vec::new(),
         }
     }
 
@@ -270,7 +284,9 @@ impl Elems {
 
     /// Records the elements on output `o`: the whole value when every
     /// element is known, else the known entries of an integer vector as a
-    /// partial shape value (entries that are not valid dims become unknown).
+    /// partial shape value (entries that are not valid dims become unknown),
+    /// and the bounds of an integer scalar's or vector's unknown elements
+    /// as its value range.
     pub fn write(self, ctx: &mut OpContext<'_>, o: usize) -> Result<(), OpError> {
         if self.items.iter().all(Option::is_some) {
             let Some(width) = width(self.dtype) else {
@@ -287,25 +303,65 @@ impl Elems {
             }
             return Ok(());
         }
-        if self.dims.len() == 1 && self.any_known() && self.dtype.is_index_type() {
+        if self.dims.len() > 1 || !self.dtype.is_index_type() {
+            return Ok(());
+        }
+        if self.dims.len() == 1 && self.any_known() {
             let dims: Vec<i64> = (0..self.items.len())
                 .map(|k| self.int_at(k).filter(|&d| d >= 0).unwrap_or(UNKNOWN_DIM))
                 .collect();
             ctx.set_output_shape_value(o, Shape::from_dims(dims))?;
+        }
+        let bounded = (0..self.items.len())
+            .any(|k| self.items[k].is_none() && self.bounds.get(k).is_some_and(|&b| b != ANY));
+        if bounded {
+            let bounds = (0..self.items.len()).map(|k| self.bound_at(k)).collect();
+            ctx.set_output_value_range(o, bounds)?;
         }
         Ok(())
     }
 
     /// Gathers elements by flat source index (`None` = unknown element).
     pub fn pick(&self, dims: &[i64], sources: impl IntoIterator<Item = Option<usize>>) -> Elems {
+        let sources: Vec<Option<usize>> = sources.into_iter().collect();
+        let bounds = if self.bounds.is_empty() {
+            Vec::new()
+        } else {
+            sources
+                .iter()
+                .map(|s| s.and_then(|s| self.bounds.get(s).copied()).unwrap_or(ANY))
+                .collect()
+        };
         Elems {
             dtype: self.dtype,
             dims: dims.to_vec(),
             items: sources
-                .into_iter()
+                .iter()
                 .map(|s| s.and_then(|s| self.items.get(s).copied().flatten()))
                 .collect(),
+            bounds,
         }
+    }
+
+    /// Element `k`'s bounds: `(v, v)` when known, else its recorded bounds.
+    fn bound_at(&self, k: usize) -> (i64, i64) {
+        match self.int_at(k) {
+            Some(v) => (v, v),
+            None => self.bounds.get(k).copied().unwrap_or(ANY),
+        }
+    }
+}
+
+/// The value range of a 1-D integer input, as [`Elems::bounds`].
+fn value_bounds(desc: &TensorDesc) -> Vec<(i64, i64)> {
+    let len = match desc.shape().dims() {
+        [] => 1,
+        &[len] => len,
+        _ => return Vec::new(),
+    };
+    match &desc.value_range {
+        Some(r) if r.len() as i64 == len => r.to_vec(),
+        _ => Vec::new(),
     }
 }
 
@@ -331,17 +387,24 @@ pub(crate) fn outer_inner(dims: &[i64], axis: usize) -> (usize, usize) {
 pub(crate) fn join_axis(parts: &[Elems], axis: usize, dims: &[i64]) -> Option<Elems> {
     let first = parts.first()?;
     let outer = count(&dims[..axis]);
+    let bounded = parts.iter().any(|p| !p.bounds.is_empty());
     let mut items = Vec::with_capacity(count(dims));
+    let mut bounds = Vec::new();
     for o in 0..outer {
         for p in parts {
             let chunk = count(&p.dims[axis..]);
-            items.extend_from_slice(p.items.get(o * chunk..(o + 1) * chunk)?);
+            let span = o * chunk..(o + 1) * chunk;
+            items.extend_from_slice(p.items.get(span.clone())?);
+            if bounded {
+                bounds.extend(span.map(|k| p.bounds.get(k).copied().unwrap_or(ANY)));
+            }
         }
     }
     (items.len() == count(dims)).then(|| Elems {
         dtype: first.dtype,
         dims: dims.to_vec(),
         items,
+        bounds,
     })
 }
 

@@ -28,6 +28,8 @@ mod tf_extra_tests;
 mod trans_data;
 mod transpose;
 mod unique;
+#[cfg(test)]
+mod value_range_tests;
 mod views;
 
 use crate::infer::OpContext;

@@ -209,6 +209,7 @@ fn fold_pad(ctx: &mut OpContext<'_>) -> Result<(), OpError> {
         dtype: input.dtype,
         dims: out_dims,
         items,
+        bounds: Vec::new(),
     }
     .write(ctx, 0)
 }

@@ -7,6 +7,7 @@ use super::INDEX;
 use crate::bail;
 use crate::infer::OpContext;
 use crate::op::{op_fn, OpError, OpSchema, ParamType, PortDef};
+use crate::ops::ranges;
 use crate::types::{AttrType, AttrValue, DataType, Shape};
 
 pub(super) fn schemas() -> Vec<OpSchema> {
@@ -151,7 +152,12 @@ fn fold_shape_of(ctx: &mut OpContext<'_>) -> Result<(), OpError> {
         };
         let dims = &shape.dims()[window.range(rank)];
         let values: Vec<Option<i64>> = dims.iter().map(|&d| (d >= 0).then_some(d)).collect();
-        Elems::from_ints(dtype, &[dims.len() as i64], &values).write(ctx, i)?;
+        let mut elems = Elems::from_ints(dtype, &[dims.len() as i64], &values);
+        // The unknown dims' ranges bound the vector's entries (GE's value range).
+        if let Some(r) = ctx.input_desc(i).and_then(ranges::of_desc) {
+            elems.bounds = r[window.range(rank)].to_vec();
+        }
+        elems.write(ctx, i)?;
     }
     Ok(())
 }

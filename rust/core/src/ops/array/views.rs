@@ -72,14 +72,24 @@ fn view_of_x() -> PortDef {
         .reuses_input("x")
 }
 
-/// Output `i` carries input `i`'s value (or partial shape value).
+/// Output `i` carries input `i`'s value (or partial shape value and value
+/// range).
 fn fold_pass_through(ctx: &mut OpContext<'_>) -> Result<(), OpError> {
     for i in 0..ctx.input_count().min(ctx.output_count()) {
         let input = ctx.input(i)?;
         if let Some(value) = input.value.clone() {
             ctx.set_output_value(i, value)?;
-        } else if let Some(partial) = input.shape_value.as_deref().cloned() {
-            ctx.set_output_shape_value(i, partial)?;
+        } else {
+            let (partial, bounds) = (
+                input.shape_value.as_deref().cloned(),
+                input.value_range.clone(),
+            );
+            if let Some(partial) = partial {
+                ctx.set_output_shape_value(i, partial)?;
+            }
+            if let Some(bounds) = bounds {
+                ctx.set_output_value_range(i, bounds.to_vec())?;
+            }
         }
     }
     Ok(())

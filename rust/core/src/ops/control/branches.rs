@@ -1,6 +1,7 @@
 //! If / StatelessIf / Case: run one of several bodies. Each output is the
 //! merge (see `merge_rule`) of that output over every branch, since which
-//! branch runs is only known at run time; an If whose condition is a known
+//! branch runs is only known at run time, each merged dim bounded by the
+//! hull of the branches' ranges; an If whose condition is a known
 //! scalar takes its outputs from the branch that runs (GE's CondRemovePass
 //! removes such an If). Both branches are still inferred (the engine infers
 //! every body before the node).
@@ -15,7 +16,9 @@ use super::merge_rule::merge_all;
 use crate::bail;
 use crate::infer::OpContext;
 use crate::op::{op_fn, OpError, OpSchema, ParamType, PortDef, ValueDepend};
-use crate::types::DataType;
+use crate::ops::ranges;
+use crate::types::{DataType, TensorDesc, UNKNOWN_DIM};
+use thin_vec::ThinVec;
 
 /// Prefix of Case's dynamic body names: `branches0`, `branches1`, ...
 const CASE_BRANCH_PREFIX: &str = "branches";
@@ -119,9 +122,45 @@ fn merge_branches(ctx: &mut OpContext<'_>, names: &[String]) -> Result<(), OpErr
                 names[b]
             ))
         })?;
-        if let Some(desc) = merged {
+        if let Some(mut desc) = merged {
+            if desc.shape_range.is_none() {
+                desc.shape_range = branch_range_hull(branches.iter().map(|b| b[i]), &desc);
+            }
             set_output(ctx, i, &desc)?;
         }
     }
     Ok(())
+}
+
+/// The range of a merged branch output: per dim, the hull of every branch's
+/// range (a known dim `d` is `(d, d)`), so the output is bounded wherever
+/// every branch is; None when the merge has no unknown dim or no bound to
+/// say. Only If and Case take the hull: a loop's merge across iterations
+/// would widen it on every pass.
+fn branch_range_hull<'a>(
+    branches: impl Iterator<Item = &'a TensorDesc>,
+    merged: &TensorDesc,
+) -> Option<ThinVec<(i64, i64)>> {
+    let dims = merged.shape().dims();
+    if merged.shape().is_unknown_rank() || !dims.contains(&UNKNOWN_DIM) {
+        return None;
+    }
+    let mut hull: Option<Vec<ranges::Range>> = None;
+    for branch in branches {
+        let r = ranges::of_desc(branch).filter(|r| r.len() == dims.len())?;
+        hull = Some(match hull {
+            None => r,
+            Some(h) => h
+                .into_iter()
+                .zip(r)
+                .map(|(a, b)| ranges::hull(a, b))
+                .collect(),
+        });
+    }
+    let hull = hull?;
+    let says_something = hull
+        .iter()
+        .zip(dims)
+        .any(|(&r, &d)| d == UNKNOWN_DIM && r != ranges::ANY);
+    says_something.then(|| hull.into_iter().collect())
 }

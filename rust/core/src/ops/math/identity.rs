@@ -15,10 +15,12 @@ pub(super) fn schemas() -> Vec<OpSchema> {
     vec![identity]
 }
 
-/// Identity passes a known value (or partial shape value) through.
+/// Identity passes a known value (or partial shape value and value range)
+/// through.
 fn fold_identity(ctx: &mut OpContext<'_>) -> Result<(), OpError> {
     let input = ctx.input(0)?;
     let (value, shape_value) = (input.value.clone(), input.shape_value.as_deref().cloned());
+    let bounds = input.value_range.clone();
     if let Some(list) = input.list {
         ctx.set_output_list(0, list)?;
     }
@@ -27,6 +29,9 @@ fn fold_identity(ctx: &mut OpContext<'_>) -> Result<(), OpError> {
     }
     if let Some(shape_value) = shape_value {
         ctx.set_output_shape_value(0, shape_value)?;
+    }
+    if let Some(bounds) = bounds {
+        ctx.set_output_value_range(0, bounds.to_vec())?;
     }
     Ok(())
 }

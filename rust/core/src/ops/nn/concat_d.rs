@@ -7,6 +7,7 @@ use crate::infer::OpContext;
 use crate::op::{op_fn, FollowType, OpError, OpSchema, ParamType, PortDef};
 use crate::ops::array::host::{join_axis, Elems};
 use crate::ops::common::{add_dims, normalize_axis};
+use crate::ops::ranges;
 use crate::types::{AttrType, AttrValue, Dims, Shape};
 
 pub(super) fn schemas() -> Vec<OpSchema> {
@@ -83,12 +84,15 @@ fn infer_concat(ctx: &mut OpContext<'_>) -> Result<(), OpError> {
             }
         }
     }
-    let out = match known {
-        None => Shape::unknown_rank(),
-        Some((axis, mut dims)) => {
-            dims[axis] = total;
-            Shape::from_dims(dims)
-        }
+    let Some((axis, mut dims)) = known else {
+        return ctx.set_output_shape(0, Shape::unknown_rank());
     };
-    ctx.set_output_shape(0, out)
+    dims[axis] = total;
+    let rank = dims.len();
+    ctx.set_output_shape(0, Shape::from_dims(dims))?;
+    if ranges::wanted(ctx, 0) {
+        let values: Vec<usize> = (0..count).collect();
+        ranges::set_concat(ctx, &values, axis, rank)?;
+    }
+    Ok(())
 }

@@ -9,7 +9,6 @@ use crate::bail;
 use crate::infer::OpContext;
 use crate::op::{op_fn, FollowType, OpError, OpSchema, ParamType, PortDef, ValueDepend};
 use crate::ops::array::host::{for_each_index, strides, Elems};
-use crate::ops::array::range_rules;
 use crate::ops::broadcast_shapes;
 use crate::ops::ranges;
 use crate::types::{Shape, MAX_RANK, UNKNOWN_DIM};
@@ -65,21 +64,44 @@ fn infer(ctx: &mut OpContext<'_>) -> Result<(), OpError> {
         None => Shape::unknown_rank(),
     };
     ctx.set_output_shape(0, out)?;
-    range_rules::propagate(ctx, 0, |ctx| {
-        let r = ranges::of_input(ctx, 0)?;
-        let out = ctx.output_desc(0)?.shape().dims().to_vec();
-        let lead = out.len().checked_sub(r.len())?;
-        // x's unknown dims keep their range (the shape's entry is 1 or the
-        // same dim); the leading dims x lacks come from `shape` alone.
-        Some(
-            (0..out.len())
-                .map(|i| match i.checked_sub(lead) {
-                    Some(k) if out[i] == UNKNOWN_DIM => r[k],
-                    _ => ranges::ANY,
-                })
-                .collect(),
-        )
-    })
+    expand_range(ctx)
+}
+
+/// Each output dim is numpy's broadcast of x's dim and the shape entry
+/// (both right-aligned; a missing one is 1): its range is the broadcast
+/// of x's dim range and the entry's value range. Set when some unknown
+/// output dim is bounded.
+fn expand_range(ctx: &mut OpContext<'_>) -> Result<(), OpError> {
+    let Some(out) = ctx.output_desc(0).map(|d| d.shape().clone()) else {
+        return Ok(());
+    };
+    let (Some(x), Some(entries)) = (ranges::of_input(ctx, 0), ctx.input_value_bounds(1)) else {
+        return Ok(());
+    };
+    let dims = out.dims();
+    if out.is_unknown_rank() || !dims.contains(&UNKNOWN_DIM) {
+        return Ok(());
+    }
+    let entries = entries.into_iter().map(|b| ranges::of_dim(-1, Some(b)));
+    // Right-aligned, the shorter side padded with 1s.
+    let one = std::iter::repeat((1, 1));
+    let mut out_ranges: Vec<ranges::Range> = x
+        .into_iter()
+        .rev()
+        .chain(one.clone())
+        .zip(entries.rev().chain(one))
+        .take(dims.len())
+        .map(|(a, b)| ranges::broadcast(a, b))
+        .collect();
+    out_ranges.reverse();
+    let says = dims
+        .iter()
+        .zip(&out_ranges)
+        .any(|(&d, &b)| d == UNKNOWN_DIM && b != ranges::ANY);
+    if says {
+        ranges::set(ctx, 0, out_ranges)?;
+    }
+    Ok(())
 }
 
 /// Output coordinate `c` reads x's coordinate `c` (0 where x's dim is 1),

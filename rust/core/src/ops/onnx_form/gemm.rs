@@ -9,6 +9,7 @@ use super::dims::merge_dim;
 use crate::bail;
 use crate::infer::OpContext;
 use crate::op::{op_fn, FollowType, OpError, OpSchema, ParamType, PortDef};
+use crate::ops::ranges;
 use crate::types::{AttrType, AttrValue, DataType, Shape, UNKNOWN_DIM};
 
 const GEMM_TYPES: &[DataType] = &[
@@ -69,5 +70,19 @@ fn infer_gemm(ctx: &mut OpContext<'_>) -> Result<(), OpError> {
             }
         }
     }
-    ctx.set_output_shape(0, Shape::from_dims([m, n]))
+    ctx.set_output_shape(0, Shape::from_dims([m, n]))?;
+    if ranges::wanted(ctx, 0) {
+        // M and N are dims of x1 and x2 (after their transposes).
+        let side = |ctx: &OpContext<'_>, i: usize, transpose: bool, keep_first: bool| {
+            match ranges::of_input(ctx, i).as_deref() {
+                Some(&[a, _]) if transpose != keep_first => a,
+                Some(&[_, b]) => b,
+                _ => ranges::ANY,
+            }
+        };
+        let m_range = side(ctx, 0, ctx.attr_bool("transpose_x1")?, true);
+        let n_range = side(ctx, 1, ctx.attr_bool("transpose_x2")?, false);
+        ranges::set(ctx, 0, vec![m_range, n_range])?;
+    }
+    Ok(())
 }

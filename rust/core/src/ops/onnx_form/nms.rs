@@ -11,7 +11,7 @@ use super::dims::merge_dim;
 use crate::bail;
 use crate::infer::OpContext;
 use crate::op::{op_fn, OpError, OpSchema, ParamType, PortDef, ValueDepend};
-use crate::ops::common::mul_dims;
+use crate::ops::ranges;
 use crate::types::{AttrType, AttrValue, DataType, Shape, UNKNOWN_DIM};
 
 const FLOATS: &[DataType] = &[DataType::Float16, DataType::Float, DataType::Double];
@@ -55,6 +55,31 @@ fn check_scalar(ctx: &OpContext<'_>, i: usize, name: &str) -> Result<(), OpError
     Ok(())
 }
 
+/// Per axis of 3-D input `i`, the upper end of its range (None: unbounded,
+/// or the rank is not 3).
+fn upper_bounds(ctx: &OpContext<'_>, i: usize) -> [Option<i64>; 3] {
+    match ranges::of_input(ctx, i).as_deref() {
+        Some(&[a, b, c]) => [a, b, c].map(|(_, hi)| (hi != ranges::UNBOUNDED).then_some(hi)),
+        _ => [None; 3],
+    }
+}
+
+/// A dim's upper bound: the dim when known, else its range's.
+fn bound_of(dim: i64, range_hi: Option<i64>) -> Option<i64> {
+    if dim == UNKNOWN_DIM {
+        range_hi
+    } else {
+        Some(dim)
+    }
+}
+
+fn tighter(a: Option<i64>, b: Option<i64>) -> Option<i64> {
+    match (a, b) {
+        (Some(x), Some(y)) => Some(x.min(y)),
+        (x, y) => x.or(y),
+    }
+}
+
 fn infer_nms(ctx: &mut OpContext<'_>) -> Result<(), OpError> {
     let center = ctx.attr_int("center_point_box")?;
     if !matches!(center, 0 | 1) {
@@ -85,14 +110,26 @@ fn infer_nms(ctx: &mut OpContext<'_>) -> Result<(), OpError> {
             _ => None,
         },
     };
-    let per_class = match max_out {
-        Some(m) if n != UNKNOWN_DIM => Some(m.min(n)),
-        Some(0) => Some(0),
-        _ => None,
+    // Rows: at most B * C * min(N, max_out), each factor bounded by its
+    // known dim or the upper end of its input range (a box count bounded
+    // by an upstream NonZero or TopK bounds the selection).
+    let boxes_hi = upper_bounds(ctx, 0);
+    let scores_hi = upper_bounds(ctx, 1);
+    let batch_hi = tighter(bound_of(b, boxes_hi[0]), bound_of(b, scores_hi[0]));
+    let classes_hi = bound_of(c, scores_hi[1]);
+    let boxes_per_class = tighter(bound_of(n, boxes_hi[1]), bound_of(n, scores_hi[2]));
+    let per_class = match (max_out, boxes_per_class) {
+        (Some(m), Some(h)) => Some(m.min(h)),
+        (Some(m), None) => Some(m),
+        (None, h) => h,
     };
-    let bound = match per_class {
-        Some(p) => Some(mul_dims(mul_dims(b, c)?, p)?),
-        None => None,
+    let factors = [batch_hi, classes_hi, per_class];
+    let bound = if factors.contains(&Some(0)) {
+        Some(0)
+    } else {
+        factors
+            .into_iter()
+            .try_fold(1i64, |acc, f| acc.checked_mul(f?))
     };
     let rows = match bound {
         Some(0) => 0,
@@ -100,7 +137,7 @@ fn infer_nms(ctx: &mut OpContext<'_>) -> Result<(), OpError> {
     };
     ctx.set_output_shape(0, Shape::from_dims([rows, 3]))?;
     if rows == UNKNOWN_DIM {
-        if let Some(hi) = bound.filter(|&h| h != UNKNOWN_DIM) {
+        if let Some(hi) = bound {
             ctx.set_output_shape_range(0, vec![(0, hi), (3, 3)])?;
         }
     }

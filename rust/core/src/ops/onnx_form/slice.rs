@@ -201,7 +201,16 @@ fn infer(ctx: &mut OpContext<'_>) -> Result<(), OpError> {
         }
         Ints::Unknown => vec![UNKNOWN_DIM; rank],
     };
-    ctx.set_output_shape(0, Shape::from_dims(dims))
+    ctx.set_output_shape(0, Shape::from_dims(dims))?;
+    // A slice never lengthens a dim: each sliced dim is at most the input's.
+    let Some(input) = ranges::of_input(ctx, 0) else {
+        return Ok(());
+    };
+    let bounded: Vec<ranges::Range> = input.into_iter().map(range_rules::up_to).collect();
+    if bounded.iter().any(|r| r.1 != ranges::UNBOUNDED) {
+        ranges::set(ctx, 0, bounded)?;
+    }
+    Ok(())
 }
 
 /// Each unknown input dim's slice length over its range (the spec is known

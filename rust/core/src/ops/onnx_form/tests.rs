@@ -199,3 +199,50 @@ fn dft_shapes_follow_the_four_transforms() {
     c.op("DFT", &[x], &attrs);
     assert!(c.error().contains("at least 2 bins"));
 }
+
+#[test]
+fn nms_rows_are_bounded_by_ranged_box_counts() {
+    // boxes [1, ?, 4] with N in 0..=450 (an upstream TopK), one class, no
+    // known max_output_boxes_per_class: at most 1 * 1 * 450 rows.
+    let mut c = OpCase::new();
+    let boxes = c.ranged_input(F32, &[1, -1, 4], &[(1, 1), (0, 450), (4, 4)]);
+    let scores = c.input(F32, &[1, 1, -1]);
+    let max_out = c.input(DataType::Int64, &[1]);
+    let y = c.op("NonMaxSuppressionV6", &[boxes, scores, max_out], &[]);
+    c.infer().unwrap();
+    assert_eq!(c.dims(y), [-1, 3]);
+    assert_eq!(c.range(y), Some(vec![(0, 450), (3, 3)]));
+
+    // A known max_out below the box bound is the tighter; a known 0 gives
+    // no rows whatever the other dims are.
+    let mut c = OpCase::new();
+    let boxes = c.ranged_input(F32, &[-1, -1, 4], &[(1, 2), (0, 450), (4, 4)]);
+    let scores = c.input(F32, &[-1, 3, -1]);
+    let max_out = c.ints(&[100], false);
+    let y = c.op("NonMaxSuppressionV6", &[boxes, scores, max_out], &[]);
+    c.infer().unwrap();
+    assert_eq!(c.range(y), Some(vec![(0, 2 * 3 * 100), (3, 3)]));
+
+    let mut c = OpCase::new();
+    let (boxes, scores) = (c.input(F32, &[-1, -1, 4]), c.input(F32, &[-1, -1, -1]));
+    let zero = c.ints(&[0], false);
+    let y = c.op("NonMaxSuppressionV6", &[boxes, scores, zero], &[]);
+    c.infer().unwrap();
+    assert_eq!(c.dims(y), [0, 3]);
+
+    // A known max_out bounds the rows even when nothing bounds the boxes.
+    let mut c = OpCase::new();
+    let (boxes, scores) = (c.input(F32, &[1, -1, 4]), c.input(F32, &[1, 2, -1]));
+    let max_out = c.ints(&[10], false);
+    let y = c.op("NonMaxSuppressionV6", &[boxes, scores, max_out], &[]);
+    c.infer().unwrap();
+    assert_eq!(c.range(y), Some(vec![(0, 2 * 10), (3, 3)]));
+
+    // Nothing bounds the classes: no range.
+    let mut c = OpCase::new();
+    let (boxes, scores) = (c.input(F32, &[1, 5, 4]), c.input(F32, &[1, -1, 5]));
+    let max_out = c.input(DataType::Int64, &[1]);
+    let y = c.op("NonMaxSuppressionV6", &[boxes, scores, max_out], &[]);
+    c.infer().unwrap();
+    assert_eq!(c.range(y), None);
+}
