@@ -917,6 +917,7 @@ def estimate_cost(
     fuse: bool = True,
     loop_trip_count: int | None = None,
     l2_residency: bool = True,
+    at_upper_bounds: bool = False,
 ) -> dict[str, Any]:
     """The cost report of `graph` on `spec`, as columns (see `report_columns`)."""
 

@@ -487,6 +487,7 @@ def estimate_cost(
     fuse: bool = True,
     loop_trip_count: int | None = None,
     l2_residency: bool = True,
+    at_upper_bounds: bool = False,
 ) -> CostReport:
     """Estimates the latency of ``graph`` (inferred, static shapes) on ``soc``.
 
@@ -497,12 +498,16 @@ def estimate_cost(
     does. ``loop_trip_count`` is the iteration count of While loops
     (unknown: bodies counted once, and flagged). ``l2_residency`` keeps
     activations passed between kernels in the on-chip L2 when the live
-    ones fit there. On a preset no published measurement validates
+    ones fit there. ``at_upper_bounds`` costs every unknown dim at its
+    shape range's upper bound (sizes known only at run time, after NonZero,
+    TopK or NonMaxSuppression: the worst case), with a flag saying how many
+    tensors were. On a preset no published measurement validates
     (``DeviceSpec.validated`` false: Ascend910A, Ascend910B2, Ascend310B1),
     the report's ``flags`` open with a warning saying so.
 
     Raises :class:`~opgraph.errors.CostError` naming the node when a size
-    is unknown (load the model with ``input_shapes=``), and
+    is unknown (load the model with ``input_shapes=``) and, with
+    ``at_upper_bounds``, has no upper bound; and
     :class:`~opgraph.errors.DeviceSpecError` for a ``soc`` without a preset."""
     if not isinstance(soc, str | DeviceSpec):
         raise TypeError(f"soc is a SoC name or a DeviceSpec, got {type(soc).__name__} {soc!r}")
@@ -517,5 +522,5 @@ def estimate_cost(
         raise TypeError(f"loop_trip_count is a whole number of iterations, got {loop_trip_count!r}")
     if loop_trip_count is not None and not 0 <= loop_trip_count < 2**64:
         raise ValueError(f"loop_trip_count is {loop_trip_count}, expected >= 0 and below 2**64")
-    raw = _core.estimate_cost(graph, spec, precision, fuse, loop_trip_count, l2_residency)
+    raw = _core.estimate_cost(graph, spec, precision, fuse, loop_trip_count, l2_residency, at_upper_bounds)
     return CostReport._from_core(raw)

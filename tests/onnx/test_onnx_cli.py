@@ -124,3 +124,37 @@ def test_a_detection_model_names_its_data_dependent_ops_and_what_the_plan_leaves
     assert "no --input-shape fixes them" in text
     assert "tensors of run-time size not planned" in text
     assert "the plan leaves out" in text
+
+
+def test_a_bounded_detector_gets_a_worst_case_latency(tmp_path: Path) -> None:
+    """SSDlite at a fixed image size: every run-time size is bounded, so
+    memory and latency are estimated at the upper bounds, and said to be."""
+    from onnx_model_records import model_file
+
+    model = model_file("ssdlite320_mobilenet_v3_large_ts11", tmp_path)
+    warnings = compile_warnings(tmp_path, model.name, "--input-shape", "image:3,320,320")
+    report = json.loads((tmp_path / "report.json").read_text())
+    assert report["cost"] is not None and report["cost"]["total_us"] > 0
+    assert all(t["region"] != "dynamic" for t in report["memory"]["tensors"])
+    (unknown,) = [w for w in warnings if "run time" in w]
+    assert unknown.endswith(
+        "Memory and latency are estimated at the shape ranges' upper bounds: a worst case"
+    )
+    assert any("costed at their shape ranges' upper bounds" in w for w in warnings)
+
+
+def test_free_and_ranged_inputs_are_both_named(tmp_path: Path) -> None:
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, ["rows", 4])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, ["cols", 4])
+    graph = helper.make_graph(
+        [helper.make_node("Relu", ["x"], ["rx"]), helper.make_node("Relu", ["y"], ["ry"])],
+        "net",
+        [x, y],
+        [helper.make_tensor_value_info(n, TensorProto.FLOAT, None) for n in ("rx", "ry")],
+    )
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)]), tmp_path / "two.onnx")
+    (warning,) = [
+        w for w in compile_warnings(tmp_path, "two.onnx", "--input-shape", "y:1~8,4") if "unknown" in w
+    ]
+    assert "the input x:0 has free dims and the input y:0 has dims given as ranges" in warning
+    assert "fix them with --input-shape" in warning

@@ -108,6 +108,18 @@ def test_a_detector_at_a_fixed_size_is_bounded_and_planned_whole(name: str, work
     plan = opgraph.plan_memory(graph)  # no allow_dynamic: every tensor must get a size
     assert "dynamic" not in plan.regions
     assert plan.arena_bytes >= plan.lower_bound_bytes > 0
+    # The latency too, at the upper bounds (a worst case, flagged); without
+    # them an unknown size is an error naming its node.
+    with pytest.raises(opgraph.errors.CostError, match="unknown size"):
+        opgraph.estimate_cost(graph, "Ascend310P3")
+    report = opgraph.estimate_cost(graph, "Ascend310P3", at_upper_bounds=True)
+    assert report.total_us > 0
+    costed = [
+        f for f in report.flags if "tensors of run-time size are costed at their shape ranges' upper" in f
+    ]
+    assert costed, report.flags
+    # Every unknown tensor of the model, and the device pass's conversions of them.
+    assert int(costed[0].split()[0]) >= len(unknown)
 
 
 def main() -> None:

@@ -478,18 +478,21 @@ def _pipeline(options: CompileOptions, stage: Stage, switches: _Switches) -> Com
     if result.errors:
         return result
     result.notes += check_input_format(graph, options, {s.input for s in result.aipp})
+    # The model's own tensors (the format pass adds conversions of them).
+    unknown = find_unknown_dims(graph)
     with stage("formats"):
         result.prepared = prepare_for_precision(graph, options.soc, options.precision)
-    unknown = find_unknown_dims(graph)
     with stage("memory"):
         try:
             result.memory = plan_memory(graph, allow_dynamic=bool(unknown.tensors))
         except MemoryPlanError as error:
             result.warnings.append(f"memory plan skipped: {error}")
+    unplanned = None if result.memory is None else result.memory.regions.count("dynamic")
+    # Sizes known only at run time, every one bounded: a worst-case latency.
+    at_upper_bounds = bool(unknown.tensors) and unknown.data_dependent_only() and unplanned == 0
     if unknown.tensors:
-        unplanned = None if result.memory is None else result.memory.regions.count("dynamic")
-        result.warnings.append(unknown_dims_warning(unknown, unplanned))
-    if not unknown.tensors:
+        result.warnings.append(unknown_dims_warning(unknown, unplanned, costed=at_upper_bounds))
+    if not unknown.tensors or at_upper_bounds:
         spec, no_preset = cost_preset(options.soc)
         if no_preset is not None:
             result.warnings.append(no_preset)
@@ -497,7 +500,11 @@ def _pipeline(options: CompileOptions, stage: Stage, switches: _Switches) -> Com
             with stage("cost"):
                 try:
                     result.cost = estimate_cost(
-                        graph, spec, precision=options.precision, fuse=switches.ub_fusion
+                        graph,
+                        spec,
+                        precision=options.precision,
+                        fuse=switches.ub_fusion,
+                        at_upper_bounds=at_upper_bounds,
                     )
                 except CostError as error:
                     result.warnings.append(f"cost model skipped: {error}")

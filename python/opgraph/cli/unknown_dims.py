@@ -43,6 +43,10 @@ class UnknownDims:
     #: known shape: where a size starts to depend on run-time values.
     origins: dict[str, list[str]] = field(default_factory=dict)
 
+    def data_dependent_only(self) -> bool:
+        """Whether every input is fixed, so each unknown size comes from data."""
+        return not self.free_inputs and not self.ranged_inputs
+
 
 def find_unknown_dims(graph: Graph) -> UnknownDims:
     found = UnknownDims()
@@ -74,23 +78,40 @@ def _origins(origins: dict[str, list[str]]) -> str:
     return "; ".join(parts) + (f"; {others} nodes of other types" if others else "")
 
 
-def unknown_dims_warning(found: UnknownDims, unplanned: int | None) -> str:
+def unknown_dims_warning(found: UnknownDims, unplanned: int | None, *, costed: bool = False) -> str:
     """The compile warning for ``found``; ``unplanned`` is how many tensors the
-    memory plan left out for want of an upper bound (None: no plan)."""
+    memory plan left out for want of an upper bound (None: no plan);
+    ``costed``: the latency was estimated at the upper bounds."""
     count = len(found.tensors)
-    if found.free_inputs:
-        inputs = _inputs(found.free_inputs)
-        why = f"{count} tensors have unknown dims: {inputs} free dims; fix them with --input-shape"
-    elif found.ranged_inputs:
-        why = (
-            f"{count} tensors have unknown dims: {_inputs(found.ranged_inputs)} dims given as ranges; "
-            "give each input one shape with --input-shape for a cost estimate"
+    if found.free_inputs or found.ranged_inputs:
+        given = [
+            f"{_inputs(names)} {what}"
+            for names, what in (
+                (found.free_inputs, "free dims"),
+                (found.ranged_inputs, "dims given as ranges"),
+            )
+            if names
+        ]
+        advice = (
+            "fix them with --input-shape"
+            if found.free_inputs
+            else "give each input one shape with --input-shape"
         )
-    else:
+        why = (
+            f"{count} tensors have unknown dims: {' and '.join(given)}; {advice} for a cost estimate "
+            "(sizes still unknown then depend on data)"
+        )
+    elif found.origins:
         why = (
             f"{count} tensors have sizes known only at run time, from values computed at "
             f"{_origins(found.origins)}; no --input-shape fixes them"
         )
+    else:
+        why = f"{count} tensors have sizes known only at run time; no --input-shape fixes them"
+    if costed:
+        return f"{why}. Memory and latency are estimated at the shape ranges' upper bounds: a worst case"
+    if unplanned is None:
+        return f"{why}. The cost model is skipped"
     left_out = f" (the plan leaves out {unplanned} tensors that have none)" if unplanned else ""
     return (
         f"{why}. Memory is planned at the shape ranges' upper bounds{left_out} and the cost model is skipped"

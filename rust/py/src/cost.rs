@@ -269,7 +269,11 @@ fn report_columns(py: Python<'_>, report: CostReport<ColumnRows>) -> PyResult<Py
 
 /// The cost report of `graph` on `spec`, as columns (see `report_columns`).
 #[pyfunction]
-#[pyo3(signature = (graph, spec, precision = "force_fp16", fuse = true, loop_trip_count = None, l2_residency = true))]
+#[pyo3(signature = (graph, spec, precision = "force_fp16", fuse = true, loop_trip_count = None, l2_residency = true, at_upper_bounds = false))]
+#[allow(
+    clippy::too_many_arguments,
+    reason = "the Python signature, keyword by keyword"
+)]
 pub fn estimate_cost(
     py: Python<'_>,
     graph: PyRef<'_, PyGraph>,
@@ -278,6 +282,7 @@ pub fn estimate_cost(
     fuse: bool,
     loop_trip_count: Option<u64>,
     l2_residency: bool,
+    at_upper_bounds: bool,
 ) -> PyResult<Py<PyDict>> {
     let precision = PrecisionMode::from_name(precision).ok_or_else(|| {
         let known: Vec<_> = PrecisionMode::ALL.iter().map(|m| m.name()).collect();
@@ -291,6 +296,7 @@ pub fn estimate_cost(
         fuse,
         loop_trip_count,
         l2_residency,
+        at_upper_bounds,
     };
     graph.usable(py)?;
     let g = &graph.graph;

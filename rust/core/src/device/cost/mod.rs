@@ -29,6 +29,7 @@ mod report;
 mod rows;
 mod schedule;
 mod tensor;
+mod upper_bounds;
 mod vector;
 mod work;
 
@@ -101,6 +102,9 @@ pub struct CostOptions {
     pub loop_trip_count: Option<u64>,
     /// Keep activations passed between kernels in L2 when the live ones fit.
     pub l2_residency: bool,
+    /// Cost unknown dims at their shape ranges' upper bounds (a worst case,
+    /// flagged); otherwise an unknown size is an error.
+    pub at_upper_bounds: bool,
 }
 
 impl Default for CostOptions {
@@ -110,6 +114,7 @@ impl Default for CostOptions {
             fuse: true,
             loop_trip_count: None,
             l2_residency: true,
+            at_upper_bounds: false,
         }
     }
 }
@@ -117,7 +122,7 @@ impl Default for CostOptions {
 /// Why a graph could not be costed; each names the node.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum CostError {
-    #[error("node '{node}' ({op_type}) has a tensor of unknown size {tensor}; the cost model needs static shapes: give the model's input shapes (input_shapes= when loading) and infer the graph first")]
+    #[error("node '{node}' ({op_type}) has a tensor of unknown size {tensor}; the cost model needs static shapes: give the model's input shapes (input_shapes= when loading) and infer the graph first, or, where sizes depend on data and have shape ranges, cost them at their upper bounds (at_upper_bounds)")]
     UnknownShape {
         node: String,
         op_type: String,
@@ -200,7 +205,17 @@ pub fn estimate_cost_into<R: Rows>(
     spec: &DeviceSpec,
     options: &CostOptions,
 ) -> Result<CostReport<R>, CostError> {
+    let bounded = options
+        .at_upper_bounds
+        .then(|| upper_bounds::at_upper_bounds(graph))
+        .filter(|(_, count)| *count > 0);
+    let graph = bounded.as_ref().map_or(graph, |(g, _)| g);
     let mut walk = schedule::Walk::<R>::default();
+    if let Some((_, count)) = &bounded {
+        walk.flags.push(format!(
+            "{count} tensors of run-time size are costed at their shape ranges' upper bounds: a worst case"
+        ));
+    }
     let times = schedule::walk_graph(graph, spec, options, "", 1.0, &mut walk)?;
     let (critical_path_us, critical_path) = schedule::critical_path(graph, &times)?;
     let total_us = walk.rows.time_from(0);

@@ -56,6 +56,7 @@ pub use lifetimes::Lifetime;
 pub use order::ScheduleKind;
 pub use plan::{plan_memory, MemoryPlan, PlanOptions, PlannedTensor, MAX_AUTO_SCHEDULE_NODES};
 pub use refine::REFINE_BUDGET;
+pub(crate) use size::largest_shapes;
 pub use size::{
     align_up, ge_padded_size, static_tensor_size, tensor_size, DATA_ALIGN, MAX_ALIGNMENT,
     OFFSET_ALIGN,

@@ -49,13 +49,24 @@ fn sizing_dims(desc: &TensorDesc, use_ranges: bool) -> Option<Vec<i64>> {
     if shape.is_static() {
         return Some(shape.dims().to_vec());
     }
+    if !use_ranges {
+        return None;
+    }
+    largest_shapes(desc).map(|(_, stored)| stored.dims().to_vec())
+}
+
+/// The largest origin and storage shapes of `desc`: each unknown origin
+/// dim at its shape range's upper bound, stored as the format pass stores
+/// this tensor. `None` when some dim has no upper bound (or the rank is
+/// unknown).
+pub(crate) fn largest_shapes(desc: &TensorDesc) -> Option<(Shape, Shape)> {
     // A range describes origin dims: its upper bounds give the largest
     // origin shape, stored as the format pass stores this tensor.
     let origin = &desc.origin_shape;
     let range = desc
         .shape_range
         .as_ref()
-        .filter(|r| use_ranges && Some(r.len()) == origin.rank())?;
+        .filter(|r| Some(r.len()) == origin.rank())?;
     let largest: Option<Vec<i64>> = origin
         .dims()
         .iter()
@@ -68,7 +79,7 @@ fn sizing_dims(desc: &TensorDesc, use_ranges: bool) -> Option<Vec<i64>> {
         .collect();
     let largest = Shape::from_dims(largest?);
     if desc.storage_shape == desc.origin_shape {
-        return Some(largest.dims().to_vec());
+        return Some((largest.clone(), largest));
     }
     // Every SoC family stores a dtype with the same C0, so any target does.
     let soc = Soc::from_name("Ascend910B").ok()?;
@@ -81,7 +92,7 @@ fn sizing_dims(desc: &TensorDesc, use_ranges: bool) -> Option<Vec<i64>> {
         &soc,
     )
     .ok()?;
-    (stored.rank() == shape.rank()).then(|| stored.dims().to_vec())
+    (stored.rank() == desc.storage_shape.rank()).then_some((largest, stored))
 }
 
 /// The bytes a tensor occupies by GE's rule, or `Ok(None)` when its storage
