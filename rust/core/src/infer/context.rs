@@ -258,34 +258,6 @@ impl<'a> OpContext<'a> {
         }
     }
 
-    /// Per-element bounds of input instance `i` read as a shape vector: a
-    /// known value's entries `(v, v)`, else its value range, else its
-    /// partial shape value's known entries (unknown ones unbounded); `None`
-    /// when it is not a vector of known length.
-    pub fn input_value_bounds(&self, i: usize) -> Option<Vec<(i64, i64)>> {
-        let desc = self.input_desc(i)?;
-        let &[len] = desc.shape().dims() else {
-            return None;
-        };
-        let len = usize::try_from(len).ok()?;
-        if let Some(value) = &desc.value {
-            return Some(value.to_ints()?.into_iter().map(|v| (v, v)).collect());
-        }
-        if let Some(r) = desc.value_range.as_ref().filter(|r| r.len() == len) {
-            return Some(r.to_vec());
-        }
-        let any = (0, -1);
-        match desc.shape_value.as_deref() {
-            Some(p) if p.dims().len() == len => Some(
-                p.dims()
-                    .iter()
-                    .map(|&d| if d >= 0 { (d, d) } else { any })
-                    .collect(),
-            ),
-            _ => Some(vec![any; len]),
-        }
-    }
-
     /// The value-depend kind of input instance `i`, if any.
     pub fn value_depend(&self, i: usize) -> Option<ValueDepend> {
         self.schema.inputs[self.prototype_input_of(i)?].value_depend

@@ -9,6 +9,7 @@
 
 use crate::infer::OpContext;
 use crate::op::OpError;
+use crate::ops::array::host::Elems;
 use crate::types::{TensorDesc, UNKNOWN_DIM};
 
 /// Inclusive `(min, max)`; `max == UNBOUNDED` has no upper bound.
@@ -182,33 +183,39 @@ pub(crate) fn monotonic(r: Range, f: impl Fn(i64) -> Result<i64, OpError>) -> Ra
     (lo, hi)
 }
 
+/// [`set`], only when it says something: some unknown dim of output `o`
+/// gets a range other than [`ANY`] (ranges of the wrong length say nothing).
+pub(crate) fn set_if_bounded(
+    ctx: &mut OpContext<'_>,
+    o: usize,
+    ranges: Vec<Range>,
+) -> Result<(), OpError> {
+    let says = ctx.output_desc(o).is_some_and(|out| {
+        let dims = out.shape().dims();
+        !out.shape().is_unknown_rank()
+            && dims.len() == ranges.len()
+            && dims
+                .iter()
+                .zip(&ranges)
+                .any(|(&d, &r)| d == UNKNOWN_DIM && r != ANY)
+    });
+    if says {
+        set(ctx, o, ranges)?;
+    }
+    Ok(())
+}
+
 /// Output `o`, whose dims are the entries of shape-vector input `shape`
 /// (Fill, ConstantOfShape): each unknown dim gets its entry's value range.
-/// Nothing is set unless some unknown dim is bounded.
 pub(crate) fn set_from_shape_input(
     ctx: &mut OpContext<'_>,
     o: usize,
     shape: usize,
 ) -> Result<(), OpError> {
-    let Some(bounds) = ctx.input_value_bounds(shape) else {
-        return Ok(());
-    };
-    let Some(out) = ctx.output_desc(o) else {
-        return Ok(());
-    };
-    let dims = out.shape().dims();
-    if out.shape().is_unknown_rank() || dims.len() != bounds.len() {
-        return Ok(());
+    match Elems::vector_bounds(ctx, shape) {
+        Some(bounds) => set_if_bounded(ctx, o, bounds),
+        None => Ok(()),
     }
-    let bounds: Vec<Range> = bounds.into_iter().map(|b| of_dim(-1, Some(b))).collect();
-    let says = dims
-        .iter()
-        .zip(&bounds)
-        .any(|(&d, &b)| d == UNKNOWN_DIM && b != ANY);
-    if says {
-        set(ctx, o, bounds)?;
-    }
-    Ok(())
 }
 
 /// Output 0 of a concatenation of inputs `values` along `axis`: along

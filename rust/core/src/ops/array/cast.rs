@@ -6,6 +6,7 @@ use super::host::{cast_raw, Elems};
 use crate::bail;
 use crate::infer::OpContext;
 use crate::op::{op_fn, FollowType, OpError, OpSchema, ParamType, PortDef};
+use crate::ops::ranges;
 use crate::types::{AttrType, AttrValue, DataType};
 
 /// The dtypes TensorFlow's Cast converts between.
@@ -101,10 +102,10 @@ fn fold_cast(ctx: &mut OpContext<'_>, to: DataType) -> Result<(), OpError> {
         .map(|raw| raw.and_then(|raw| cast_raw(from, to, raw)))
         .collect();
     // Bounds survive a cast that keeps every value: to INT64, or to INT32
-    // when each bound fits.
-    // An unbounded top (-1) could wrap past INT32, so it does not fit.
-    let fits =
-        |&(lo, hi): &(i64, i64)| hi != -1 && i32::try_from(lo).is_ok() && i32::try_from(hi).is_ok();
+    // when each bound fits (an unbounded top could wrap past INT32).
+    let fits = |&(lo, hi): &(i64, i64)| {
+        hi != ranges::UNBOUNDED && i32::try_from(lo).is_ok() && i32::try_from(hi).is_ok()
+    };
     let keeps = to == DataType::Int64 || (to == DataType::Int32 && elems.bounds.iter().all(fits));
     if !keeps || !from.is_index_type() {
         elems.bounds.clear();

@@ -15,7 +15,7 @@
 
 use crate::infer::OpContext;
 use crate::op::OpError;
-use crate::ops::ranges::ANY;
+use crate::ops::ranges::{self, ANY};
 use crate::types::{DataType, HostTensor, Shape, TensorDesc, UNKNOWN_DIM};
 use bytes::Bytes;
 
@@ -341,6 +341,18 @@ impl Elems {
                 .collect(),
             bounds,
         }
+    }
+
+    /// Per element of 1-D input `i`, its bounds (see [`Elems::bound_at`]):
+    /// what is known of a shape vector's entries, each a valid dim range.
+    /// `None` when the input is not a vector that folding can read.
+    pub fn vector_bounds(ctx: &OpContext<'_>, i: usize) -> Option<Vec<(i64, i64)>> {
+        let e = Elems::input(ctx, i).filter(|e| e.dims.len() == 1)?;
+        Some(
+            (0..e.items.len())
+                .map(|k| ranges::of_dim(UNKNOWN_DIM, Some(e.bound_at(k))))
+                .collect(),
+        )
     }
 
     /// Element `k`'s bounds: `(v, v)` when known, else its recorded bounds.

@@ -17,8 +17,7 @@ use crate::bail;
 use crate::infer::OpContext;
 use crate::op::{op_fn, OpError, OpSchema, ParamType, PortDef, ValueDepend};
 use crate::ops::ranges;
-use crate::types::{DataType, TensorDesc, UNKNOWN_DIM};
-use thin_vec::ThinVec;
+use crate::types::{DataType, TensorDesc};
 
 /// Prefix of Case's dynamic body names: `branches0`, `branches1`, ...
 const CASE_BRANCH_PREFIX: &str = "branches";
@@ -122,45 +121,35 @@ fn merge_branches(ctx: &mut OpContext<'_>, names: &[String]) -> Result<(), OpErr
                 names[b]
             ))
         })?;
-        if let Some(mut desc) = merged {
-            if desc.shape_range.is_none() {
-                desc.shape_range = branch_range_hull(branches.iter().map(|b| b[i]), &desc);
-            }
+        if let Some(desc) = merged {
             set_output(ctx, i, &desc)?;
+            if desc.shape_range.is_none() {
+                if let Some(hull) = range_hull(branches.iter().map(|b| b[i])) {
+                    ranges::set_if_bounded(ctx, i, hull)?;
+                }
+            }
         }
     }
     Ok(())
 }
 
-/// The range of a merged branch output: per dim, the hull of every branch's
-/// range (a known dim `d` is `(d, d)`), so the output is bounded wherever
-/// every branch is; None when the merge has no unknown dim or no bound to
-/// say. Only If and Case take the hull: a loop's merge across iterations
-/// would widen it on every pass.
-fn branch_range_hull<'a>(
-    branches: impl Iterator<Item = &'a TensorDesc>,
-    merged: &TensorDesc,
-) -> Option<ThinVec<(i64, i64)>> {
-    let dims = merged.shape().dims();
-    if merged.shape().is_unknown_rank() || !dims.contains(&UNKNOWN_DIM) {
-        return None;
-    }
+/// Per dim, the hull of every branch's range (a known dim `d` is
+/// `(d, d)`), so a merged output is bounded wherever every branch is; None
+/// when some branch's rank is unknown or differs. Only If and Case take the
+/// hull: a loop's merge across iterations would widen it on every pass.
+fn range_hull<'a>(branches: impl Iterator<Item = &'a TensorDesc>) -> Option<Vec<ranges::Range>> {
     let mut hull: Option<Vec<ranges::Range>> = None;
     for branch in branches {
-        let r = ranges::of_desc(branch).filter(|r| r.len() == dims.len())?;
+        let r = ranges::of_desc(branch)?;
         hull = Some(match hull {
             None => r,
-            Some(h) => h
+            Some(h) if h.len() == r.len() => h
                 .into_iter()
                 .zip(r)
                 .map(|(a, b)| ranges::hull(a, b))
                 .collect(),
+            Some(_) => return None,
         });
     }
-    let hull = hull?;
-    let says_something = hull
-        .iter()
-        .zip(dims)
-        .any(|(&r, &d)| d == UNKNOWN_DIM && r != ranges::ANY);
-    says_something.then(|| hull.into_iter().collect())
+    hull
 }

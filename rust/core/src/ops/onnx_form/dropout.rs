@@ -6,7 +6,7 @@
 //! `training_mode` may be true (then the output is random). (The ONNX
 //! plugin maps a Dropout with one input and no mask to Identity.)
 
-use crate::bail;
+use super::at_most_outputs;
 use crate::infer::OpContext;
 use crate::op::{op_fn, FollowType, OpError, OpSchema, ParamType, PortDef, ValueDepend};
 use crate::types::{AttrType, AttrValue, DataType};
@@ -27,15 +27,7 @@ pub(super) fn schemas() -> Vec<OpSchema> {
         )
         .output(PortDef::new("mask", ParamType::Dynamic))
         .attr("bool_mask", AttrType::Bool, Some(AttrValue::Bool(true)))
-        .verify(op_fn(|ctx| {
-            if ctx.output_count() > 2 {
-                bail!(
-                    "it has {} outputs; Dropout has at most two (output, mask)",
-                    ctx.output_count()
-                );
-            }
-            Ok(())
-        }))
+        .verify(at_most_outputs(2, "output, mask"))
         .infer_dtype(op_fn(|ctx| {
             mask(ctx, |ctx| ctx.set_output_dtype(1, DataType::Bool))
         }))

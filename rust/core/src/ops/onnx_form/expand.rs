@@ -11,7 +11,7 @@ use crate::op::{op_fn, FollowType, OpError, OpSchema, ParamType, PortDef, ValueD
 use crate::ops::array::host::{for_each_index, strides, Elems};
 use crate::ops::broadcast_shapes;
 use crate::ops::ranges;
-use crate::types::{Shape, MAX_RANK, UNKNOWN_DIM};
+use crate::types::{Shape, MAX_RANK};
 
 pub(super) fn schemas() -> Vec<OpSchema> {
     let expand = OpSchema::new("Expand")
@@ -69,39 +69,27 @@ fn infer(ctx: &mut OpContext<'_>) -> Result<(), OpError> {
 
 /// Each output dim is numpy's broadcast of x's dim and the shape entry
 /// (both right-aligned; a missing one is 1): its range is the broadcast
-/// of x's dim range and the entry's value range. Set when some unknown
-/// output dim is bounded.
+/// of x's dim range and the entry's value range.
 fn expand_range(ctx: &mut OpContext<'_>) -> Result<(), OpError> {
-    let Some(out) = ctx.output_desc(0).map(|d| d.shape().clone()) else {
+    let (Some(x), Some(entries), Some(rank)) = (
+        ranges::of_input(ctx, 0),
+        Elems::vector_bounds(ctx, 1),
+        ctx.output_desc(0).and_then(|d| d.shape().rank()),
+    ) else {
         return Ok(());
     };
-    let (Some(x), Some(entries)) = (ranges::of_input(ctx, 0), ctx.input_value_bounds(1)) else {
-        return Ok(());
-    };
-    let dims = out.dims();
-    if out.is_unknown_rank() || !dims.contains(&UNKNOWN_DIM) {
-        return Ok(());
-    }
-    let entries = entries.into_iter().map(|b| ranges::of_dim(-1, Some(b)));
     // Right-aligned, the shorter side padded with 1s.
     let one = std::iter::repeat((1, 1));
     let mut out_ranges: Vec<ranges::Range> = x
         .into_iter()
         .rev()
         .chain(one.clone())
-        .zip(entries.rev().chain(one))
-        .take(dims.len())
+        .zip(entries.into_iter().rev().chain(one))
+        .take(rank)
         .map(|(a, b)| ranges::broadcast(a, b))
         .collect();
     out_ranges.reverse();
-    let says = dims
-        .iter()
-        .zip(&out_ranges)
-        .any(|(&d, &b)| d == UNKNOWN_DIM && b != ranges::ANY);
-    if says {
-        ranges::set(ctx, 0, out_ranges)?;
-    }
-    Ok(())
+    ranges::set_if_bounded(ctx, 0, out_ranges)
 }
 
 /// Output coordinate `c` reads x's coordinate `c` (0 where x's dim is 1),

@@ -50,8 +50,9 @@ mod window;
 use super::array::host::Elems;
 use crate::bail;
 use crate::infer::OpContext;
-use crate::op::{OpError, OpSchema};
+use crate::op::{OpError, OpFn, OpSchema};
 use crate::types::DataType;
+use std::sync::Arc;
 
 /// Index / shape-vector dtypes.
 const INDEX: &[DataType] = &[DataType::Int32, DataType::Int64];
@@ -144,6 +145,20 @@ fn ints(ctx: &OpContext<'_>, i: usize, name: &str) -> Result<Ints, OpError> {
 }
 
 /// The length of a present 1-D input `i` when its shape says it.
+/// The verify rule of an op whose node may use at most `most` of its
+/// outputs (`names` them in the message): ONNX's trailing optional outputs.
+fn at_most_outputs(most: usize, names: &'static str) -> OpFn {
+    Arc::new(move |ctx: &mut OpContext<'_>| {
+        if ctx.output_count() > most {
+            bail!(
+                "it has {} outputs; at most {most} ({names})",
+                ctx.output_count()
+            );
+        }
+        Ok(())
+    })
+}
+
 fn vector_len(ctx: &OpContext<'_>, i: usize) -> Option<usize> {
     match ctx.input_desc(i)?.shape().dims() {
         [n] => usize::try_from(*n).ok(),

@@ -7,7 +7,7 @@
 //! that Compress counts a known condition exactly. `flatten` (true when
 //! the ONNX node has no `axis`) selects over the flattened elements.
 
-use super::onnx_axis;
+use super::{at_most_outputs, onnx_axis};
 use crate::bail;
 use crate::infer::OpContext;
 use crate::op::{op_fn, FollowType, OpError, OpSchema, ParamType, PortDef, ValueDepend};
@@ -34,15 +34,7 @@ pub(super) fn schemas() -> Vec<OpSchema> {
         .attr("axis", AttrType::Int, Some(AttrValue::Int(0)))
         .attr("flatten", AttrType::Bool, Some(AttrValue::Bool(true)))
         .attr("sorted", AttrType::Int, Some(AttrValue::Int(1)))
-        .verify(op_fn(|ctx| {
-            if ctx.output_count() > 4 {
-                bail!(
-                    "it has {} outputs; Unique has at most 4",
-                    ctx.output_count()
-                );
-            }
-            Ok(())
-        }))
+        .verify(at_most_outputs(4, "y, indices, inverse_indices, counts"))
         .infer_dtype(op_fn(|ctx| {
             for o in 1..ctx.output_count() {
                 ctx.set_output_dtype(o, DataType::Int64)?;

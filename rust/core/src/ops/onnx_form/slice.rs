@@ -206,11 +206,7 @@ fn infer(ctx: &mut OpContext<'_>) -> Result<(), OpError> {
     let Some(input) = ranges::of_input(ctx, 0) else {
         return Ok(());
     };
-    let bounded: Vec<ranges::Range> = input.into_iter().map(range_rules::up_to).collect();
-    if bounded.iter().any(|r| r.1 != ranges::UNBOUNDED) {
-        ranges::set(ctx, 0, bounded)?;
-    }
-    Ok(())
+    ranges::set_if_bounded(ctx, 0, input.into_iter().map(range_rules::up_to).collect())
 }
 
 /// Each unknown input dim's slice length over its range (the spec is known
