@@ -69,8 +69,16 @@ fn verify(ctx: &mut OpContext<'_>) -> Result<(), OpError> {
 }
 
 /// `d + begin + end` per padded dim (unknown stays unknown); a negative
-/// result is an error.
-fn padded_dims(dims: &[i64], pads: &[i64], axes: Option<&[i64]>) -> Result<Vec<i64>, OpError> {
+/// result is an error, and so is a mirror that reaches past the dim: in
+/// "reflect" mode a pad is at most the dim (after the crops) less one, in
+/// "edge" mode the dim must have an element to repeat (as onnxruntime and
+/// GE's PadV3 require).
+fn padded_dims(
+    dims: &[i64],
+    pads: &[i64],
+    axes: Option<&[i64]>,
+    mode: &str,
+) -> Result<Vec<i64>, OpError> {
     let rank = dims.len();
     let axes = match axes {
         Some(a) => distinct_axes(a, rank, "axis")?,
@@ -91,6 +99,7 @@ fn padded_dims(dims: &[i64], pads: &[i64], axes: Option<&[i64]>) -> Result<Vec<i
         if out[a] == UNKNOWN_DIM {
             continue;
         }
+        check_mirror(mode, a, out[a], b, e)?;
         let d = i128::from(out[a])
             .saturating_add(i128::from(b))
             .saturating_add(i128::from(e));
@@ -109,6 +118,28 @@ fn padded_dims(dims: &[i64], pads: &[i64], axes: Option<&[i64]>) -> Result<Vec<i
         };
     }
     Ok(out)
+}
+
+/// The mirror modes' limits on padding dim `axis` of size `dim` by
+/// `(b, e)` (negative pads crop first).
+fn check_mirror(mode: &str, axis: usize, dim: i64, b: i64, e: i64) -> Result<(), OpError> {
+    let cropped = i128::from(dim)
+        .saturating_add(i128::from(b.min(0)))
+        .saturating_add(i128::from(e.min(0)));
+    let most = i128::from(b.max(e));
+    if most <= 0 {
+        return Ok(());
+    }
+    match mode {
+        "reflect" if most >= cropped => bail!(
+            "dim {axis} of size {cropped} is padded by {b} and {e} in reflect mode, which mirrors at most {} on each side",
+            cropped.saturating_sub(1).max(0)
+        ),
+        "edge" if cropped <= 0 => {
+            bail!("dim {axis} is empty, so edge mode has no value to pad it with ({b} and {e})")
+        }
+        _ => Ok(()),
+    }
 }
 
 fn infer(ctx: &mut OpContext<'_>) -> Result<(), OpError> {
@@ -137,15 +168,16 @@ fn infer(ctx: &mut OpContext<'_>) -> Result<(), OpError> {
                 Ints::Known(a) => Some(a.as_slice()),
                 _ => None,
             };
-            let out = padded_dims(dims, p, a)?;
+            let mode = ctx.attr_str("mode")?;
+            let out = padded_dims(dims, p, a, mode)?;
             let (b, e) = p.split_at(p.len() / 2);
             let listed: Vec<usize> = match a {
                 Some(a) => distinct_axes(a, rank, "axis")?,
                 None => (0..rank).collect(),
             };
-            let mut padded = vec![false; rank];
+            let mut padded = vec![Some(0); rank];
             for ((&i, &b), &e) in listed.iter().zip(b).zip(e) {
-                padded[i] = (b, e) != (0, 0);
+                padded[i] = Some(b.saturating_add(e));
             }
             (out, padded)
         }
@@ -155,17 +187,32 @@ fn infer(ctx: &mut OpContext<'_>) -> Result<(), OpError> {
                 .zip(&named)
                 .map(|(&d, &n)| if n { UNKNOWN_DIM } else { d })
                 .collect();
-            (out, named)
+            let growth = named.iter().map(|&n| (!n).then_some(0)).collect();
+            (out, growth)
         }
     };
     ctx.set_output_shape(0, Shape::from_dims(out))?;
-    // An unknown dim that is not padded keeps its range.
+    // An unknown dim keeps its range moved by its known pads (never below
+    // 0); one whose pads are unknown has none.
     range_rules::propagate(ctx, 0, |ctx| {
         let r = ranges::of_input(ctx, 0)?;
         Some(
             r.into_iter()
                 .zip(padded)
-                .map(|(r, p)| if p { ranges::ANY } else { r })
+                .map(|(r, growth)| match growth {
+                    Some(g) => {
+                        let (lo, hi) = ranges::add(r, (g, g));
+                        (
+                            lo.max(0),
+                            if hi == ranges::UNBOUNDED {
+                                hi
+                            } else {
+                                hi.max(0)
+                            },
+                        )
+                    }
+                    None => ranges::ANY,
+                })
                 .collect(),
         )
     })
@@ -177,13 +224,33 @@ mod tests {
 
     #[test]
     fn onnx_layout_negative_pads_and_axes() {
-        assert_eq!(padded_dims(&[2, 3], &[1, 0, 2, 1], None).unwrap(), [5, 4]);
-        assert_eq!(padded_dims(&[4, 3], &[-1, 0, -2, 0], None).unwrap(), [1, 3]);
-        assert_eq!(padded_dims(&[2, 3], &[1, 1], Some(&[-1])).unwrap(), [2, 5]);
-        assert_eq!(padded_dims(&[-1, 3], &[1, 1, 1, 1], None).unwrap(), [-1, 5]);
-        assert!(padded_dims(&[2, 3], &[-3, 0, 0, 0], None).is_err());
-        assert!(padded_dims(&[2, 3], &[1, 1], None).is_err());
-        assert!(padded_dims(&[2, 3], &[1, 1, 1, 1], Some(&[0, 0])).is_err());
-        assert!(padded_dims(&[2], &[i64::MAX, 1], None).is_err());
+        let constant = |d: &[i64], p: &[i64], a: Option<&[i64]>| padded_dims(d, p, a, "constant");
+        assert_eq!(constant(&[2, 3], &[1, 0, 2, 1], None).unwrap(), [5, 4]);
+        assert_eq!(constant(&[4, 3], &[-1, 0, -2, 0], None).unwrap(), [1, 3]);
+        assert_eq!(constant(&[2, 3], &[1, 1], Some(&[-1])).unwrap(), [2, 5]);
+        assert_eq!(constant(&[-1, 3], &[1, 1, 1, 1], None).unwrap(), [-1, 5]);
+        assert!(constant(&[2, 3], &[-3, 0, 0, 0], None).is_err());
+        assert!(constant(&[2, 3], &[1, 1], None).is_err());
+        assert!(constant(&[2, 3], &[1, 1, 1, 1], Some(&[0, 0])).is_err());
+        assert!(constant(&[2], &[i64::MAX, 1], None).is_err());
+    }
+
+    #[test]
+    fn mirrors_stay_inside_the_dim_they_mirror() {
+        // numpy.pad(mode="reflect") of a length-1 axis by 1 has nothing to
+        // mirror; onnxruntime refuses it ("axis length >= 2").
+        let reflect = |d: &[i64], p: &[i64]| padded_dims(d, p, None, "reflect");
+        assert_eq!(reflect(&[3], &[2, 2]).unwrap(), [7]);
+        let error = reflect(&[1], &[1, 1]).unwrap_err().to_string();
+        assert!(error.contains("mirrors at most 0"), "{error}");
+        assert!(reflect(&[3], &[3, 0]).is_err());
+        // Crops come first: [5] cropped by 2 is 3 long, so 2 still mirrors.
+        assert_eq!(reflect(&[5], &[-2, 2]).unwrap(), [5]);
+        assert!(reflect(&[5], &[-3, 2]).is_err());
+        assert_eq!(reflect(&[-1], &[4, 4]).unwrap(), [-1]);
+        let edge = |d: &[i64], p: &[i64]| padded_dims(d, p, None, "edge");
+        assert_eq!(edge(&[1], &[3, 3]).unwrap(), [7]);
+        assert!(edge(&[0], &[1, 0]).is_err());
+        assert_eq!(edge(&[0], &[0, 0]).unwrap(), [0]);
     }
 }
