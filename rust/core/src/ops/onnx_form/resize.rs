@@ -15,6 +15,7 @@ use super::values::{floats, given};
 use crate::bail;
 use crate::infer::OpContext;
 use crate::op::{op_fn, FollowType, OpError, OpSchema, ParamType, PortDef, ValueDepend};
+use crate::ops::array::host::Elems;
 use crate::ops::common::normalize_axis;
 use crate::ops::ranges;
 use crate::types::{AttrType, AttrValue, DataType, Shape, UNKNOWN_DIM};
@@ -198,7 +199,7 @@ fn infer_resize(ctx: &mut OpContext<'_>) -> Result<(), OpError> {
         let partial = ctx
             .input_shape_value(3)
             .filter(|v| v.rank() == Some(axes.len()))
-            .filter(|_| ctx.attr_str("keep_aspect_ratio_policy").ok() == Some("stretch"));
+            .filter(|_| stretch(ctx));
         match (sizes, partial) {
             (Some(sizes), _) => sized(ctx, &mut out, &axes, &sizes)?,
             (None, Some(partial)) => {
@@ -222,19 +223,32 @@ fn infer_resize(ctx: &mut OpContext<'_>) -> Result<(), OpError> {
         }
     }
     ctx.set_output_shape(0, Shape::from_dims(out))?;
-    if ranges::wanted(ctx, 0) {
+    // Sizes read from a shape (`Shape(features)[2:]`) have value ranges:
+    // under "stretch" each output dim is its entry.
+    let size_bounds = (use_sizes && stretch(ctx))
+        .then(|| Elems::vector_bounds(ctx, 3))
+        .flatten()
+        .filter(|b| b.len() == axes.len());
+    if ranges::wanted(ctx, 0) || size_bounds.is_some() {
         if let Some(mut r) = ranges::of_input(ctx, 0).filter(|r| r.len() == rank) {
             for (i, &a) in axes.iter().enumerate() {
-                r[a] = match known_scales.as_ref().and_then(|s| s.get(i)) {
-                    Some(&s) => ranges::monotonic(r[a], |d| scaled_dim(d, s)),
-                    // Sizes: a known output dim is pinned by `set`.
-                    None => ranges::ANY,
+                let scale = known_scales.as_ref().and_then(|s| s.get(i));
+                r[a] = match (scale, size_bounds.as_ref().and_then(|b| b.get(i))) {
+                    (Some(&s), _) => ranges::monotonic(r[a], |d| scaled_dim(d, s)),
+                    (None, Some(&bound)) => bound,
+                    // A known output dim is pinned when the range is set.
+                    (None, None) => ranges::ANY,
                 };
             }
-            ranges::set(ctx, 0, r)?;
+            ranges::set_if_bounded(ctx, 0, r)?;
         }
     }
     Ok(())
+}
+
+/// Whether `sizes` are the output dims themselves (the default policy).
+fn stretch(ctx: &OpContext<'_>) -> bool {
+    ctx.attr_str("keep_aspect_ratio_policy").ok() == Some("stretch")
 }
 
 fn check_len<T>(values: &[T], axes: &[usize], name: &str) -> Result<(), OpError> {

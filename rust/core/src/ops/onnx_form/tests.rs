@@ -246,3 +246,55 @@ fn nms_rows_are_bounded_by_ranged_box_counts() {
     c.infer().unwrap();
     assert_eq!(c.range(y), None);
 }
+
+#[test]
+fn resize_to_sizes_read_from_a_shape_takes_their_value_ranges() {
+    // F.interpolate(pooled, size=features.shape[-2:]): pooled [B, 8, 1, 1],
+    // features [B, 16, H, W] with H in 20..=40 and W in 10..=30.
+    let mut c = OpCase::new();
+    let pooled = c.ranged_input(F32, &[-1, 8, 1, 1], &[(1, 4), (8, 8), (1, 1), (1, 1)]);
+    let features = c.ranged_input(
+        F32,
+        &[-1, 16, -1, -1],
+        &[(1, 4), (16, 16), (20, 40), (10, 30)],
+    );
+    let int64 = [("out_type", AttrValue::DataType(DataType::Int64))];
+    let axis = c.ints(&[0], false);
+    let (first, last) = (c.ints(&[0, 1], true), c.ints(&[2, 3], true));
+    let pooled_shape = c.op("Shape", &[pooled], &int64);
+    let features_shape = c.op("Shape", &[features], &int64);
+    let batch_channels = c.op("GatherV2", &[pooled_shape, first, axis], &[]);
+    let height_width = c.op("GatherV2", &[features_shape, last, axis], &[]);
+    let axis = c.ints(&[0], false);
+    let spec = OpSpec {
+        op_type: "ConcatV2".into(),
+        name: "sizes".into(),
+        inputs: vec![
+            PortInput::Many(vec![batch_channels, height_width]),
+            PortInput::Single(Some(axis)),
+        ],
+        ..OpSpec::default()
+    };
+    let sizes = OutputRef {
+        node: add_op(&mut c.g, &c.r, spec).unwrap(),
+        index: 0,
+    };
+    let spec = OpSpec {
+        op_type: "Resize".into(),
+        name: "up".into(),
+        inputs: vec![
+            PortInput::Single(Some(pooled)),
+            PortInput::Single(None),
+            PortInput::Single(None),
+            PortInput::Single(Some(sizes)),
+        ],
+        ..OpSpec::default()
+    };
+    let up = OutputRef {
+        node: add_op(&mut c.g, &c.r, spec).unwrap(),
+        index: 0,
+    };
+    c.infer().unwrap();
+    assert_eq!(c.dims(up), [-1, 8, -1, -1]);
+    assert_eq!(c.range(up), Some(vec![(1, 4), (8, 8), (20, 40), (10, 30)]));
+}
