@@ -93,6 +93,7 @@ from .opdef import (
     registered_op_types,
 )
 from .plugins import PluginWarning, load_entry_point_plugins, load_op_libraries, load_plugin_modules
+from .ranges import RangeProbe, narrow_ranges
 from .shape import UNKNOWN_DIM, UNKNOWN_RANK, Shape
 from .tensorflow import load_tensorflow
 
@@ -143,6 +144,7 @@ __all__ = [
     "PluginWarning",
     "PrepareReport",
     "ProfilePlan",
+    "RangeProbe",
     "RegistrationError",
     "Shape",
     "ShapeArgumentError",
@@ -168,6 +170,7 @@ __all__ = [
     "load_plugin_modules",
     "load_tensorflow",
     "memory",
+    "narrow_ranges",
     "onnx",
     "op_def",
     "plan_lifetimes",

@@ -61,6 +61,7 @@ __all__ = [
     "load_onnx",
     "load_tensorflow",
     "memory_strategies",
+    "narrow_ranges",
     "op_schema",
     "parse_insert_op_config",
     "parser_plugins",
@@ -839,6 +840,13 @@ def load_tensorflow(
 def infer(graph: Graph, collect_errors: bool = False, fold_limit: int | None = None) -> list[OpgraphError]:
     """Verifies and infers every node. Raises the first failure; with
     `collect_errors=True` returns every failure instead (empty when all passed)."""
+
+def narrow_ranges(
+    graph: Graph, symbols: dict[str, list[str]] | None = None
+) -> tuple[int, int, int, int, list[tuple[str, int, int]], bool, str | None]:
+    """Narrows the shape ranges of an inferred graph by inferring copies of it
+    at fixed sizes of its ranged inputs (`symbols`: per input, one name per
+    dim, `""` for none; dims named alike share a size)."""
 
 @final
 class DeviceSpec:

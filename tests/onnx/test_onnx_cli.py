@@ -158,3 +158,70 @@ def test_free_and_ranged_inputs_are_both_named(tmp_path: Path) -> None:
     ]
     assert "the input x:0 has free dims and the input y:0 has dims given as ranges" in warning
     assert "fix them with --input-shape" in warning
+
+
+def test_a_transformer_given_input_ranges_is_planned_whole_with_a_worst_case_latency(tmp_path: Path) -> None:
+    """BERT with ATC-style ranges for batch and sequence: interval ranges
+    leave every attention reshape unbounded; probing the sizes bounds them,
+    so the plan holds every tensor, in an arena no smaller than the largest
+    fixed shape's and within 1% of it (the fixed graph folds a few more
+    constants), and the latency is estimated at the upper bounds."""
+    from onnx_model_records import model_file
+
+    model = model_file("bert_ts14", tmp_path)
+    ranged = ";".join(f"{name}:1~4,1~128" for name in ("input_ids", "attention_mask", "token_type_ids"))
+    done = run_cli(
+        "compile",
+        model.name,
+        "--input-shape",
+        ranged,
+        "--soc",
+        "Ascend310P3",
+        "--json",
+        "r.json",
+        cwd=tmp_path,
+    )
+    assert done.returncode == 0, done.stderr
+    report = json.loads((tmp_path / "r.json").read_text())
+    assert all(t["region"] != "dynamic" for t in report["memory"]["tensors"])
+    assert report["cost"] is not None and report["cost"]["total_us"] > 0
+    assert any("are products of the input sizes (batch 1~4, seq 1~128)" in n for n in report["notes"]), (
+        report["notes"]
+    )
+    (unknown,) = [w for w in report["warnings"] if "unknown dims" in w]
+    assert "a worst case" in unknown and "for a cost estimate" not in unknown
+
+    largest = ";".join(f"{name}:4,128" for name in ("input_ids", "attention_mask", "token_type_ids"))
+    fixed = run_cli(
+        "compile",
+        model.name,
+        "--input-shape",
+        largest,
+        "--soc",
+        "Ascend310P3",
+        "--json",
+        "f.json",
+        cwd=tmp_path,
+    )
+    assert fixed.returncode == 0, fixed.stderr
+    at_largest = json.loads((tmp_path / "f.json").read_text())
+    ranged_arena, largest_arena = report["memory"]["arena_bytes"], at_largest["memory"]["arena_bytes"]
+    assert largest_arena <= ranged_arena <= 1.01 * largest_arena
+
+
+def test_sizes_in_a_range_the_model_cannot_take_are_named(tmp_path: Path) -> None:
+    """op_mix reflect-pads its sequence by 1 on each side: a sequence of 1
+    has nothing to mirror (onnxruntime refuses it too), so probing the range
+    1~48 fails there, and the note says at which sizes and which node."""
+    from onnx_model_records import model_file
+
+    model = model_file("op_mix_ts17", tmp_path)
+    done = run_cli("compile", model.name, "--input-shape", "x:1~4,1~48,16", "--json", "r.json", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    notes = json.loads((tmp_path / "r.json").read_text())["notes"]
+    (note,) = [n for n in notes if "not probed" in n]
+    assert "at batch=4, seq=1: node '/Pad' (PadV3)" in note, note
+    assert "reflect mode" in note
+    done = run_cli("compile", model.name, "--input-shape", "x:1~4,4~48,16", "--json", "r.json", cwd=tmp_path)
+    notes = json.loads((tmp_path / "r.json").read_text())["notes"]
+    assert any("are products of the input sizes" in n for n in notes), notes

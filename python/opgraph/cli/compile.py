@@ -23,6 +23,7 @@ from ..onnx import load_onnx_reported
 from ..tensorflow import load_tensorflow_reported
 from ..tensorflow.scope_report import ScopePassRun
 from .fusion_switch import read_fusion_switches
+from .input_ranges import has_ranged_inputs, probe_input_ranges
 from .precision_config import (
     PrecisionOverrides,
     customize_dtypes_selectors,
@@ -478,6 +479,9 @@ def _pipeline(options: CompileOptions, stage: Stage, switches: _Switches) -> Com
     if result.errors:
         return result
     result.notes += check_input_format(graph, options, {s.input for s in result.aipp})
+    if has_ranged_inputs(graph):
+        with stage("ranges"):
+            result.notes += probe_input_ranges(graph, result.symbols)
     # The model's own tensors (the format pass adds conversions of them).
     unknown = find_unknown_dims(graph)
     with stage("formats"):
@@ -489,7 +493,7 @@ def _pipeline(options: CompileOptions, stage: Stage, switches: _Switches) -> Com
             result.warnings.append(f"memory plan skipped: {error}")
     unplanned = None if result.memory is None else result.memory.regions.count("dynamic")
     # Sizes known only at run time, every one bounded: a worst-case latency.
-    at_upper_bounds = bool(unknown.tensors) and unknown.data_dependent_only() and unplanned == 0
+    at_upper_bounds = bool(unknown.tensors) and unknown.inputs_bounded() and unplanned == 0
     if unknown.tensors:
         result.warnings.append(unknown_dims_warning(unknown, unplanned, costed=at_upper_bounds))
     if not unknown.tensors or at_upper_bounds:

@@ -47,6 +47,10 @@ class UnknownDims:
         """Whether every input is fixed, so each unknown size comes from data."""
         return not self.free_inputs and not self.ranged_inputs
 
+    def inputs_bounded(self) -> bool:
+        """Whether every input dim is fixed or a range with an upper bound."""
+        return not self.free_inputs
+
 
 def find_unknown_dims(graph: Graph) -> UnknownDims:
     found = UnknownDims()
@@ -97,10 +101,9 @@ def unknown_dims_warning(found: UnknownDims, unplanned: int | None, *, costed: b
             if found.free_inputs
             else "give each input one shape with --input-shape"
         )
-        why = (
-            f"{count} tensors have unknown dims: {' and '.join(given)}; {advice} for a cost estimate "
-            "(sizes still unknown then depend on data)"
-        )
+        why = f"{count} tensors have unknown dims: {' and '.join(given)}"
+        if not costed:
+            why += f"; {advice} for a cost estimate (sizes still unknown then depend on data)"
     elif found.origins:
         why = (
             f"{count} tensors have sizes known only at run time, from values computed at "

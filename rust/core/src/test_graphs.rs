@@ -2,7 +2,9 @@
 //! nodes laid out by prototype, and a stand-in for the Shape op that records
 //! a partial shape value.
 
+use crate::graph::Subgraph;
 use crate::prelude::*;
+use crate::types::NamedAttrs;
 use std::sync::Arc;
 
 pub(crate) fn input(
@@ -14,6 +16,23 @@ pub(crate) fn input(
 ) -> OutputRef {
     g.add_input_node(name, TensorDesc::new(dtype, Shape::from_dims(dims), format))
         .unwrap()
+}
+
+/// A `PartitionedCall` of `body` (as function `f`) on `inputs`.
+pub(crate) fn call(g: &mut Graph, r: &OpRegistry, inputs: &[OutputRef], body: Graph) -> NodeId {
+    let function = AttrValue::NamedAttrs(Box::new(NamedAttrs {
+        name: "f".into(),
+        attrs: Attrs::new(),
+    }));
+    let spec = OpSpec {
+        op_type: "PartitionedCall".into(),
+        name: "call".into(),
+        inputs: vec![PortInput::Many(inputs.to_vec())],
+        attrs: [("f", function)].into_iter().collect(),
+        subgraphs: vec![Subgraph::new("f", body)],
+        ..OpSpec::default()
+    };
+    add_op(g, r, spec).unwrap()
 }
 
 /// A Const of an INT32 / INT64 tensor.

@@ -17,7 +17,11 @@ use std::sync::Arc;
 
 /// True when some node (bodies included) uses an op registered from Python.
 /// A body shared by several call sites is looked at once (`seen`).
-fn uses_user_ops(graph: &Graph, registry: &OpRegistry, seen: &mut HashSet<*const Graph>) -> bool {
+pub(crate) fn uses_user_ops(
+    graph: &Graph,
+    registry: &OpRegistry,
+    seen: &mut HashSet<*const Graph>,
+) -> bool {
     graph.nodes().iter().any(|n| {
         registry
             .get(&n.op_type)

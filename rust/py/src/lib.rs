@@ -14,6 +14,7 @@ mod graph_inputs;
 mod infer;
 mod insert_op;
 mod memory;
+mod probe;
 mod registry;
 mod scope;
 mod tensor_desc;
@@ -43,6 +44,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<cost::PyDeviceSpec>()?;
     m.add_function(wrap_pyfunction!(cost::estimate_cost, m)?)?;
     m.add_function(wrap_pyfunction!(infer::infer, m)?)?;
+    m.add_function(wrap_pyfunction!(probe::narrow_ranges, m)?)?;
     m.add_function(wrap_pyfunction!(infer::data_type_table, m)?)?;
     m.add_function(wrap_pyfunction!(infer::format_table, m)?)?;
     m.add_function(wrap_pyfunction!(device::prepare, m)?)?;

@@ -4,6 +4,7 @@ mod check;
 mod context;
 mod engine;
 mod error;
+pub mod probe;
 mod weights;
 
 pub use context::OpContext;

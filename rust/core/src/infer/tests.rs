@@ -2,7 +2,6 @@
 
 use crate::prelude::*;
 use crate::test_graphs::{input, op, register_shape_of};
-use crate::types::NamedAttrs;
 use std::sync::Arc;
 
 fn f32_input(g: &mut Graph, name: &str, dims: &[i64], format: Format) -> OutputRef {
@@ -240,26 +239,7 @@ fn partitioned_call_infers_its_body_with_the_callers_inputs() {
 
     let mut g = Graph::new("g");
     let x = f32_input(&mut g, "x", &[5, 7], Format::Nd);
-    let spec = OpSpec {
-        op_type: "PartitionedCall".into(),
-        name: "call".into(),
-        inputs: vec![PortInput::Many(vec![x])],
-        attrs: [(
-            "f",
-            AttrValue::NamedAttrs(Box::new(NamedAttrs {
-                name: "f".into(),
-                attrs: Attrs::new(),
-            })),
-        )]
-        .into_iter()
-        .collect(),
-        subgraphs: vec![Subgraph {
-            name: "f".into(),
-            graph: body.into(),
-        }],
-        ..OpSpec::default()
-    };
-    let call = add_op(&mut g, &r, spec).unwrap();
+    let call = crate::test_graphs::call(&mut g, &r, &[x], body);
     infer_graph(&mut g, &r, InferOptions::default()).unwrap();
     assert_eq!(g.node(call).outputs[0].shape().dims(), &[5, 7]);
     assert_eq!(g.node(call).outputs[0].dtype, DataType::Float);

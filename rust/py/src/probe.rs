@@ -1,0 +1,144 @@
+//! `narrow_ranges(graph, symbols)`: the core's probing of dynamic dims
+//! (`opgraph_core::infer::probe`), with a user's infer functions called
+//! under the GIL and a failed probe described in one sentence.
+
+use crate::errors::{
+    failure_to_py, guard_panics, guard_panics_detached, interruption, is_internal,
+};
+use crate::graph::PyGraph;
+use crate::graph_inputs::find_node;
+use crate::infer::uses_user_ops;
+use opgraph_core::graph::{Graph, NodeId};
+use opgraph_core::infer::probe::{
+    input_symbols, merge_equal_ranges, narrow_by_probes, DimSymbol, ProbeFailure, ProbeSummary,
+};
+use opgraph_core::infer::{InferOptions, DEFAULT_FOLD_LIMIT};
+use opgraph_core::op::{global_registry, OpRegistry};
+use pyo3::exceptions::PyRuntimeError;
+use pyo3::prelude::*;
+use std::collections::{HashMap, HashSet};
+
+/// `(probes, unknown dims, fitted, narrowed, [(symbol, min, max)], merged,
+/// why nothing was probed)`.
+type Outcome = (
+    usize,
+    usize,
+    usize,
+    usize,
+    Vec<(String, i64, i64)>,
+    bool,
+    Option<String>,
+);
+
+/// Narrows the shape ranges of an inferred graph by inferring copies of it
+/// at fixed sizes of its ranged inputs (`symbols`: per input, one name per
+/// dim, `""` for none; dims named alike share a size).
+#[pyfunction]
+#[pyo3(signature = (graph, symbols = None))]
+pub fn narrow_ranges(
+    py: Python<'_>,
+    graph: &mut PyGraph,
+    symbols: Option<HashMap<String, Vec<String>>>,
+) -> PyResult<Outcome> {
+    graph.usable(py)?;
+    let mut names: Vec<(NodeId, Vec<String>)> = Vec::new();
+    for (input, dims) in symbols.unwrap_or_default() {
+        names.push((find_node(py, &graph.graph, &input)?, dims));
+    }
+    let found = match input_symbols(&graph.graph, &names) {
+        Ok(found) => found,
+        Err(why) => return Ok((0, 0, 0, 0, Vec::new(), false, Some(why))),
+    };
+    let registry = global_registry();
+    let g = &mut graph.graph;
+    let user_ops = uses_user_ops(g, &registry, &mut HashSet::new());
+    let mut attempt = found.clone();
+    let mut merged = false;
+    let mut result = run(py, g, &registry, &attempt, user_ops, false)?;
+    if let Err(failure) = result {
+        let failure = not_a_bug(py, failure)?;
+        let together = merge_equal_ranges(&found);
+        result = if together.len() < found.len() {
+            // Probed apart, the sizes do not infer: assume those of equal
+            // ranges are one size, and trust that only where intervals
+            // give no bound at all.
+            attempt = together;
+            merged = true;
+            run(py, g, &registry, &attempt, user_ops, true)?
+        } else {
+            Err(failure)
+        };
+    }
+    let listed = attempt
+        .iter()
+        .map(|s| (s.name.clone(), s.min, s.max))
+        .collect();
+    match result {
+        Ok(s) => Ok((
+            s.probes,
+            s.unknown_dims,
+            s.fitted,
+            s.narrowed,
+            listed,
+            merged,
+            None,
+        )),
+        Err(failure) => {
+            let failure = not_a_bug(py, failure)?;
+            Ok((0, 0, 0, 0, listed, merged, Some(describe(failure))))
+        }
+    }
+}
+
+/// One attempt; an internal error in a probe is raised (a copy failed, so
+/// `graph` itself is intact and stays usable).
+fn run(
+    py: Python<'_>,
+    graph: &mut Graph,
+    registry: &OpRegistry,
+    symbols: &[DimSymbol],
+    user_ops: bool,
+    only_unbounded: bool,
+) -> PyResult<Result<ProbeSummary, ProbeFailure>> {
+    let options = InferOptions {
+        collect_errors: false,
+        fold_limit: DEFAULT_FOLD_LIMIT,
+    };
+    let during = "probing the graph's dynamic dims";
+    let probe = || narrow_by_probes(graph, registry, options, symbols, only_unbounded);
+    if user_ops {
+        guard_panics(py, during, probe)
+    } else {
+        guard_panics_detached(py, during, probe)
+    }
+}
+
+/// The failure back when it is the model's; opgraph's own bug (an internal
+/// failure) or a user's interrupt is raised instead, never retried.
+fn not_a_bug(py: Python<'_>, failure: ProbeFailure) -> PyResult<ProbeFailure> {
+    if let Some(interrupt) = interruption(py, &failure.failures) {
+        return Err(interrupt);
+    }
+    match failure.failures.iter().position(is_internal) {
+        Some(bug) => Err(failure
+            .failures
+            .into_iter()
+            .nth(bug)
+            .map(|f| failure_to_py(py, f))
+            .unwrap_or_else(|| PyRuntimeError::new_err("unreachable"))),
+        None => Ok(failure),
+    }
+}
+
+/// `at batch=8, seq=512: <the first failure>`.
+fn describe(failure: ProbeFailure) -> String {
+    let sizes: Vec<String> = failure
+        .sizes
+        .iter()
+        .map(|(name, size)| format!("{name}={size}"))
+        .collect();
+    match failure.failures.first() {
+        Some(first) => format!("at {}: {first}", sizes.join(", ")),
+        None => format!("at {}: inference failed", sizes.join(", ")),
+    }
+}
