@@ -1,7 +1,7 @@
 //! Which unit runs an op, and how much vector work one element costs.
 
 use crate::graph::Node;
-use crate::types::DataType;
+use crate::types::{AttrValue, DataType};
 use rustc_hash::FxHashMap;
 use std::sync::LazyLock;
 
@@ -107,6 +107,9 @@ const AI_CPU: &[&str] = &[
     "NonMaxSuppressionV4",
     "NonMaxSuppressionV5",
     "CombinedNonMaxSuppression",
+    // ONNX's forms: GE runs them on the AI CPU, as TF's Where.
+    "NonMaxSuppressionV6",
+    "NonZero",
     "CropAndResize",
     "EmptyTensorList",
 ];
@@ -255,6 +258,7 @@ const NORM: &[&str] = &[
     "LayerNorm",
     "MVN",
     "LRN",
+    "InstanceNormalization",
 ];
 const NORM_PASSES: f64 = 4.0;
 const POOL: &[&str] = &[
@@ -287,8 +291,10 @@ const MOVEMENT: &[&str] = &[
     "Gather",
     "GatherV2",
     "GatherNd",
+    "GatherElements",
     "Pad",
     "PadV2",
+    "PadV3",
     "MirrorPad",
     "Tile",
     "TileWithAxis",
@@ -312,6 +318,9 @@ const RESIZE: &[&str] = &[
     "ResizeArea",
     "ResizeNearestNeighbor",
     "ResizeNearestNeighborV2",
+    // ONNX's, their interpolation in a `mode` attribute.
+    "Resize",
+    "Upsample",
 ];
 /// A sorting network over the input.
 const SORT: &[&str] = &["TopK", "TopKV2"];
@@ -320,7 +329,6 @@ const SORT_PASSES: f64 = 8.0;
 /// Whether a batch norm computes its statistics (TF `is_training`, ONNX
 /// `training_mode`); GE's BNInference never does.
 fn training(node: &Node) -> bool {
-    use crate::types::AttrValue;
     match (
         node.attrs.get("is_training"),
         node.attrs.get("training_mode"),
@@ -458,11 +466,9 @@ pub(crate) fn classify(node: &Node) -> OpClass {
         Family::Norm => vector(NORM_PASSES, Basis::Input, false),
         Family::Pool => vector(1.0, Basis::Window, false),
         Family::Resize => {
-            let passes = if op.starts_with("ResizeNearest") {
-                1.0
-            } else {
-                4.0
-            };
+            let nearest = op.starts_with("ResizeNearest")
+                || matches!(node.attrs.get("mode"), Some(AttrValue::Str(m)) if m == "nearest");
+            let passes = if nearest { 1.0 } else { 4.0 };
             vector(passes, Basis::Output, false)
         }
         Family::Sort => vector(SORT_PASSES, Basis::Input, false),
@@ -536,5 +542,29 @@ mod tests {
             classify(&node("ResizeNearestNeighbor", 2)),
             vector(1.0, Basis::Output, false)
         );
+    }
+
+    #[test]
+    fn the_onnx_forms_cost_as_the_ops_they_stand_for() {
+        // ONNX's Resize names its interpolation in `mode`.
+        let mut resize = node("Resize", 4);
+        resize.attrs.set("mode", AttrValue::Str("nearest".into()));
+        assert_eq!(classify(&resize), vector(1.0, Basis::Output, false));
+        resize.attrs.set("mode", AttrValue::Str("linear".into()));
+        assert_eq!(classify(&resize), vector(4.0, Basis::Output, false));
+        for op in ["PadV3", "GatherElements"] {
+            assert_eq!(
+                classify(&node(op, 2)),
+                classify(&node("PadV2", 2)),
+                "{op} moves data"
+            );
+        }
+        assert_eq!(
+            classify(&node("InstanceNormalization", 3)),
+            vector(NORM_PASSES, Basis::Input, false)
+        );
+        for op in ["NonZero", "NonMaxSuppressionV6"] {
+            assert_eq!(classify(&node(op, 1)), OpClass::AiCpu, "{op}");
+        }
     }
 }
