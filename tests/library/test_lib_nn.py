@@ -66,6 +66,8 @@ def matmul_reference(kind: str) -> Callable[..., Array]:
         # before any adjoint, and drops the promoted dim from the product.
         row = kind == "BatchMatMulV2" and x1.ndim == 1
         column = kind == "BatchMatMulV2" and x2.ndim == 1
+        if (row and ta) or (column and tb):
+            raise ValueError("a vector has no adjoint")
         x1 = x1[None, :] if row else x1
         x2 = x2[:, None] if column else x2
         if x1.ndim < 2 or x2.ndim < 2:
@@ -95,6 +97,27 @@ def test_matmul_matches_numpy(op_type: str) -> None:
         shapes=matmul_shapes(op_type != "MatMul"),
         max_examples=EXAMPLES,
     )
+
+
+@pytest.mark.parametrize("k", [0, 3])
+def test_a_vector_has_no_adjoint(k: int) -> None:
+    """BatchMatMulV2 promotes a vector operand to a row or a column; an
+    adjoint of one would contract the promoted dim, which no framework
+    defines (hypothesis found the empty case, where numpy's reading fails)."""
+    import opgraph
+
+    g = opgraph.Graph()
+    x1 = g.add_input("x1", opgraph.DataType.FLOAT, [k])
+    x2 = g.add_input("x2", opgraph.DataType.FLOAT, [k, 2])
+    g.add_node("BatchMatMulV2", "mm", [x1, x2], {"adj_x1": True})
+    with pytest.raises(opgraph.InferShapeError, match="'x1' is a vector, which has no adjoint"):
+        opgraph.infer(g)
+    plain = opgraph.Graph()
+    y1 = plain.add_input("x1", opgraph.DataType.FLOAT, [k])
+    y2 = plain.add_input("x2", opgraph.DataType.FLOAT, [k, 2])
+    mm = plain.add_node("BatchMatMulV2", "mm", [y1, y2])
+    opgraph.infer(plain)
+    assert plain.desc(mm).shape == (2,)
 
 
 # ---- Einsum ------------------------------------------------------------------------

@@ -92,6 +92,16 @@ fn infer_matmul(ctx: &mut OpContext<'_>, kind: Kind) -> Result<(), OpError> {
                     );
                 }
             }
+            // The promoted dim of an adjointed vector would be contracted,
+            // and the dim dropped from the product would not be the one it
+            // added: no framework defines that.
+            for (is_vector, adjoint, name, attr) in
+                [(row, ta, "x1", "adj_x1"), (column, tb, "x2", "adj_x2")]
+            {
+                if is_vector && adjoint {
+                    bail!("input '{name}' is a vector, which has no adjoint; {attr} must be false");
+                }
+            }
             let a = if row { &promoted(a, 0) } else { a };
             let b = if column { &promoted(b, 1) } else { b };
             let out = batch_matmul(a, b, ta, tb, kind)?;
