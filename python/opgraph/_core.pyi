@@ -152,6 +152,11 @@ class TensorDesc:
         """For a 1-D integer tensor holding a shape: what folding knows of it
         element by element (-1 unknown), when the full value is not known."""
     @property
+    def value_range(self) -> list[tuple[int, int]] | None:
+        """For a 1-D integer tensor whose value is not fully known: inclusive
+        ``(min, max)`` per element (``max == -1``: unbounded), GE's value range;
+        ``Shape`` of an ``x`` with a shape range records it. None when not set."""
+    @property
     def value(self) -> np.ndarray[Any, Any] | None:
         """The host value as a numpy array, when known."""
     def __eq__(self, other: object, /) -> bool: ...

@@ -190,3 +190,26 @@ def test_cast_needs_a_target_dtype() -> None:
 def test_cast_out_of_range_int_is_left_unknown() -> None:
     out = run("Cast", [i64([2**40])], {"DstT": DataType.INT32})[0]
     assert out.shape == (1,) and out.value is None
+
+
+def test_value_ranges_follow_a_shape_vector_and_bound_a_fill() -> None:
+    """GE's value range: Shape of an input with a shape range records the
+    range of each element; slicing and concatenating carry it element by
+    element; a Fill to that shape takes it as its shape range."""
+    g = Graph("g")
+    x = g.add_input("x", DataType.FLOAT, (-1, 16, -1), shape_range=[(1, 8), (16, 16), (2, 300)])
+    shape = g.add_node("Shape", "shape", [x])
+    picked = g.add_node("GatherV2", "picked", [shape, const(g, "i", [2, 0]), const(g, "axis", 0)])
+    joined = g.add_node(
+        "ConcatV2", "joined", {"x": [picked, const(g, "four", [4])], "concat_dim": const(g, "c", 0)}
+    )
+    filled = g.add_node("Fill", "filled", [joined, const(g, "zero", 0.0, np.float32)])
+    opgraph.infer(g)
+    assert g.desc(shape).value is None
+    assert g.desc(shape).value_range == [(1, 8), (16, 16), (2, 300)]
+    assert g.desc(picked).value_range == [(2, 300), (1, 8)]
+    assert g.desc(joined).value_range == [(2, 300), (1, 8), (4, 4)]
+    assert g.desc(filled).shape == (-1, -1, 4)
+    assert g.desc(filled).shape_range == [(2, 300), (1, 8), (4, 4)]
+    # A known value needs no bounds.
+    assert g.desc(const(g, "known", [1, 2])).value_range is None

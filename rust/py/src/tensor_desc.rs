@@ -109,6 +109,14 @@ impl PyTensorDesc {
             .transpose()
     }
 
+    /// For a 1-D integer tensor whose value is not fully known: inclusive
+    /// ``(min, max)`` per element (``max == -1``: unbounded), GE's value range;
+    /// ``Shape`` of an ``x`` with a shape range records it. None when not set.
+    #[getter]
+    fn value_range(&self) -> Option<Vec<(i64, i64)>> {
+        self.desc.value_range.as_deref().map(<[_]>::to_vec)
+    }
+
     /// The host value as a numpy array, when known.
     #[getter]
     fn value<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyAny>>> {
