@@ -200,16 +200,15 @@ fn infer(ctx: &mut OpContext<'_>) -> Result<(), OpError> {
             r.into_iter()
                 .zip(padded)
                 .map(|(r, growth)| match growth {
+                    // Clamped at 0 before the sentinel is read: a crop
+                    // can take a bound to -1, which is not "unbounded".
                     Some(g) => {
-                        let (lo, hi) = ranges::add(r, (g, g));
-                        (
-                            lo.max(0),
-                            if hi == ranges::UNBOUNDED {
-                                hi
-                            } else {
-                                hi.max(0)
-                            },
-                        )
+                        let lo = r.0.saturating_add(g).max(0);
+                        let hi = match r.1 {
+                            ranges::UNBOUNDED => ranges::UNBOUNDED,
+                            hi => hi.saturating_add(g).max(0),
+                        };
+                        (lo, hi)
                     }
                     None => ranges::ANY,
                 })

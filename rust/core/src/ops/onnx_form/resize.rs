@@ -104,10 +104,17 @@ fn verify_resize(ctx: &mut OpContext<'_>) -> Result<(), OpError> {
     }
 }
 
-/// `floor(d * scale)` for a known dim; unknown stays unknown.
+/// `floor(d * scale)` for a known dim; unknown stays unknown. The product
+/// is taken in float32, as onnxruntime takes it (ONNX's scales are
+/// float32): exporters compute a scale as `out / in`, and 11 × (21 / 11)
+/// is 21 in float32 but 20.9999996 in float64.
 #[allow(
     clippy::cast_possible_truncation,
     reason = "the product is checked finite and inside the int64 range first"
+)]
+#[allow(
+    clippy::cast_precision_loss,
+    reason = "float32 is the precision the product is defined in"
 )]
 fn scaled_dim(d: i64, scale: f64) -> Result<i64, OpError> {
     if !(scale > 0.0 && scale.is_finite()) {
@@ -116,7 +123,7 @@ fn scaled_dim(d: i64, scale: f64) -> Result<i64, OpError> {
     if d == UNKNOWN_DIM {
         return Ok(UNKNOWN_DIM);
     }
-    let out = (d as f64 * scale).floor();
+    let out = f64::from(d as f32 * scale as f32).floor();
     if !(0.0..9.0e18).contains(&out) {
         bail!("the output size {d} * {scale} overflows int64");
     }
@@ -344,4 +351,20 @@ fn infer_upsample(ctx: &mut OpContext<'_>) -> Result<(), OpError> {
         }
     };
     ctx.set_output_shape(0, out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn scaled_sizes_are_float32_products_as_onnxruntime_takes_them() {
+        // LRASPP (opset 9) upsamples 11 to 21 by the scale 21 / 11 it
+        // computes in float32; in float64 the product floors to 20.
+        assert_eq!(scaled_dim(11, f64::from(21f32 / 11f32)).unwrap(), 21);
+        assert_eq!(scaled_dim(10, 2.0).unwrap(), 20);
+        assert_eq!(scaled_dim(5, 0.5).unwrap(), 2);
+        assert_eq!(scaled_dim(UNKNOWN_DIM, 3.0).unwrap(), UNKNOWN_DIM);
+        assert!(scaled_dim(4, 0.0).is_err());
+    }
 }

@@ -298,3 +298,22 @@ fn resize_to_sizes_read_from_a_shape_takes_their_value_ranges() {
     assert_eq!(c.dims(up), [-1, 8, -1, -1]);
     assert_eq!(c.range(up), Some(vec![(1, 4), (8, 8), (20, 40), (10, 30)]));
 }
+
+#[test]
+fn a_cropped_unknown_dim_keeps_a_bounded_range() {
+    // x: [?] with the dim in 0..=2, cropped by 3 at the start: the bound
+    // goes below 0 and is clamped there, not read as "unbounded" (-1).
+    let mut c = OpCase::new();
+    let x = c.ranged_input(F32, &[-1], &[(0, 2)]);
+    let pads = c.ints(&[-3, 0], true);
+    let y = c.op("PadV3", &[x, pads], &[]);
+    c.infer().unwrap();
+    assert_eq!(c.range(y), Some(vec![(0, 0)]));
+    // Padding moves both bounds.
+    let mut c = OpCase::new();
+    let x = c.ranged_input(F32, &[-1], &[(3, 10)]);
+    let pads = c.ints(&[1, 2], true);
+    let y = c.op("PadV3", &[x, pads], &[]);
+    c.infer().unwrap();
+    assert_eq!(c.range(y), Some(vec![(6, 13)]));
+}
