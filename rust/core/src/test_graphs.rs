@@ -169,6 +169,22 @@ impl OpCase {
         op(&mut self.g, &self.r, op_type, &name, inputs, attrs)
     }
 
+    /// `ConcatV2(parts, axis)`: a DYNAMIC input, which `op` cannot lay out.
+    pub(crate) fn concat(&mut self, parts: &[OutputRef], axis: i64) -> OutputRef {
+        let axis = self.ints(&[axis], false);
+        let spec = OpSpec {
+            op_type: "ConcatV2".into(),
+            name: self.name("ConcatV2"),
+            inputs: vec![
+                PortInput::Many(parts.to_vec()),
+                PortInput::Single(Some(axis)),
+            ],
+            ..OpSpec::default()
+        };
+        let node = add_op(&mut self.g, &self.r, spec).unwrap();
+        OutputRef { node, index: 0 }
+    }
+
     pub(crate) fn infer(&mut self) -> Result<(), String> {
         infer_graph(&mut self.g, &self.r, InferOptions::default()).map_err(|errors| {
             errors

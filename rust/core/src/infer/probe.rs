@@ -32,6 +32,7 @@
 use super::{infer_graph, InferFailure, InferOptions};
 use crate::graph::{Graph, NodeId};
 use crate::op::OpRegistry;
+use crate::ops::ranges;
 use crate::types::Shape;
 use std::sync::Arc;
 
@@ -470,15 +471,8 @@ fn narrowed(graph: &Graph, at: &DimAt, fitted: (i64, i64), only_unbounded: bool)
     else {
         return Narrowing::Same;
     };
-    let rank = desc.shape().dims().len();
-    let mut ranges: Vec<(i64, i64)> = match desc.shape_range.as_deref() {
-        Some(r) if r.len() == rank => r.to_vec(),
-        _ => desc
-            .shape()
-            .dims()
-            .iter()
-            .map(|&d| if d >= 0 { (d, d) } else { (0, -1) })
-            .collect(),
+    let Some(mut ranges) = ranges::of_desc(desc) else {
+        return Narrowing::Same;
     };
     let Some(&(old_lo, old_hi)) = ranges.get(at.dim) else {
         return Narrowing::Same;

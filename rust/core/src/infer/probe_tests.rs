@@ -6,22 +6,6 @@ use super::*;
 use crate::prelude::*;
 use crate::test_graphs::OpCase;
 
-/// `ConcatV2(parts, axis 0)`.
-fn concat(c: &mut OpCase, parts: &[OutputRef]) -> OutputRef {
-    let axis = c.ints(&[0], false);
-    let spec = OpSpec {
-        op_type: "ConcatV2".into(),
-        name: format!("concat{}", parts.len()),
-        inputs: vec![
-            PortInput::Many(parts.to_vec()),
-            PortInput::Single(Some(axis)),
-        ],
-        ..OpSpec::default()
-    };
-    let id = add_op(&mut c.g, &c.r, spec).unwrap();
-    OutputRef { node: id, index: 0 }
-}
-
 /// `x: [B, S, 128]` with B in 1..=8 and S in 1..=512.
 fn transformer_input(c: &mut OpCase) -> OutputRef {
     c.ranged_input(
@@ -55,7 +39,7 @@ fn attention_heads_are_bounded_by_the_sizes_they_come_from() {
     let x = transformer_input(&mut c);
     let bs = batch_and_sequence(&mut c, x);
     let tail = c.ints(&[-1, 32], true);
-    let shape = concat(&mut c, &[bs, tail]);
+    let shape = c.concat(&[bs, tail], 0);
     let heads = c.op("Reshape", &[x, shape], &[]);
     c.infer().unwrap();
     assert_eq!(c.dims(heads), [-1, -1, -1, 32]);
@@ -85,7 +69,7 @@ fn dims_inside_a_body_are_bounded_too() {
     );
     let bs = batch_and_sequence(&mut body, arg);
     let tail = body.ints(&[-1, 32], true);
-    let shape = concat(&mut body, &[bs, tail]);
+    let shape = body.concat(&[bs, tail], 0);
     let heads = body.op("Reshape", &[arg, shape], &[]);
     body.g.set_outputs(vec![heads]).unwrap();
 
@@ -131,18 +115,7 @@ fn sizes_that_are_not_products_keep_their_interval_ranges() {
     let begin = c.ints(&[0, 0, 0], true);
     let size = c.ints(&[-1, 1, -1], true);
     let first = c.op("Slice", &[x, begin, size], &[]);
-    let axis = c.ints(&[1], false);
-    let spec = OpSpec {
-        op_type: "ConcatV2".into(),
-        name: "longer".into(),
-        inputs: vec![
-            PortInput::Many(vec![x, first]),
-            PortInput::Single(Some(axis)),
-        ],
-        ..OpSpec::default()
-    };
-    let id = add_op(&mut c.g, &c.r, spec).unwrap();
-    let longer = OutputRef { node: id, index: 0 };
+    let longer = c.concat(&[x, first], 1);
     c.infer().unwrap();
     let before = c.range(longer);
     assert_eq!(before.as_ref().map(|r| r[1]), Some((2, 513)));

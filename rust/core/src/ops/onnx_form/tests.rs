@@ -265,20 +265,7 @@ fn resize_to_sizes_read_from_a_shape_takes_their_value_ranges() {
     let features_shape = c.op("Shape", &[features], &int64);
     let batch_channels = c.op("GatherV2", &[pooled_shape, first, axis], &[]);
     let height_width = c.op("GatherV2", &[features_shape, last, axis], &[]);
-    let axis = c.ints(&[0], false);
-    let spec = OpSpec {
-        op_type: "ConcatV2".into(),
-        name: "sizes".into(),
-        inputs: vec![
-            PortInput::Many(vec![batch_channels, height_width]),
-            PortInput::Single(Some(axis)),
-        ],
-        ..OpSpec::default()
-    };
-    let sizes = OutputRef {
-        node: add_op(&mut c.g, &c.r, spec).unwrap(),
-        index: 0,
-    };
+    let sizes = c.concat(&[batch_channels, height_width], 0);
     let spec = OpSpec {
         op_type: "Resize".into(),
         name: "up".into(),
