@@ -8,6 +8,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import onnx
@@ -225,3 +226,92 @@ def test_sizes_in_a_range_the_model_cannot_take_are_named(tmp_path: Path) -> Non
     done = run_cli("compile", model.name, "--input-shape", "x:1~4,4~48,16", "--json", "r.json", cwd=tmp_path)
     notes = json.loads((tmp_path / "r.json").read_text())["notes"]
     assert any("are products of the input sizes" in n for n in notes), notes
+
+
+def test_a_range_carries_over_to_the_inputs_sharing_its_symbols(tmp_path: Path) -> None:
+    """BERT's three inputs all name `batch` and `seq`. Ranges given for two
+    of them bound the third as a fixed size would: the compile is the same
+    as with all three given (same plan, same latency), and a note says which
+    input took which ranges."""
+    from onnx_model_records import model_file
+
+    model = model_file("bert_ts14", tmp_path)
+
+    def compiled(*names: str) -> dict[str, Any]:
+        shapes = ";".join(f"{name}:1~4,1~128" for name in names)
+        done = run_cli(
+            "compile",
+            model.name,
+            "--input-shape",
+            shapes,
+            "--soc",
+            "Ascend310P3",
+            "--json",
+            "r.json",
+            cwd=tmp_path,
+        )
+        assert done.returncode == 0, done.stderr
+        report: dict[str, Any] = json.loads((tmp_path / "r.json").read_text())
+        return report
+
+    every = compiled("input_ids", "attention_mask", "token_type_ids")
+    two = compiled("input_ids", "attention_mask")
+    assert "input 'token_type_ids' (batch 1~4, seq 1~128) takes the ranges --input-shape gives" in " ".join(
+        two["notes"]
+    )
+    assert two["cost"] is not None
+    assert two["cost"]["total_us"] == every["cost"]["total_us"]
+    assert two["memory"]["arena_bytes"] == every["memory"]["arena_bytes"]
+    assert [t["region"] for t in two["memory"]["tensors"]] == [
+        t["region"] for t in every["memory"]["tensors"]
+    ]
+    assert not any("free dims" in w for w in two["warnings"]), two["warnings"]
+
+
+def shared_symbol_model(path: Path) -> Path:
+    """x and y both [n, 4]; z [m, 4] shares nothing with them."""
+    inputs = [
+        helper.make_tensor_value_info(name, TensorProto.FLOAT, [symbol, 4])
+        for name, symbol in (("x", "n"), ("y", "n"), ("z", "m"))
+    ]
+    graph = helper.make_graph(
+        [helper.make_node("Relu", [name], [f"r{name}"]) for name in ("x", "y", "z")],
+        "net",
+        inputs,
+        [helper.make_tensor_value_info(f"r{name}", TensorProto.FLOAT, None) for name in ("x", "y", "z")],
+    )
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)]), path)
+    return path
+
+
+def test_a_symbol_given_two_sizes_is_a_usage_error_naming_both(tmp_path: Path) -> None:
+    shared_symbol_model(tmp_path / "s.onnx")
+    for shapes, first, second in [
+        ("x:1~8,4;y:1~4,4", "the range 1~8 (input 'x' dim 0)", "the range 1~4 (input 'y' dim 0)"),
+        ("x:8,4;y:1~8,4", "size 8 (input 'x' dim 0)", "the range 1~8 (input 'y' dim 0)"),
+    ]:
+        done = run_cli("compile", "s.onnx", "--input-shape", shapes, cwd=tmp_path)
+        assert done.returncode == 2, done.stderr
+        assert "Traceback" not in done.stderr
+        assert f"symbol 'n' {first} and {second}; inputs sharing a symbol share its size" in done.stderr
+
+
+def test_a_range_binds_only_the_inputs_naming_its_symbol(tmp_path: Path) -> None:
+    shared_symbol_model(tmp_path / "s.onnx")
+    done = run_cli(
+        "compile",
+        "s.onnx",
+        "--input-shape",
+        "x:2~6,4",
+        "--soc",
+        "Ascend310P3",
+        "--json",
+        "r.json",
+        cwd=tmp_path,
+    )
+    assert done.returncode == 0, done.stderr
+    report = json.loads((tmp_path / "r.json").read_text())
+    assert "input 'y' (n 2~6) takes the ranges" in " ".join(report["notes"])
+    (unknown,) = [w for w in report["warnings"] if "unknown dims" in w]
+    assert "the input z:0 has free dims" in unknown
+    assert "y:0" not in unknown.split("has free dims")[0]

@@ -33,6 +33,7 @@ from .precision_config import (
 )
 from .profiles import Profile, ProfileSpec, profile_specs
 from .profiles import batched_shapes as batched_shapes  # re-exported
+from .symbol_ranges import carried_note, shared_ranges
 from .unknown_dims import find_unknown_dims, is_unknown, unknown_dims_warning
 from .usage import UsageError as UsageError  # re-exported: opgraph.cli.compile.UsageError
 from .usage import check_input_file
@@ -467,6 +468,11 @@ def _pipeline(options: CompileOptions, stage: Stage, switches: _Switches) -> Com
     result = CompileResult(options, graph, scope_passes=scope_passes, symbols=symbols)
     for name, ranges in options.input_ranges.items():
         graph.set_input_shape_range(name, ranges)
+    carried = shared_ranges(graph, symbols, options.input_shapes, options.input_ranges)
+    for name, ranges in carried.items():
+        graph.set_input_shape_range(name, ranges)
+    if carried:
+        result.notes.append(carried_note(carried, symbols))
     result.notes += _precision_overrides(graph, options)
     if options.insert_op_conf is not None:
         result.aipp = aipp_stages(graph, options)
