@@ -102,3 +102,46 @@ def test_a_profile_the_model_cannot_take_is_skipped_alone(tmp_path: Path) -> Non
     report = compile_json(tmp_path, "--input_shape", "data:1,1,-1,-1", "--dynamic_image_size", "5,5;28,28")
     assert [p["label"] for p in report["profiles"]] == ["image 28x28"]
     assert any(w.startswith("profile image 5x5 is skipped: node 'pool1'") for w in report["warnings"])
+
+
+@pytest.mark.parametrize(
+    ("input_shape", "flag", "gears", "largest"),
+    [
+        ("data:-1,1,28,28", "--dynamic_batch_size", "1,8", "batch 8"),
+        ("data:-1,1,28,28", "--dynamic_dims", "2;6", "dims 6"),
+    ],
+)
+def test_gears_over_free_dims_are_the_plan(
+    tmp_path: Path, input_shape: str, flag: str, gears: str, largest: str
+) -> None:
+    """ATC's gears fix the -1 dims of --input_shape one profile at a time. The
+    main graph, its dims free, plans a fraction of the model; GE sizes the
+    memory the gears share for the largest. So no main plan, no warning to
+    fix --input-shape, and a note and a memory line naming the largest
+    profile, whose arena is that of a compile at its fixed shape."""
+    report = compile_json(tmp_path, "--input_shape", input_shape, flag, gears)
+    assert report["memory"] is None
+    assert not any("unknown dims" in w for w in report["warnings"]), report["warnings"]
+    (profile,) = [p for p in report["profiles"] if p["label"] == largest]
+    assert profile["arena_bytes"] == max(p["arena_bytes"] for p in report["profiles"])
+    size = int(largest.split()[-1])
+    ex = example("lenet")
+    fixed = run(
+        CompileOptions(
+            model=ex.path,
+            framework=ex.framework,
+            weights=ex.weights,
+            input_shapes={"data": [size, 1, 28, 28]},
+            soc="Ascend310P3",
+        )
+    )
+    assert fixed.memory is not None and profile["arena_bytes"] == fixed.memory.arena_bytes
+    mib = f"{fixed.memory.arena_bytes / 2**20:.2f} MiB"
+    assert f"GE sizes the memory they share for the largest, {largest}: a {mib} arena" in " ".join(
+        report["notes"]
+    )
+    done = run_cli(
+        "compile", "--example", "lenet", "--soc", "Ascend310P3", "--input_shape", input_shape, flag, gears
+    )
+    assert done.returncode == 0, done.stderr
+    assert f"memory per profile (below); the largest, {largest}: arena" in " ".join(done.stdout.split())

@@ -107,6 +107,8 @@ class CompileResult:
     aipp: list[AippStage] = field(default_factory=list)
     #: One line per option accepted without effect or config entry not applied.
     notes: list[str] = field(default_factory=list)
+    #: The warning about unknown dims, when the compile had some (one of ``warnings``).
+    unknown_dims_warning: str | None = None
 
 
 def framework_of_suffix(model: Path) -> str | None:
@@ -449,6 +451,8 @@ def _run(options: CompileOptions, stage: Stage) -> CompileResult:
                     result.profiles.append(_profile(options, switches, spec))
                 except OpgraphError as error:
                     result.warnings.append(f"profile {spec.label} is skipped: {error}")
+        if len(result.profiles) == len(specs):
+            _planned_per_profile(result)
         if result.cost is not None:
             result.cost.batch_sweep = [
                 BatchCost(p.batch, p.cost.total_us)
@@ -458,6 +462,29 @@ def _run(options: CompileOptions, stage: Stage) -> CompileResult:
     if result.cost is not None:
         result.warnings += list(_cost_flags(result.cost))
     return result
+
+
+def _planned_per_profile(result: CompileResult) -> None:
+    """ATC's gears (``--dynamic_dims``, ``--dynamic_batch_size``,
+    ``--dynamic_image_size`` with ``-1`` dims in ``--input_shape``) give the
+    main compile's free dims one set of sizes per profile. GE compiles each
+    gear and sizes the memory they share for the largest (its dynamic batch
+    memory assigner), so the profiles are the plan: the main graph's, with
+    its dims free, plans a fraction of the model and is dropped, and the
+    warning that sends the user to ``--input-shape`` becomes a note."""
+    plans = [(p.memory.arena_bytes, p.label) for p in result.profiles if p.memory is not None]
+    warning = result.unknown_dims_warning
+    if warning is None or result.cost is not None or len(plans) != len(result.profiles):
+        return
+    arena, label = max(plans)
+    result.warnings.remove(warning)
+    result.unknown_dims_warning = None
+    result.memory = None
+    result.notes.append(
+        "the -1 dims of --input-shape take each profile's sizes: every profile is planned and costed "
+        "at its own shapes (by profile), and GE sizes the memory they share for the largest, "
+        f"{label}: a {arena / 2**20:.2f} MiB arena"
+    )
 
 
 def _pipeline(options: CompileOptions, stage: Stage, switches: _Switches) -> CompileResult:
@@ -501,7 +528,8 @@ def _pipeline(options: CompileOptions, stage: Stage, switches: _Switches) -> Com
     # Sizes known only at run time, every one bounded: a worst-case latency.
     at_upper_bounds = bool(unknown.tensors) and unknown.inputs_bounded() and unplanned == 0
     if unknown.tensors:
-        result.warnings.append(unknown_dims_warning(unknown, unplanned, costed=at_upper_bounds))
+        result.unknown_dims_warning = unknown_dims_warning(unknown, unplanned, costed=at_upper_bounds)
+        result.warnings.append(result.unknown_dims_warning)
     if not unknown.tensors or at_upper_bounds:
         spec, no_preset = cost_preset(options.soc)
         if no_preset is not None:

@@ -73,6 +73,15 @@ def print_summary(
             f"weights {_bytes(memory['weights_bytes'])}, I/O {_bytes(memory['io_bytes'])}"
             + _unplanned(memory)
         )
+    elif report.get("profiles"):
+        planned = [p for p in report["profiles"] if p["arena_bytes"] is not None]
+        if planned:
+            largest = max(planned, key=lambda p: p["arena_bytes"])
+            console.print(
+                f"[bold]memory[/bold]  per profile (below); the largest, {escape(largest['label'])}: "
+                f"arena {_bytes(largest['arena_bytes'])}, weights {_bytes(largest['weights_bytes'])}, "
+                f"I/O {_bytes(largest['io_bytes'])}"
+            )
     for stage in report.get("aipp", []):
         console.print(_aipp_line(stage))
     cost = report["cost"]
