@@ -27,6 +27,9 @@ pub(crate) enum OpClass {
     Cube,
     /// Depthwise convolution: a multiply-add per window tap on the vector unit.
     Depthwise,
+    /// A recurrent layer (LSTM, GRU, RNN): a Cube product and vector gates
+    /// per step, the steps one after another.
+    Recurrent,
     /// A vector op: `passes` vector instructions per element of `basis`;
     /// `fusable` ops join the kernel of the op that feeds them (UB fusion).
     Vector {
@@ -217,7 +220,7 @@ const TRANSCENDENTAL: &[&str] = &[
     "Reciprocal",
     "Inv",
 ];
-const TRANSCENDENTAL_PASSES: f64 = 4.0;
+pub(super) const TRANSCENDENTAL_PASSES: f64 = 4.0;
 const REDUCE: &[&str] = &[
     "Mean",
     "ReduceMean",
@@ -442,6 +445,9 @@ pub(crate) fn classify(node: &Node) -> OpClass {
         return OpClass::AiCpu;
     }
     let Some(family) = family else {
+        if super::recurrent::is_recurrent(op) {
+            return OpClass::Recurrent;
+        }
         return OpClass::Unknown;
     };
     match family {

@@ -34,7 +34,7 @@ pub(crate) struct Split {
 
 /// The Cube's K depth for `dtype`: 32 B of it (C0), or `None` when the
 /// device's Cube has no mode for it.
-fn cube_k(dtype: DataType, spec: &DeviceSpec) -> Option<(u64, u32)> {
+pub(super) fn cube_k(dtype: DataType, spec: &DeviceSpec) -> Option<(u64, u32)> {
     match dtype {
         DataType::Float16 | DataType::Bf16 => Some((16, spec.cube_fp16_macs_per_cycle)),
         DataType::Int8 | DataType::Uint8 => Some((32, spec.cube_int8_macs_per_cycle)),
@@ -218,7 +218,7 @@ fn matmul_gemm(graph: &Graph, node: &Node) -> Result<Gemm, CostError> {
 /// tile that fits L0C) and result fractals (fp32) moved out of L0C. A
 /// layer with few output rows per core reuses each weight fractal little
 /// and waits on L0B; a layer with a short K waits on L0C.
-fn pipe_cycles(
+pub(super) fn pipe_cycles(
     spec: &DeviceSpec,
     s: &Split,
     units: u64,

@@ -25,6 +25,7 @@ mod cube;
 mod fusion;
 mod in_place;
 mod l2;
+mod recurrent;
 mod report;
 mod rows;
 mod schedule;

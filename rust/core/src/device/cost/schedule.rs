@@ -68,6 +68,7 @@ pub(super) fn node_work(
         OpClass::Free(_) | OpClass::Subgraph => return Ok(None),
         OpClass::Cube => cube::cube_work(graph, node, spec, opts)?,
         OpClass::Depthwise => vector::depthwise_work(graph, node, spec, opts, 0, 1)?,
+        OpClass::Recurrent => super::recurrent::recurrent_work(graph, node, spec, opts)?,
         OpClass::Vector { passes, basis, .. } => {
             vector::vector_work(graph, node, spec, opts, passes, basis)?
         }

@@ -35,6 +35,13 @@ pub(crate) struct Work {
     pub output_bytes: f64,
     /// Host time of an AI CPU op.
     pub ai_cpu_us: f64,
+    /// The Cube and vector work wait on each other (a recurrent step needs
+    /// the last step's gates), so their times add instead of overlapping.
+    pub serial: bool,
+    /// Barriers inside the kernel where every core hands its results to
+    /// the others through memory (a recurrent step's hidden state), each
+    /// costing what a task boundary does.
+    pub barriers: f64,
 }
 
 /// A `Work` timed on a device.
@@ -83,8 +90,12 @@ impl Work {
         let dram_us = self.dram_bytes / (spec.memory_gb_per_s * 1e3 * eff.memory);
         let l2_us = (self.dram_bytes + self.l2_bytes) / (spec.l2_gb_per_s * 1e3 * eff.memory);
         let memory_us = dram_us.max(l2_us);
-        let compute_us = cube_us.max(vector_us);
-        let overhead_us = spec.task_launch_us;
+        let compute_us = if self.serial {
+            cube_us + vector_us
+        } else {
+            cube_us.max(vector_us)
+        };
+        let overhead_us = spec.task_launch_us * (1.0 + self.barriers);
         let busy = compute_us.max(memory_us);
         let bound = if overhead_us > busy {
             Bound::Overhead
