@@ -47,6 +47,8 @@ class Network:
     input_names: list[str]
     note: str | None = None
     output_names: tuple[str, ...] = ("output",)
+    #: The outputs' batch axis (CRNN's output is [time, batch, classes]).
+    output_batch_axis: int = 0
 
 
 def torchvision_model(name: str, **kwargs: Any) -> Callable[[], torch.nn.Module]:
@@ -104,6 +106,59 @@ class LogitsOnly(torch.nn.Module):  # type: ignore[misc, unused-ignore]  # Modul
         return self.inner(ids, attention_mask=torch.ones_like(ids)).logits
 
 
+class OneWayLstms(torch.nn.Module):  # type: ignore[misc, unused-ignore]  # Module is Any without torch (the test extra)
+    """The model zoo CRNN's bidirectional layer: two one-way LSTMs, the
+    second over the time-reversed sequence, then a linear map of both."""
+
+    def __init__(self, inputs: int, hidden: int, outputs: int) -> None:
+        super().__init__()
+        self.forward_lstm = torch.nn.LSTM(inputs, hidden)
+        self.backward_lstm = torch.nn.LSTM(inputs, hidden)
+        self.linear = torch.nn.Linear(2 * hidden, outputs)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        ahead, _ = self.forward_lstm(x)
+        behind, _ = self.backward_lstm(torch.flip(x, [0]))
+        both = torch.cat((ahead, torch.flip(behind, [0])), 2)
+        steps, batch, width = both.shape
+        out: torch.Tensor = self.linear(both.reshape(steps * batch, width))
+        return out.reshape(steps, batch, -1)
+
+
+class Crnn(torch.nn.Module):  # type: ignore[misc, unused-ignore]  # Module is Any without torch (the test extra)
+    """CRNN as the model zoo's CRNN_BuiltIn_for_Pytorch builds it
+    (``CRNN(32, 1, 37, 256)``): seven 3x3 convolutions (the last 2x2,
+    unpadded) with ReLU, batch norm after the 3rd, 5th and 7th, max pools
+    2x2, 2x2, (2,2)/(2,1) padded (0,1) twice; a 1 x 32 x 100 image becomes
+    26 steps of 512 features, then two one-way-LSTM pairs of 256 and a log
+    softmax over 37 classes."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        layers: list[torch.nn.Module] = []
+        widths = [1, 64, 128, 256, 256, 512, 512, 512]
+        pools = {
+            0: ((2, 2), (2, 2), (0, 0)),
+            1: ((2, 2), (2, 2), (0, 0)),
+            3: ((2, 2), (2, 1), (0, 1)),
+            5: ((2, 2), (2, 1), (0, 1)),
+        }
+        for i in range(7):
+            kernel, pad = (2, 0) if i == 6 else (3, 1)
+            layers.append(torch.nn.Conv2d(widths[i], widths[i + 1], kernel, 1, pad))
+            if i in (2, 4, 6):
+                layers.append(torch.nn.BatchNorm2d(widths[i + 1]))
+            layers.append(torch.nn.ReLU())
+            if i in pools:
+                layers.append(torch.nn.MaxPool2d(*pools[i]))
+        self.cnn = torch.nn.Sequential(*layers)
+        self.rnn = torch.nn.Sequential(OneWayLstms(512, 256, 256), OneWayLstms(256, 256, 37))
+
+    def forward(self, image: torch.Tensor) -> torch.Tensor:
+        features = self.cnn(image).squeeze(2).permute(2, 0, 1)  # [width, batch, channels]
+        return torch.nn.functional.log_softmax(self.rnn(features), dim=2)
+
+
 def tokens(count: int, seq: int = 512) -> Callable[[], tuple[torch.Tensor, ...]]:
     return lambda: tuple(torch.ones(2, seq, dtype=torch.long) for _ in range(count))
 
@@ -158,6 +213,14 @@ NETWORKS: dict[str, Network] = {
         ["input_ids", "token_type_ids", "attention_mask"],
         output_names=("start_logits", "end_logits"),
     ),
+    "crnn": Network(
+        Crnn,
+        "CRNN(32, 1, 37, 256) of the model zoo (its crnn.py: one-way LSTM pairs), written here",
+        lambda: (torch.randn(2, 1, 32, 100),),
+        ["actual_input_1"],
+        output_names=("output1",),
+        output_batch_axis=1,
+    ),
     "gpt2_chinese": Network(
         gpt2_chinese,
         "transformers.GPT2LMHeadModel(GPT2Config(vocab 21128, 12 layers, 768 wide, 12 heads)), seq 512",
@@ -199,7 +262,10 @@ def export(name: str, net: Network) -> dict[str, Any]:
             str(path),
             input_names=net.input_names,
             output_names=list(net.output_names),
-            dynamic_axes={n: {0: "batch"} for n in [*net.input_names, *net.output_names]},
+            dynamic_axes={
+                **{n: {0: "batch"} for n in net.input_names},
+                **{n: {net.output_batch_axis: "batch"} for n in net.output_names},
+            },
             opset_version=OPSET,
             dynamo=False,
         )
