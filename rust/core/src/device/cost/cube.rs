@@ -234,11 +234,13 @@ pub(super) fn pipe_cycles(
     let m_tile = m.clamp(1, FRACTAL);
     let n_tile = n.clamp(1, (l0c_tiles / m_tile).max(1));
     let fractal_bytes = (FRACTAL * 32) as f64; // 16 rows of one 32-byte C0 block
-    let a_loads = units * (m * k_blocks) as f64 * ceil_div(n, n_tile) as f64;
-    let b_loads = units * (n * k_blocks) as f64 * ceil_div(m, m_tile) as f64;
+                                               // In f64: block counts of absurd dims multiply past u64.
+    let (mf, nf, kf) = (m as f64, n as f64, k_blocks as f64);
+    let a_loads = units * mf * kf * ceil_div(n, n_tile) as f64;
+    let b_loads = units * nf * kf * ceil_div(m, m_tile) as f64;
     let mte1 = a_loads * fractal_bytes / f64::from(spec.l1_to_l0a_bytes_per_cycle)
         + b_loads * fractal_bytes / f64::from(spec.l1_to_l0b_bytes_per_cycle);
-    let drain = units * (m * n) as f64 * (FRACTAL * FRACTAL * 4) as f64
+    let drain = units * mf * nf * (FRACTAL * FRACTAL * 4) as f64
         / f64::from(spec.l0c_to_ub_bytes_per_cycle);
     mte1.max(drain)
 }

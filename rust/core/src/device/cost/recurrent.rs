@@ -88,7 +88,7 @@ pub(crate) fn recurrent_work(
     })?;
     let gate_width = product(name, &[gates, hidden])?;
     let (m_blocks, n_blocks) = (ceil_div(batch, FRACTAL), ceil_div(gate_width, FRACTAL));
-    let k_blocks = ceil_div(input, k0) + ceil_div(hidden, k0);
+    let k_blocks = ceil_div(input, k0).saturating_add(ceil_div(hidden, k0));
     let block_macs = FRACTAL * FRACTAL * k0;
     let step_split = splits(
         directions,
@@ -99,7 +99,7 @@ pub(crate) fn recurrent_work(
     )
     .into_iter()
     .map(|s| {
-        let issued = (s.per_core * block_macs) as f64 / f64::from(macs_per_cycle);
+        let issued = s.per_core as f64 * block_macs as f64 / f64::from(macs_per_cycle);
         let cycles = issued.max(pipe_cycles(
             spec, &s, directions, m_blocks, n_blocks, k_blocks,
         ));
@@ -117,7 +117,14 @@ pub(crate) fn recurrent_work(
     let weights = bytes(
         name,
         dtype,
-        product(name, &[directions, n_blocks * FRACTAL, k_blocks * k0])?,
+        product(
+            name,
+            &[
+                directions,
+                n_blocks.saturating_mul(FRACTAL),
+                k_blocks.saturating_mul(k0),
+            ],
+        )?,
     )? as f64;
     let mut dram = weights + stored_bytes(name, op, x, opts.precision, true)? as f64;
     for out in &node.outputs {
@@ -137,7 +144,11 @@ pub(crate) fn recurrent_work(
         .iter()
         .map(|&v| v as f64)
         .product::<f64>();
-    let padded = steps * (directions * m_blocks * n_blocks * k_blocks * block_macs) as f64;
+    let padded = [directions, m_blocks, n_blocks, k_blocks, block_macs]
+        .iter()
+        .map(|&v| v as f64)
+        .product::<f64>()
+        * steps;
     Ok(Work {
         unit: Unit::Cube,
         cube_cycles: steps * step_cube,
@@ -243,6 +254,16 @@ mod tests {
         assert!((one.cube_us - sixteen.cube_us).abs() < 1e-12);
         assert!(sixteen.vector_us > one.vector_us);
         assert_eq!(sixteen.padded_flops, one.padded_flops);
+    }
+
+    #[test]
+    fn absurd_sizes_are_an_error_not_a_panic() {
+        let g = layer("CommonLSTM", 4, 1 << 40, 1 << 40, 1 << 40, 1 << 40, 1);
+        let spec = super::super::tests::round_spec();
+        match super::super::estimate_cost(&g, &spec, &CostOptions::default()) {
+            Err(super::super::CostError::Overflow { node }) => assert_eq!(node, "rnn"),
+            other => panic!("expected an overflow error, got {other:?}"),
+        }
     }
 
     #[test]

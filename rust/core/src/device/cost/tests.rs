@@ -419,3 +419,18 @@ fn a_cube_split_does_not_trade_a_block_for_reading_the_input_again_from_memory()
         conv.bytes
     );
 }
+
+#[test]
+fn an_absurd_matmul_is_an_error_not_a_panic() {
+    let mut g = Graph::new("mm");
+    let big = || desc(DataType::Float16, &[1 << 30, 1 << 30, 1 << 30], Format::Nd);
+    let a = input(&mut g, "a", big());
+    let b = input(&mut g, "b", big());
+    let y = op(&mut g, "BatchMatMulV2", "mm", &[a, b], big(), &[]);
+    g.set_outputs(vec![y]).unwrap();
+    let result = estimate_cost(&g, &round_spec(), &CostOptions::default());
+    assert!(
+        matches!(result, Err(CostError::Overflow { .. })),
+        "{result:?}"
+    );
+}
