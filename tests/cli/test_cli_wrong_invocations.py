@@ -118,6 +118,12 @@ CASES = {
         2,
         ("--dynamic_batch_size and --dynamic_dims", "one kind per model"),
     ),
+    # an opgraph-only option in an ATC line: named as the user spelled it
+    "opgraph option in an atc line": Case(
+        ("atc", "--framework=0", f"--model={LENET}", "--batch-sizes", "1,4", "-not-an-atc-flag=1"),
+        2,
+        ("unrecognized arguments: --batch-sizes", "-not-an-atc-flag=1", "(see opgraph atc --help)"),
+    ),
     # outputs: --out, --json
     "--report html without --output": Case(
         ("compile", "--example", "lenet", "--report", "html", "--json", "{w}/r.json"),

@@ -27,6 +27,13 @@ def _option_name(token: str) -> str:
 
 def atc_argv(tokens: Sequence[str]) -> list[str]:
     """The ``opgraph compile`` arguments for the ATC arguments ``tokens``."""
+    return atc_argv_spelled(tokens)[0]
+
+
+def atc_argv_spelled(tokens: Sequence[str]) -> tuple[list[str], dict[str, str]]:
+    """:func:`atc_argv`, and each rewritten argument's spelling on the ATC
+    line (an unrecognized one is reported as the user wrote it)."""
+    spelled: dict[str, str] = {}
     items = list(tokens)
     if len(items) == 1 and " " in items[0].strip():
         items = shlex.split(items[0])
@@ -35,6 +42,7 @@ def atc_argv(tokens: Sequence[str]) -> list[str]:
     argv: list[str] = []
     option = None
     for token in items:
+        original = token
         name, eq, value = token.partition("=")
         is_option = token.startswith("-") and not re.fullmatch(r"-\d[\d,]*", token)
         if is_option and token not in _OPGRAPH_FLAGS:
@@ -52,9 +60,11 @@ def atc_argv(tokens: Sequence[str]) -> list[str]:
             )
         if token in ("--h", "--help"):
             token = "--help"
+        if token != original:
+            spelled[token] = original
         argv.append(token)
     if not items:
         raise UsageError(
             "opgraph atc: no ATC arguments (e.g. opgraph atc --framework=5 --model=net.onnx ...)"
         )
-    return ["compile", *argv]
+    return ["compile", *argv], spelled

@@ -26,7 +26,7 @@ from rich.markup import escape
 from .. import __version__
 from ..errors import AtcConfigError, InternalError, OpgraphError, ShapeArgumentError
 from . import examples, ops
-from .atc import atc_argv
+from .atc import atc_argv_spelled
 from .atc_flags import (
     LOG_LEVELS,
     PRECISION_CHOICES,
@@ -520,12 +520,15 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _dispatch(argv: Sequence[str] | None, err: Console) -> int:
     parser = _parser()
     tokens = list(sys.argv[1:] if argv is None else argv)
-    if tokens and tokens[0] == "atc":
-        tokens = atc_argv(tokens[1:])
+    spelled: dict[str, str] = {}
+    atc = bool(tokens) and tokens[0] == "atc"
+    if atc:
+        tokens, spelled = atc_argv_spelled(tokens[1:])
     args, unknown = parser.parse_known_args(tokens)
     if unknown:  # argparse would point at "opgraph --help", not the command's
-        command = f"opgraph {args.command}" if args.command else "opgraph"
-        raise UsageError(f"unrecognized arguments: {' '.join(unknown)} (see {command} --help)")
+        command = "opgraph atc" if atc else f"opgraph {args.command}" if args.command else "opgraph"
+        shown = " ".join(spelled.get(token, token) for token in unknown)
+        raise UsageError(f"unrecognized arguments: {shown} (see {command} --help)")
     console = new_console()
     if args.command == "compile":
         return _compile(args, console, err)
