@@ -137,11 +137,19 @@ def test_gears_over_free_dims_are_the_plan(
     )
     assert fixed.memory is not None and profile["arena_bytes"] == fixed.memory.arena_bytes
     mib = f"{fixed.memory.arena_bytes / 2**20:.2f} MiB"
-    assert f"GE sizes the memory they share for the largest, {largest}: a {mib} arena" in " ".join(
-        report["notes"]
-    )
+    notes = " ".join(report["notes"])
+    assert f"GE sizes the memory the profiles share for the largest, {largest}: a {mib} arena" in notes
     done = run_cli(
         "compile", "--example", "lenet", "--soc", "Ascend310P3", "--input_shape", input_shape, flag, gears
     )
     assert done.returncode == 0, done.stderr
     assert f"memory per profile (below); the largest, {largest}: arena" in " ".join(done.stdout.split())
+
+
+def test_a_main_compile_with_ranges_keeps_its_plan_beside_batch_profiles(tmp_path: Path) -> None:
+    """Only free dims are the gears': a batch given as a range has a worst-case
+    plan of its own, which the profiles do not replace."""
+    report = compile_json(tmp_path, "--input-shape", "data:1~4,1,28,28", "--batch-sizes", "1,4")
+    assert report["memory"] is not None
+    assert [p["batch"] for p in report["profiles"]] == [1, 4]
+    assert not any("take each profile's sizes" in n for n in report["notes"])

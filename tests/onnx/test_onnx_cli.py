@@ -94,6 +94,16 @@ def compile_warnings(tmp_path: Path, *args: str) -> list[str]:
     return warnings
 
 
+def compile_report(tmp_path: Path, model: str, shapes: str) -> dict[str, Any]:
+    """The JSON report of compiling ``model`` with ``--input-shape shapes`` for the 310P3."""
+    done = run_cli(
+        "compile", model, "--input-shape", shapes, "--soc", "Ascend310P3", "--json", "r.json", cwd=tmp_path
+    )
+    assert done.returncode == 0, done.stderr
+    report: dict[str, Any] = json.loads((tmp_path / "r.json").read_text())
+    return report
+
+
 def test_the_unknown_dims_warning_says_where_they_come_from(tmp_path: Path) -> None:
     """Free input dims: fix them. Fixed inputs but a data-dependent op: the
     warning names it and does not send the user to --input-shape."""
@@ -238,21 +248,7 @@ def test_a_range_carries_over_to_the_inputs_sharing_its_symbols(tmp_path: Path) 
     model = model_file("bert_ts14", tmp_path)
 
     def compiled(*names: str) -> dict[str, Any]:
-        shapes = ";".join(f"{name}:1~4,1~128" for name in names)
-        done = run_cli(
-            "compile",
-            model.name,
-            "--input-shape",
-            shapes,
-            "--soc",
-            "Ascend310P3",
-            "--json",
-            "r.json",
-            cwd=tmp_path,
-        )
-        assert done.returncode == 0, done.stderr
-        report: dict[str, Any] = json.loads((tmp_path / "r.json").read_text())
-        return report
+        return compile_report(tmp_path, model.name, ";".join(f"{name}:1~4,1~128" for name in names))
 
     every = compiled("input_ids", "attention_mask", "token_type_ids")
     two = compiled("input_ids", "attention_mask")
@@ -298,20 +294,17 @@ def test_a_symbol_given_two_sizes_is_a_usage_error_naming_both(tmp_path: Path) -
 
 def test_a_range_binds_only_the_inputs_naming_its_symbol(tmp_path: Path) -> None:
     shared_symbol_model(tmp_path / "s.onnx")
-    done = run_cli(
-        "compile",
-        "s.onnx",
-        "--input-shape",
-        "x:2~6,4",
-        "--soc",
-        "Ascend310P3",
-        "--json",
-        "r.json",
-        cwd=tmp_path,
-    )
-    assert done.returncode == 0, done.stderr
-    report = json.loads((tmp_path / "r.json").read_text())
+    report = compile_report(tmp_path, "s.onnx", "x:2~6,4")
     assert "input 'y' (n 2~6) takes the ranges" in " ".join(report["notes"])
     (unknown,) = [w for w in report["warnings"] if "unknown dims" in w]
     assert "the input z:0 has free dims" in unknown
     assert "y:0" not in unknown.split("has free dims")[0]
+
+
+def test_a_one_size_range_carries_over_too(tmp_path: Path) -> None:
+    """``3~3`` is a range of one size: y, sharing x's symbol, takes it."""
+    shared_symbol_model(tmp_path / "s.onnx")
+    report = compile_report(tmp_path, "s.onnx", "x:3~3,4;z:2,4")
+    assert "input 'y' (n 3) takes the ranges" in " ".join(report["notes"])
+    assert report["cost"] is not None
+    assert not any("free dims" in w for w in report["warnings"]), report["warnings"]

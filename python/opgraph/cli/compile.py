@@ -34,7 +34,7 @@ from .precision_config import (
 from .profiles import Profile, ProfileSpec, profile_specs
 from .profiles import batched_shapes as batched_shapes  # re-exported
 from .symbol_ranges import carried_note, shared_ranges
-from .unknown_dims import find_unknown_dims, is_unknown, unknown_dims_warning
+from .unknown_dims import UnknownDims, find_unknown_dims, is_unknown, unknown_dims_warning
 from .usage import UsageError as UsageError  # re-exported: opgraph.cli.compile.UsageError
 from .usage import check_input_file
 from .user_code import import_plugins
@@ -107,7 +107,9 @@ class CompileResult:
     aipp: list[AippStage] = field(default_factory=list)
     #: One line per option accepted without effect or config entry not applied.
     notes: list[str] = field(default_factory=list)
-    #: The warning about unknown dims, when the compile had some (one of ``warnings``).
+    #: The unknown dims of the compile and where they come from, when it had some.
+    unknown_dims: UnknownDims | None = None
+    #: The warning about them (one of ``warnings``).
     unknown_dims_warning: str | None = None
 
 
@@ -471,18 +473,21 @@ def _planned_per_profile(result: CompileResult) -> None:
     gear and sizes the memory they share for the largest (its dynamic batch
     memory assigner), so the profiles are the plan: the main graph's, with
     its dims free, plans a fraction of the model and is dropped, and the
-    warning that sends the user to ``--input-shape`` becomes a note."""
+    warning that sends the user to ``--input-shape`` becomes a note. Only
+    free dims: a main compile with ranges or fixed shapes keeps its plan."""
+    unknown, warning = result.unknown_dims, result.unknown_dims_warning
+    if unknown is None or warning is None or not unknown.free_inputs or unknown.ranged_inputs:
+        return
     plans = [(p.memory.arena_bytes, p.label) for p in result.profiles if p.memory is not None]
-    warning = result.unknown_dims_warning
-    if warning is None or result.cost is not None or len(plans) != len(result.profiles):
+    if len(plans) != len(result.profiles):
         return
     arena, label = max(plans)
     result.warnings.remove(warning)
-    result.unknown_dims_warning = None
+    result.unknown_dims = result.unknown_dims_warning = None
     result.memory = None
     result.notes.append(
-        "the -1 dims of --input-shape take each profile's sizes: every profile is planned and costed "
-        "at its own shapes (by profile), and GE sizes the memory they share for the largest, "
+        "the inputs' free dims take each profile's sizes: every profile is compiled at its own shapes "
+        "(by profile), and GE sizes the memory the profiles share for the largest, "
         f"{label}: a {arena / 2**20:.2f} MiB arena"
     )
 
@@ -528,6 +533,7 @@ def _pipeline(options: CompileOptions, stage: Stage, switches: _Switches) -> Com
     # Sizes known only at run time, every one bounded: a worst-case latency.
     at_upper_bounds = bool(unknown.tensors) and unknown.inputs_bounded() and unplanned == 0
     if unknown.tensors:
+        result.unknown_dims = unknown
         result.unknown_dims_warning = unknown_dims_warning(unknown, unplanned, costed=at_upper_bounds)
         result.warnings.append(result.unknown_dims_warning)
     if not unknown.tensors or at_upper_bounds:

@@ -24,10 +24,11 @@ def symbol_sizes(
     symbols: Mapping[str, Sequence[str]],
     shapes: Mapping[str, Sequence[int]],
     ranges: Mapping[str, Sequence[Range]],
-) -> dict[str, Range]:
+) -> dict[str, tuple[Range, bool]]:
     """Each symbol's size as the given inputs fix it: ``(d, d)`` for a fixed
-    dim, ``(lo, hi)`` for a range; an unknown dim (``-1``) fixes nothing.
-    Two inputs giving one symbol different sizes is a :class:`UsageError`."""
+    dim, ``(lo, hi)`` for a range, and whether a range gave it; an unknown
+    dim (``-1``) fixes nothing. Two inputs giving one symbol different sizes
+    is a :class:`UsageError`."""
     sizes: dict[str, tuple[Range, str, int]] = {}
     for name, dims in shapes.items():
         params = symbols.get(name)
@@ -48,7 +49,7 @@ def symbol_sizes(
                     f"{other_index}) and {_shown(size)} (input '{name}' dim {index}); inputs "
                     "sharing a symbol share its size"
                 )
-    return {param: size for param, (size, _, _) in sizes.items()}
+    return {param: (size, name in ranges) for param, (size, name, _) in sizes.items()}
 
 
 def shared_ranges(
@@ -59,10 +60,11 @@ def shared_ranges(
 ) -> dict[str, list[Range]]:
     """The ranges of the inputs ``--input-shape`` does not name that share a
     symbol it gives a range: per dim the symbol's range, else the loaded
-    dim (``(d, d)``, or ``(0, -1)`` where unknown)."""
-    sizes = {
-        param: size for param, size in symbol_sizes(symbols, shapes, ranges).items() if size[0] != size[1]
-    }
+    dim (``(d, d)``, or ``(0, -1)`` where unknown). A fixed size needs no
+    carrying: the loader gave it to every input naming it. An input given
+    with ``-1`` keeps that dim free, as it does beside fixed sizes."""
+    given = symbol_sizes(symbols, shapes, ranges)
+    sizes = {param: size for param, (size, ranged) in given.items() if ranged}
     carried: dict[str, list[Range]] = {}
     for ref in graph.inputs:
         name = ref.node  # an input's Data node is named after it
@@ -84,9 +86,9 @@ def carried_note(carried: Mapping[str, Sequence[Range]], symbols: Mapping[str, S
     parts = []
     for name, dims in carried.items():
         named = ", ".join(
-            f"{param} {low}~{high}"
+            f"{param} {low}" if low == high else f"{param} {low}~{high}"
             for param, (low, high) in zip(symbols[name], dims, strict=True)
-            if param and low != high
+            if param and high >= 0
         )
         parts.append(f"'{name}' ({named})")
     inputs = f"input {parts[0]} takes" if len(parts) == 1 else f"inputs {', '.join(parts)} take"

@@ -12,7 +12,6 @@ import pytest
 from onnx import TensorProto, helper
 
 import opgraph
-from opgraph import DeviceSpec
 
 ROWS = Path(__file__).resolve().parent / "recurrent_published.tsv"
 
@@ -55,18 +54,12 @@ def test_every_lstm_is_costed_as_onnx_lstm_arithmetic(tmp_path: Path) -> None:
     assert costed == expected
 
 
-def test_each_step_waits_for_the_last(tmp_path: Path) -> None:
-    """26 steps per layer, four layers: at batch 1 the layers take at least
-    one task boundary per step, and eight times the batch (still one block
-    of 16 rows on the Cube) barely changes them."""
-    spec = DeviceSpec.preset("Ascend310P3")
-
-    def lstm_us(batch: int) -> float:
-        row = crnn_row(batch)
+def test_the_crnn_sweep_stays_where_it_was_checked(tmp_path: Path) -> None:
+    """Against the published latency at every batch: the level of
+    ``bench_recurrent_cost.py`` (0.69-0.86x) as a floor. A regression check,
+    not evidence: the per-step barrier was chosen after seeing these rows."""
+    for row in published.rows(ROWS):
         graph = published.load(row, tmp_path)
         report = opgraph.estimate_cost(graph, row.soc, precision=published.PRECISION)
-        return report.time_by_op_type()["CommonLSTM"]
-
-    one, eight = lstm_us(1), lstm_us(8)
-    assert one >= 4 * 26 * spec.task_launch_us
-    assert one <= eight <= 1.2 * one
+        ratio = report.total_ms / (row.batch / row.images_per_s * 1e3)
+        assert 0.65 <= ratio <= 1.25, (row.batch, ratio)

@@ -233,8 +233,9 @@ pub(super) fn pipe_cycles(
     let l0c_tiles = (spec.l0c_bytes / 2 / (FRACTAL * FRACTAL * 4)).max(1);
     let m_tile = m.clamp(1, FRACTAL);
     let n_tile = n.clamp(1, (l0c_tiles / m_tile).max(1));
-    let fractal_bytes = (FRACTAL * 32) as f64; // 16 rows of one 32-byte C0 block
-                                               // In f64: block counts of absurd dims multiply past u64.
+    // 16 rows of one 32-byte C0 block.
+    let fractal_bytes = (FRACTAL * 32) as f64;
+    // In f64: block counts of absurd dims multiply past u64.
     let (mf, nf, kf) = (m as f64, n as f64, k_blocks as f64);
     let a_loads = units * mf * kf * ceil_div(n, n_tile) as f64;
     let b_loads = units * nf * kf * ceil_div(m, m_tile) as f64;
@@ -366,7 +367,8 @@ pub(crate) fn cube_work(
         .iter()
         .map(|&v| v as f64)
         .product::<f64>();
-    let padded_macs = (gemm.units * m_blocks * n_blocks) as f64 * k_blocks as f64 * block_macs;
+    let padded_macs =
+        gemm.units as f64 * m_blocks as f64 * n_blocks as f64 * k_blocks as f64 * block_macs;
 
     Ok(Work {
         unit: Unit::Cube,
