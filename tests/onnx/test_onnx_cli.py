@@ -181,19 +181,7 @@ def test_a_transformer_given_input_ranges_is_planned_whole_with_a_worst_case_lat
 
     model = model_file("bert_ts14", tmp_path)
     ranged = ";".join(f"{name}:1~4,1~128" for name in ("input_ids", "attention_mask", "token_type_ids"))
-    done = run_cli(
-        "compile",
-        model.name,
-        "--input-shape",
-        ranged,
-        "--soc",
-        "Ascend310P3",
-        "--json",
-        "r.json",
-        cwd=tmp_path,
-    )
-    assert done.returncode == 0, done.stderr
-    report = json.loads((tmp_path / "r.json").read_text())
+    report = compile_report(tmp_path, model.name, ranged)
     assert all(t["region"] != "dynamic" for t in report["memory"]["tensors"])
     assert report["cost"] is not None and report["cost"]["total_us"] > 0
     assert any("are products of the input sizes (batch 1~4, seq 1~128)" in n for n in report["notes"]), (
@@ -203,19 +191,7 @@ def test_a_transformer_given_input_ranges_is_planned_whole_with_a_worst_case_lat
     assert "a worst case" in unknown and "for a cost estimate" not in unknown
 
     largest = ";".join(f"{name}:4,128" for name in ("input_ids", "attention_mask", "token_type_ids"))
-    fixed = run_cli(
-        "compile",
-        model.name,
-        "--input-shape",
-        largest,
-        "--soc",
-        "Ascend310P3",
-        "--json",
-        "f.json",
-        cwd=tmp_path,
-    )
-    assert fixed.returncode == 0, fixed.stderr
-    at_largest = json.loads((tmp_path / "f.json").read_text())
+    at_largest = compile_report(tmp_path, model.name, largest)
     ranged_arena, largest_arena = report["memory"]["arena_bytes"], at_largest["memory"]["arena_bytes"]
     assert largest_arena <= ranged_arena <= 1.01 * largest_arena
 

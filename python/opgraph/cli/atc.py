@@ -25,14 +25,10 @@ def _option_name(token: str) -> str:
     return "--" + name.replace("-", "_")
 
 
-def atc_argv(tokens: Sequence[str]) -> list[str]:
-    """The ``opgraph compile`` arguments for the ATC arguments ``tokens``."""
-    return atc_argv_spelled(tokens)[0]
-
-
-def atc_argv_spelled(tokens: Sequence[str]) -> tuple[list[str], dict[str, str]]:
-    """:func:`atc_argv`, and each rewritten argument's spelling on the ATC
-    line (an unrecognized one is reported as the user wrote it)."""
+def atc_argv(tokens: Sequence[str]) -> tuple[list[str], dict[str, str]]:
+    """The ``opgraph compile`` arguments for the ATC arguments ``tokens``, and
+    each rewritten argument's spelling on the ATC line (an unrecognized one
+    is reported as the user wrote it)."""
     spelled: dict[str, str] = {}
     items = list(tokens)
     if len(items) == 1 and " " in items[0].strip():

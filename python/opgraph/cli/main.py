@@ -26,7 +26,7 @@ from rich.markup import escape
 from .. import __version__
 from ..errors import AtcConfigError, InternalError, OpgraphError, ShapeArgumentError
 from . import examples, ops
-from .atc import atc_argv_spelled
+from .atc import atc_argv
 from .atc_flags import (
     LOG_LEVELS,
     PRECISION_CHOICES,
@@ -523,7 +523,7 @@ def _dispatch(argv: Sequence[str] | None, err: Console) -> int:
     spelled: dict[str, str] = {}
     atc = bool(tokens) and tokens[0] == "atc"
     if atc:
-        tokens, spelled = atc_argv_spelled(tokens[1:])
+        tokens, spelled = atc_argv(tokens[1:])
     args, unknown = parser.parse_known_args(tokens)
     if unknown:  # argparse would point at "opgraph --help", not the command's
         command = "opgraph atc" if atc else f"opgraph {args.command}" if args.command else "opgraph"

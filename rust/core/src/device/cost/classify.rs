@@ -100,6 +100,8 @@ pub(crate) const CUBE: &[&str] = &[
     "FullyConnection",
 ];
 const DEPTHWISE: &[&str] = &["DepthwiseConv2dNative", "DepthwiseConv2D"];
+/// GE's forms of ONNX's LSTM, GRU and RNN (`recurrent.rs`).
+const RECURRENT: &[&str] = &["CommonLSTM", "CommonGRU", "CommonRNN"];
 const AI_CPU: &[&str] = &[
     "Unique",
     "UniqueWithCounts",
@@ -375,10 +377,11 @@ enum Family {
     Resize,
     Sort,
     Movement,
+    Recurrent,
 }
 
 /// The lists in the order `classify` asks them.
-const FAMILIES: [(&[&str], Family); 19] = [
+const FAMILIES: [(&[&str], Family); 20] = [
     (SOURCES, Family::Source),
     (VIEWS, Family::View),
     (HOST, Family::Host),
@@ -398,6 +401,7 @@ const FAMILIES: [(&[&str], Family); 19] = [
     (RESIZE, Family::Resize),
     (SORT, Family::Sort),
     (MOVEMENT, Family::Movement),
+    (RECURRENT, Family::Recurrent),
 ];
 
 /// The family of `op`, from a table: `classify` runs for every node, and
@@ -445,13 +449,11 @@ pub(crate) fn classify(node: &Node) -> OpClass {
         return OpClass::AiCpu;
     }
     let Some(family) = family else {
-        if super::recurrent::is_recurrent(op) {
-            return OpClass::Recurrent;
-        }
         return OpClass::Unknown;
     };
     match family {
         Family::Cube => OpClass::Cube,
+        Family::Recurrent => OpClass::Recurrent,
         Family::Depthwise => OpClass::Depthwise,
         Family::Simple => {
             let passes = if op == "AddN" {

@@ -49,10 +49,6 @@ fn gates_and_passes(op_type: &str) -> Option<(u64, f64)> {
     }
 }
 
-pub(crate) fn is_recurrent(op_type: &str) -> bool {
-    gates_and_passes(op_type).is_some()
-}
-
 /// The work of a whole recurrent layer (see the module comment).
 pub(crate) fn recurrent_work(
     graph: &Graph,
