@@ -210,6 +210,31 @@ def test_reshape_resolves_the_inferred_dim(target: list[int], expected: list[Ran
     assert ranges(out) == expected
 
 
+def test_reshape_copying_unknown_dims_keeps_their_ranges_and_cancels_them() -> None:
+    # GroupNorm as exported: [N, 32, L] to [0, 8, -1] (allowzero 0, the 0
+    # copies N): N keeps (1, 4); -1 = 32 * L / 8 = 4 * L, L in (79, 1599).
+    out = infer(
+        "Reshape",
+        [([-1, 32, -1], [(1, 4), (32, 32), (79, 1599)]), np.array([0, 8, -1], dtype=np.int64)],
+        {"allowzero": 0},
+    )
+    assert out.shape == (-1, 8, -1)
+    assert ranges(out) == [(1, 4), (8, 8), (316, 6396)]
+
+
+def test_reshape_to_the_shape_of_a_ranged_tensor_takes_its_ranges() -> None:
+    # GroupNorm's way back: Reshape(y, Shape(x)) with x [N, 32, L]; y's own
+    # element count says nothing per dim, Shape(x)'s value bounds do.
+    g = Graph("g")
+    x = g.add_input("x", DataType.FLOAT, [-1, 32, -1], shape_range=[(1, 4), (32, 32), (79, 1599)])
+    y = g.add_input("y", DataType.FLOAT, [-1], shape_range=[(1, 300_000)])
+    shape = g.add_node("Shape", "shape", [x])
+    out = g.add_node("Reshape", "node", [y, shape])
+    opgraph.infer(g)
+    assert g.desc(out).shape == (-1, 32, -1)
+    assert g.desc(out).shape_range == [(1, 4), (32, 32), (79, 1599)]
+
+
 def test_reshape_unbounded_and_not_computable() -> None:
     # 1 * 3 .. unbounded elements.
     out = infer("Reshape", [([-1, -1], [(1, 2), (3, -1)]), np.array([-1], dtype=np.int64)])

@@ -360,3 +360,29 @@ def test_per_channel_ops_follow_x(op: str, inputs: list[Ranged], attrs: dict[str
     out = infer(op, inputs, attrs, formats=[Format.NCHW] + [Format.ND] * (len(inputs) - 1))
     assert out.shape == (-1, 3, -1, 4)
     assert ranges(out) == [(1, 5), (3, 3), (2, 7), (4, 4)]
+
+
+# --- ONNX's 1-D convolution ----------------------------------------------------
+
+
+def test_conv1d_length_follows_its_window() -> None:
+    # wav2vec2's first layer: k 10, stride 5: (400 - 10) // 5 + 1 = 79,
+    # (8000 - 10) // 5 + 1 = 1599; N from x, M the filter's 32.
+    out = infer(
+        "Conv1D",
+        [([-1, 1, -1], [(1, 4), (1, 1), (400, 8000)]), ([32, 1, 10], None)],
+        {"strides": [5]},
+    )
+    assert out.shape == (-1, 32, -1)
+    assert ranges(out) == [(1, 4), (32, 32), (79, 1599)]
+
+
+def test_conv1d_with_pads_and_dilation() -> None:
+    # k 3 dilated 2 (span 5), pads 2 + 2, stride 1: L + 4 - 5 + 1 = L.
+    out = infer(
+        "Conv1D",
+        [([2, 8, -1], [(2, 2), (8, 8), (1, 50)]), ([16, 8, 3], None)],
+        {"dilations": [2], "pads": [2, 2]},
+    )
+    assert out.shape == (2, 16, -1)
+    assert ranges(out) == [(2, 2), (16, 16), (1, 50)]

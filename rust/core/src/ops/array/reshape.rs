@@ -74,7 +74,11 @@ fn infer_reshape(ctx: &mut OpContext<'_>) -> Result<(), OpError> {
         // the copies and any -1 are.
         (Some(target), _, _) if copy_zeros && target.contains(&COPIED_UNKNOWN) => {
             let out = with_copied_unknowns(input, &target)?;
-            return ctx.set_output_shape(0, out);
+            ctx.set_output_shape(0, out)?;
+            if ranges::wanted(ctx, 0) {
+                copied_reshape_range(ctx, &target)?;
+            }
+            return Ok(());
         }
         (Some(target), _, _) => target,
         // A folded shape vector known element by element (Shape -> Gather ->
@@ -83,7 +87,11 @@ fn infer_reshape(ctx: &mut OpContext<'_>) -> Result<(), OpError> {
         (None, Some(partial), _) => {
             let unknown = partial.dims().iter().filter(|&&d| d == UNKNOWN_DIM).count();
             if unknown > 1 {
-                return ctx.set_output_shape(0, partial);
+                ctx.set_output_shape(0, partial)?;
+                if ranges::wanted(ctx, 0) && is_whole_reshape(ctx)? {
+                    shape_value_range(ctx, copy_zeros)?;
+                }
+                return Ok(());
             }
             Dims::from_slice(partial.dims())
         }
@@ -134,6 +142,59 @@ fn reshape_range(ctx: &mut OpContext<'_>) -> Result<(), OpError> {
     let mut out: Vec<ranges::Range> = dims.iter().map(|&d| (d, d)).collect();
     out[at] = r;
     ranges::set(ctx, 0, out)
+}
+
+/// A target that copies input dims (ONNX `0`, [`COPIED_UNKNOWN`] where the
+/// input dim is unknown): a copied dim keeps that input dim's range, and a
+/// `-1` is the other input dims' element count over the target's known
+/// dims (the copies cancel): GroupNorm's `[N, C, L]` as `[0, G, -1]` is
+/// `L * C / G` within L's range.
+fn copied_reshape_range(ctx: &mut OpContext<'_>, target: &[i64]) -> Result<(), OpError> {
+    let Some(input) = ranges::of_input(ctx, 0) else {
+        return Ok(());
+    };
+    let copied = |i: usize| target.get(i) == Some(&COPIED_UNKNOWN);
+    let rest = input
+        .iter()
+        .enumerate()
+        .filter(|&(i, _)| !copied(i))
+        .fold((1, 1), |acc, (_, &r)| ranges::mul(acc, r));
+    let known = target
+        .iter()
+        .filter(|&&d| d >= 0)
+        .try_fold(1i64, |acc, &d| acc.checked_mul(d));
+    let inferred = known.and_then(|k| ranges::div_exact(rest, k));
+    let out = target
+        .iter()
+        .enumerate()
+        .map(|(i, &d)| match d {
+            COPIED_UNKNOWN => input.get(i).copied().unwrap_or(ranges::ANY),
+            UNKNOWN_DIM => inferred.unwrap_or(ranges::ANY),
+            known => (known, known),
+        })
+        .collect();
+    ranges::set_if_bounded(ctx, 0, out)
+}
+
+/// Unknown dims whose entries of the shape vector have value bounds (a
+/// `Shape` of a ranged tensor, gathered and concatenated back) take them.
+/// With `copy_zeros` an entry that may be 0 may copy an input dim instead,
+/// so only entries bounded away from 0 count.
+fn shape_value_range(ctx: &mut OpContext<'_>, copy_zeros: bool) -> Result<(), OpError> {
+    let Some(bounds) = Elems::vector_bounds(ctx, 1) else {
+        return Ok(());
+    };
+    let out = bounds
+        .into_iter()
+        .map(|r| {
+            if copy_zeros && r.0 < 1 {
+                ranges::ANY
+            } else {
+                r
+            }
+        })
+        .collect();
+    ranges::set_if_bounded(ctx, 0, out)
 }
 
 fn is_whole_reshape(ctx: &OpContext<'_>) -> Result<bool, OpError> {

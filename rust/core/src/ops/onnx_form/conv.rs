@@ -15,6 +15,7 @@ use crate::bail;
 use crate::infer::OpContext;
 use crate::op::{op_fn, FollowType, OpError, OpSchema, ParamType, PortDef};
 use crate::ops::common::mul_dims;
+use crate::ops::ranges;
 use crate::types::{AttrType, AttrValue, DataType, Shape, UNKNOWN_DIM};
 
 pub(super) fn schemas() -> Vec<OpSchema> {
@@ -176,6 +177,9 @@ fn infer_conv(ctx: &mut OpContext<'_>, x: usize, w: usize) -> Result<(), OpError
         }
     }
     let mut out = vec![dim(xs, 0), dim(ws, 0)];
+    // Per spatial dim, the window when the kernel size is known (else the
+    // output size is unknown unless auto_pad makes it the input's / stride).
+    let mut windows = Vec::with_capacity(spatial);
     for i in 0..spatial {
         let at = i.saturating_add(2);
         let k = kernel.as_ref().map_or(dim(ws, at), |k| k[i]);
@@ -184,18 +188,54 @@ fn infer_conv(ctx: &mut OpContext<'_>, x: usize, w: usize) -> Result<(), OpError
         }
         let input = dim(xs, at);
         let same = matches!(auto_pad, AutoPad::SameUpper | AutoPad::SameLower);
-        out.push(if k == UNKNOWN_DIM && !same {
-            UNKNOWN_DIM
-        } else {
-            let axis = Axis {
-                kernel: k.max(1),
-                stride: strides[i],
-                dilation: dilations[i],
-                pad_begin: pads[i],
-                pad_end: pads[spatial.saturating_add(i)],
-            };
-            pool_output(input, &axis, auto_pad, false)?
+        let axis = (k != UNKNOWN_DIM || same).then(|| Axis {
+            kernel: k.max(1),
+            stride: strides[i],
+            dilation: dilations[i],
+            pad_begin: pads[i],
+            pad_end: pads[spatial.saturating_add(i)],
+        });
+        out.push(match &axis {
+            Some(axis) => pool_output(input, axis, auto_pad, false)?,
+            None => UNKNOWN_DIM,
+        });
+        windows.push(axis);
+    }
+    ctx.set_output_shape(0, Shape::from_dims(out))?;
+    if ranges::wanted(ctx, 0) {
+        set_conv_range(ctx, (x, w), &windows, auto_pad)?;
+    }
+    Ok(())
+}
+
+/// The output's batch dim has x's range, its channels w's output channels'
+/// range; each spatial dim with a known window the window's output size
+/// over x's range (non-decreasing in it).
+fn set_conv_range(
+    ctx: &mut OpContext<'_>,
+    (x, w): (usize, usize),
+    windows: &[Option<Axis>],
+    auto_pad: AutoPad,
+) -> Result<(), OpError> {
+    let Some(xr) = ranges::of_input(ctx, x) else {
+        return Ok(());
+    };
+    let filters = ranges::of_input(ctx, w).and_then(|r| r.first().copied());
+    let mut out = vec![
+        xr.first().copied().unwrap_or(ranges::ANY),
+        filters.unwrap_or(ranges::ANY),
+    ];
+    for (i, window) in windows.iter().enumerate() {
+        let input = xr.get(i.saturating_add(2)).copied().unwrap_or(ranges::ANY);
+        out.push(match window {
+            Some(axis) => {
+                ranges::monotonic(input, |d| match pool_output(d, axis, auto_pad, false)? {
+                    UNKNOWN_DIM => bail!("unknown"),
+                    v => Ok(v),
+                })
+            }
+            None => ranges::ANY,
         });
     }
-    ctx.set_output_shape(0, Shape::from_dims(out))
+    ranges::set_if_bounded(ctx, 0, out)
 }
