@@ -93,6 +93,9 @@ pub(crate) const CUBE: &[&str] = &[
     "Conv2DBackpropInput",
     "Conv2DTranspose",
     "Deconvolution",
+    // ONNX's forms (cube::is_onnx_form)
+    "Conv1D",
+    "ConvTranspose",
     "MatMul",
     "MatMulV2",
     "BatchMatMul",

@@ -117,6 +117,25 @@ fn nc_positions(layout: &str) -> Option<(usize, usize)> {
     Some((layout.find('N')?, layout.find('C')?))
 }
 
+/// ONNX's convolutions that keep ONNX's form in the IR (no GE type covers
+/// them): channels first at every rank (`[N, C, spatial...]`, filters
+/// `[M, C / group, k...]`, ConvTranspose's `[C, M / group, k...]`), the
+/// group count in `group`. GE runs a 1-D convolution as a Conv2D of height
+/// 1 (Huawei's model zoo rewrites wav2vec2's and ECAPA-TDNN's that way
+/// before ATC) and ConvTranspose as Conv2DTranspose / Conv3DTranspose,
+/// which is how they are costed.
+pub(crate) fn is_onnx_form(op_type: &str) -> bool {
+    matches!(op_type, "Conv1D" | "ConvTranspose")
+}
+
+/// A channels-first layout name for `rank` dims (`NCW`, `NCHW`, `NCDHW`).
+fn channels_first(rank: usize) -> String {
+    let spatial = "DHW"
+        .get(3usize.saturating_sub(rank.saturating_sub(2))..)
+        .unwrap_or("");
+    format!("NC{spatial}")
+}
+
 fn conv_gemm(
     graph: &Graph,
     node: &Node,
@@ -131,7 +150,9 @@ fn conv_gemm(
     let op = &node.op_type;
     let out = output(node)?;
     let out_dims = static_dims(name, op, out)?;
+    let onnx_form = is_onnx_form(op);
     let data_format = match node.attrs.get("data_format") {
+        _ if onnx_form => channels_first(out_dims.len()),
         Some(AttrValue::Str(s)) if s.len() == out_dims.len() => s.clone(),
         _ if out_dims.len() == 5 => "NCDHW".to_owned(),
         _ => out.origin_format.name().to_owned(),
@@ -144,6 +165,7 @@ fn conv_gemm(
     let filter = required_input(graph, node, f_index, "filter")?;
     let f_dims = static_dims(name, op, filter)?;
     let f_layout = match filter.origin_format.name() {
+        _ if onnx_form => channels_first(f_dims.len()),
         l if l.len() == f_dims.len() && nc_positions(l).is_some() => l.to_owned(),
         _ if data_format.starts_with("NC") => data_format.clone(),
         _ if f_dims.len() == 5 => "DHWCN".to_owned(),
@@ -155,7 +177,10 @@ fn conv_gemm(
     let cout = out_dims[c_at];
     let pixels = product(name, &out_dims)? / cout.max(1);
     let (groups, k_channels) = if transposed {
-        let groups = attr_int(node, "groups").unwrap_or(1).max(1) as u64;
+        let groups = attr_int(node, "groups")
+            .or_else(|| attr_int(node, "group"))
+            .unwrap_or(1)
+            .max(1) as u64;
         (groups, f_n / groups)
     } else {
         let x = required_input(graph, node, x_index, "x")?;
@@ -275,7 +300,7 @@ pub(crate) fn cube_work(
     let is_matmul = op.contains("MatMul") || op == "FullyConnection";
     let transposed = matches!(
         op.as_str(),
-        "Deconvolution" | "Conv2DBackpropInput" | "Conv2DTranspose"
+        "Deconvolution" | "Conv2DBackpropInput" | "Conv2DTranspose" | "ConvTranspose"
     );
     let (gemm, x_index, w_index) = if is_matmul {
         (matmul_gemm(graph, node)?, 0, 1)
@@ -363,10 +388,19 @@ pub(crate) fn cube_work(
                 .expect("finite times")
         })
         .expect("at least one split");
-    let useful_macs = [gemm.units, gemm.m, gemm.n, gemm.k_channels, gemm.taps]
-        .iter()
-        .map(|&v| v as f64)
-        .product::<f64>();
+    let useful_macs = if transposed {
+        // The Cube runs a transposed convolution over its input with zeros
+        // inserted between the pixels (stride - 1 per gap); the useful
+        // products are each input element's with its C_out / group filters
+        // at every tap.
+        let x_elements = product(name, &static_dims(name, op, x)?)? as f64;
+        x_elements * gemm.n as f64 * gemm.taps as f64
+    } else {
+        [gemm.units, gemm.m, gemm.n, gemm.k_channels, gemm.taps]
+            .iter()
+            .map(|&v| v as f64)
+            .product::<f64>()
+    };
     let padded_macs =
         gemm.units as f64 * m_blocks as f64 * n_blocks as f64 * k_blocks as f64 * block_macs;
 

@@ -38,6 +38,8 @@ mod work;
 mod tests;
 #[cfg(test)]
 mod tests_graph;
+#[cfg(test)]
+mod tests_onnx_conv;
 
 pub use columns::{ColumnRows, CostColumns};
 pub use report::{Bound, CostReport, NodeCost};
@@ -220,14 +222,15 @@ pub fn estimate_cost_into<R: Rows>(
     let times = schedule::walk_graph(graph, spec, options, "", 1.0, &mut walk)?;
     let (critical_path_us, critical_path) = schedule::critical_path(graph, &times)?;
     let total_us = walk.rows.time_from(0);
+    let (rows, flags, task_count) = walk.finished_flags();
     Ok(CostReport {
         device: spec.name.clone(),
         precision: options.precision.name().to_owned(),
-        nodes: walk.rows,
+        nodes: rows,
         total_us,
         critical_path_us,
         critical_path,
-        task_count: walk.tasks,
-        flags: walk.flags,
+        task_count,
+        flags,
     })
 }

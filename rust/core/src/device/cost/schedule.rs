@@ -23,6 +23,54 @@ pub(crate) struct Walk<R> {
     pub rows: R,
     pub flags: Vec<String>,
     pub tasks: u64,
+    /// Op types without a cost rule and the nodes of each, in the order
+    /// met: one flag per type, not per node (a QDQ-quantized network has
+    /// dozens of QuantizeLinear nodes).
+    pub uncosted: Vec<(String, Vec<String>)>,
+}
+
+/// Nodes named in an uncosted op type's flag before "… N more".
+const UNCOSTED_NAMED: usize = 3;
+
+impl<R> Walk<R> {
+    fn note_uncosted(&mut self, op_type: &str, node: String) {
+        match self.uncosted.iter_mut().find(|(t, _)| t == op_type) {
+            Some((_, nodes)) => nodes.push(node),
+            None => self.uncosted.push((op_type.to_owned(), vec![node])),
+        }
+    }
+
+    fn absorb_uncosted(&mut self, other: Vec<(String, Vec<String>)>) {
+        for (op_type, nodes) in other {
+            for node in nodes {
+                self.note_uncosted(&op_type, node);
+            }
+        }
+    }
+
+    /// The flags with one line per uncosted op type appended.
+    pub fn finished_flags(mut self) -> (R, Vec<String>, u64) {
+        for (op_type, nodes) in &self.uncosted {
+            let named = nodes
+                .iter()
+                .take(UNCOSTED_NAMED)
+                .map(String::as_str)
+                .collect::<Vec<_>>()
+                .join(", ");
+            let more = match nodes.len().saturating_sub(UNCOSTED_NAMED) {
+                0 => String::new(),
+                n => format!(" … {n} more"),
+            };
+            let count = match nodes.len() {
+                1 => "1 node".to_owned(),
+                n => format!("{n} nodes"),
+            };
+            self.flags.push(format!(
+                "no cost rule for op type {op_type} ({count}: {named}{more}): each counted as one vector pass"
+            ));
+        }
+        (self.rows, self.flags, self.tasks)
+    }
 }
 
 fn free_row(name: String, node: &Node, note: Option<String>) -> NodeCost {
@@ -182,10 +230,7 @@ pub(crate) fn walk_graph<R: Rows>(
         let note = match classes[i] {
             OpClass::AiCpu => Some("no AI Core kernel: AI CPU fallback".to_owned()),
             OpClass::Unknown => {
-                walk.flags.push(format!(
-                    "no cost rule for op type {} ({name}): counted as one vector pass",
-                    node.op_type
-                ));
+                walk.note_uncosted(&node.op_type, name.clone());
                 Some("no cost rule: one vector pass".to_owned())
             }
             _ => None,
@@ -253,6 +298,7 @@ fn walk_bodies<R: Rows>(
         let (total, branch, chosen) = best.expect("more than one branch");
         walk.rows.append(branch.rows);
         walk.flags.extend(branch.flags);
+        walk.absorb_uncosted(branch.uncosted);
         walk.tasks += branch.tasks;
         walk.flags.push(format!(
             "{name}: the costliest branch ({chosen}) is counted"

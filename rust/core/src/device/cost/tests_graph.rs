@@ -528,3 +528,28 @@ fn a_walk_into_columns_gives_the_columns_of_the_records() {
         assert_eq!(&columns.row(i), row);
     }
 }
+
+#[test]
+fn op_types_without_a_cost_rule_are_flagged_once_each_with_their_count() {
+    let mut g = Graph::new("uncosted");
+    let mut x = input(&mut g, "x", big());
+    for i in 0..5 {
+        x = op(&mut g, "MysteryOp", &format!("m{i}"), &[x], big(), &[]);
+        x = op(&mut g, "Relu", &format!("r{i}"), &[x], big(), &[]);
+    }
+    let y = op(&mut g, "OtherMystery", "o", &[x], big(), &[]);
+    g.set_outputs(vec![y]).unwrap();
+    let r = estimate(&g, &CostOptions::default());
+    assert_eq!(
+        r.flags,
+        [
+            "no cost rule for op type MysteryOp (5 nodes: m0, m1, m2 … 2 more): each counted as one vector pass",
+            "no cost rule for op type OtherMystery (1 node: o): each counted as one vector pass",
+        ]
+    );
+    let noted = r
+        .nodes
+        .iter()
+        .filter(|row| row.note.as_deref() == Some("no cost rule: one vector pass"));
+    assert_eq!(noted.count(), 6);
+}

@@ -133,6 +133,7 @@ pub(crate) fn depthwise_work(
     // Depthwise filters are [kh, kw, C, multiplier] (TF) or [C, 1, kh, kw]
     // (grouped NCHW): the taps are the filter size over its channels.
     let out_channels = match node.attrs.get("data_format") {
+        _ if super::cube::is_onnx_form(op) => static_dims(name, op, out)?.get(1).copied(),
         Some(AttrValue::Str(f)) if f == "NCHW" => static_dims(name, op, out)?.get(1).copied(),
         _ => static_dims(name, op, out)?.last().copied(),
     }
