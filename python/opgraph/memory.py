@@ -47,10 +47,13 @@ lower bound: an exact search, within a fixed budget of work, for the steps
 around the peak packed at the bound, the other buffers placed around them;
 chosen only when strictly smaller than repair)."""
 
-Region = Literal["activation", "input", "output", "weight", "dynamic"]
+Region = Literal["activation", "input", "output", "weight", "dynamic", "folded"]
 """Where a tensor's memory is: the planned activation arena, the graph
-input / output regions, the weights, or nowhere yet (``dynamic``: unknown
-size, left out with ``allow_dynamic=True``)."""
+input / output regions, the weights, nowhere yet (``dynamic``: unknown
+size, left out with ``allow_dynamic=True``), or nowhere at all
+(``folded``: a constant that only GE's build-time constant folding reads,
+such as the INT8 weight of a folded DequantizeLinear, or that nothing
+reads)."""
 
 STRATEGIES: tuple[Strategy, ...] = get_args(Strategy)
 OFFSET_ALIGNMENT = 512

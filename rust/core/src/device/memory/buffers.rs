@@ -30,6 +30,11 @@ pub enum Region {
     /// Unknown size (allowed by `PlanOptions::allow_dynamic`): not planned,
     /// allocated at run time as GE does for dynamic-shape tensors.
     Dynamic,
+    /// A constant no run-time op reads: GE's constant folding consumed it
+    /// (the INT8 weight of a folded DequantizeLinear, a weight only a
+    /// folded Cast or Transpose reads) or it is read by nothing. It takes
+    /// no device memory.
+    Folded,
 }
 
 impl Region {
@@ -40,6 +45,7 @@ impl Region {
             Region::Output => "output",
             Region::Weight => "weight",
             Region::Dynamic => "dynamic",
+            Region::Folded => "folded",
         }
     }
 }
@@ -133,6 +139,7 @@ pub(crate) fn buffers(
             b.region = Region::Output;
         }
     }
+    fold_build_time_weights(schedule, &mut buffers, &buffer_of);
     extend_over_loops(schedule, &mut buffers, &buffer_of);
     Ok(Buffers {
         buffers,
@@ -140,6 +147,22 @@ pub(crate) fn buffers(
         sizes,
         spans,
     })
+}
+
+/// Weight buffers that no run-time op reads (through any of their views)
+/// and no graph output is: [`Region::Folded`].
+fn fold_build_time_weights(schedule: &Schedule<'_>, buffers: &mut [Buffer], buffer_of: &[u32]) {
+    let mut run_time = vec![false; buffers.len()];
+    for (tensor, &b) in schedule.tensors.iter().zip(buffer_of) {
+        if tensor.is_output || tensor.readers.iter().any(|r| !r.at_build) {
+            run_time[b as usize] = true;
+        }
+    }
+    for (buffer, read) in buffers.iter_mut().zip(run_time) {
+        if buffer.region == Region::Weight && !read {
+            buffer.region = Region::Folded;
+        }
+    }
 }
 
 /// Per tensor, the tensor owning its memory (following views). A chain of

@@ -476,3 +476,48 @@ fn refining_moves_single_nodes_to_a_lower_peak() {
     assert_eq!(named.lower_bound_bytes(), 2 * SLOT);
     assert_eq!(named.problems(), Vec::<String>::new());
 }
+
+/// w (fp32) -> Cast to fp16 (folded at build time) -> Mul(x, cast), and
+/// `kept` (fp32) read by a folded Cast and by a run-time Mul.
+#[test]
+fn a_weight_only_constant_folding_reads_takes_no_memory() {
+    let r = OpRegistry::with_builtins();
+    let mut g = Graph::new("folded");
+    let x = input(&mut g, "x", DataType::Float16, &[1, 1024], Format::Nd);
+    let y = input(&mut g, "y", DataType::Float, &[1, 1024], Format::Nd);
+    let weight = |g: &mut Graph, name: &str| {
+        g.add_const_node(
+            name,
+            HostTensor::new(
+                DataType::Float,
+                Shape::from_dims([1, 1024]),
+                bytes::Bytes::from(vec![0u8; 4096]),
+            )
+            .unwrap(),
+        )
+        .unwrap()
+    };
+    let to_f16 = || {
+        let mut a = Attrs::new();
+        a.set("DstT", AttrValue::DataType(DataType::Float16));
+        a
+    };
+    let w = weight(&mut g, "w");
+    let cast = op(&mut g, &r, "Cast", "cast", &[w], to_f16());
+    let a = op(&mut g, &r, "Mul", "a", &[x, cast], Attrs::new());
+    let kept = weight(&mut g, "kept");
+    let kept_cast = op(&mut g, &r, "Cast", "kept_cast", &[kept], to_f16());
+    let b = op(&mut g, &r, "Mul", "b", &[a, kept_cast], Attrs::new());
+    let c = op(&mut g, &r, "Mul", "c", &[y, kept], Attrs::new());
+    g.set_outputs(vec![b, c]).unwrap();
+    infer_all(&mut g, &r).unwrap();
+    let plan = plan(&g, &r);
+    assert_eq!(tensor(&plan, "w:0").region, Region::Folded);
+    assert_eq!(tensor(&plan, "w:0").offset, None);
+    assert_eq!(tensor(&plan, "cast:0").region, Region::Weight);
+    assert_eq!(tensor(&plan, "kept:0").region, Region::Weight);
+    assert_eq!(tensor(&plan, "kept_cast:0").region, Region::Weight);
+    // Two fp16 casts (2048 + 32 bytes each, 2560 aligned) and the fp32
+    // weight a run-time Mul reads (4096 + 32, 4608 aligned).
+    assert_eq!(plan.weights_bytes, 2 * 2560 + 4608);
+}

@@ -70,6 +70,9 @@ pub(crate) struct Reader {
     /// Read through a v1 loop back edge (NextIteration -> Merge): by the
     /// next iteration.
     pub back_edge: bool,
+    /// Read by a node GE's constant folding computes at build time (every
+    /// output a constant): no run-time read.
+    pub at_build: bool,
 }
 
 /// Steps that run repeatedly.
@@ -251,10 +254,12 @@ impl<'g> Builder<'g, '_> {
                 body_outputs.extend(self.add_graph(&sub.graph, body, &inputs, body_loop)?);
             }
             let step = self.next_step()?;
+            let folded = !node.outputs.is_empty() && constant[id.index()].iter().all(|&c| c);
             let reader = |back_edge| Reader {
                 step,
                 loop_id,
                 back_edge,
+                at_build: folded,
             };
             for (edge, t) in node.inputs.iter().zip(&inputs) {
                 if let (Some(edge), Some(t)) = (edge, t) {
