@@ -51,6 +51,11 @@ TRANSFORMERS = [
     "t5_encoder_dynamo",
     "hf_vit_ts14",
     "lstm_gru_tagger_ts13",
+    "llama_ts17",
+    "llama_dynamo",
+    "bart_ts14",
+    "bert_dynquant_ts14",
+    "wav2vec2_ts14",
 ]
 
 #: Too large to run three times in the suite (XLM-RoBERTa's weights are 2.24 GB);
@@ -59,8 +64,18 @@ SUITE_SKIPS = {"swin_t_ts17", "vit_b_16_ts14", "efficientnet_b7_ts13"}
 
 
 #: Smaller sizes the model itself refuses: its reflect pads need a sequence
-#: of at least 4 (onnxruntime: "Pad reflect requires axis length >= 2").
-MODEL_RANGES = {"op_mix_ts17": {"seq": (4, 48)}, "op_mix_dynamo": {"seq": (4, 48)}}
+#: of at least 4 (onnxruntime: "Pad reflect requires axis length >= 2");
+#: wav2vec2's feature extractor reads 400 samples per output frame.
+MODEL_RANGES = {
+    "op_mix_ts17": {"seq": (4, 48)},
+    "op_mix_dynamo": {"seq": (4, 48)},
+    "wav2vec2_ts14": {"samples": (400, 8000)},
+}
+
+#: Sizes the model takes only in multiples of a step: the YOLO-style
+#: detector concatenates maps up-sampled from stride 32 with stride-16 and
+#: stride-8 ones (as YOLO's letterbox pads images to multiples of 32).
+MODEL_STEPS = {"yolo_like_ts12": {"height": 32, "width": 32}}
 
 
 def symbol_range(symbol: str, model: str = "") -> tuple[int, int]:
@@ -130,6 +145,8 @@ def _points(symbols: set[str], model: str) -> list[dict[str, int]]:
     low = {s: lo for s, (lo, _) in ranges.items()}
     high = {s: hi for s, (_, hi) in ranges.items()}
     between = [{s: int(rng.integers(lo, hi + 1)) for s, (lo, hi) in ranges.items()} for _ in range(2)]
+    steps = MODEL_STEPS.get(model, {})  # the ranges' ends are multiples of the steps
+    between = [{s: size // steps.get(s, 1) * steps.get(s, 1) for s, size in p.items()} for p in between]
     return [low, high, *between]
 
 

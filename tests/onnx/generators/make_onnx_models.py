@@ -27,6 +27,7 @@ import onnx
 import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+import torch_modules
 from onnx_record import DEFAULT_DIMS, write_entry
 
 
@@ -51,6 +52,9 @@ class Spec:
     large: bool = False
     # Where the export is written (a big model needs a disk, not /tmp).
     workdir: str | None = None
+    # Rewrites the exported file in place before it is recorded (a tool
+    # that works on ONNX files, such as onnxruntime's quantizer).
+    post: Callable[[Path], None] | None = None
 
 
 def image(size: int, channels: int = 3) -> Callable[[], tuple[Any, ...]]:
@@ -335,6 +339,83 @@ def detection_input(name: str, shape: tuple[int, ...], elem: int, rng: np.random
     keep different numbers of boxes: run B is a brighter, smoother image."""
     base = rng.random(shape).astype(np.float32)
     return base if run == "A" else (0.5 + 0.5 * base**4).astype(np.float32)
+
+
+def tv_video(name: str) -> Callable[[], torch.nn.Module]:
+    def build() -> torch.nn.Module:
+        import torchvision
+
+        return getattr(torchvision.models.video, name)(weights=None)
+
+    return build
+
+
+SMALL_LLAMA = {
+    "vocab_size": 1000,
+    "hidden_size": 128,
+    "intermediate_size": 256,
+    "num_hidden_layers": 2,
+    "num_attention_heads": 4,
+    "num_key_value_heads": 2,
+    "max_position_embeddings": 512,
+}
+SMALL_WAV2VEC2 = {
+    "hidden_size": 64,
+    "num_hidden_layers": 2,
+    "num_attention_heads": 4,
+    "intermediate_size": 128,
+    "conv_dim": (32,) * 7,
+    "num_conv_pos_embeddings": 16,
+    "num_conv_pos_embedding_groups": 4,
+}
+SMALL_BART = {
+    "vocab_size": 1000,
+    "d_model": 64,
+    "encoder_layers": 2,
+    "decoder_layers": 2,
+    "encoder_attention_heads": 4,
+    "decoder_attention_heads": 4,
+    "encoder_ffn_dim": 128,
+    "decoder_ffn_dim": 128,
+}
+BART_INPUTS = ["input_ids", "attention_mask", "decoder_input_ids"]
+
+
+def encoder_decoder_tokens() -> tuple[Any, ...]:
+    return torch.randint(0, 100, (2, 7)), torch.ones(2, 7, dtype=torch.int64), torch.randint(0, 100, (2, 5))
+
+
+class RandomImages:
+    """Calibration data for onnxruntime's static quantizer: a few random
+    batches for the model's one input."""
+
+    def __init__(self, name: str, shape: tuple[int, ...], count: int = 4) -> None:
+        rng = np.random.default_rng(0)
+        self.batches = iter([{name: rng.standard_normal(shape).astype(np.float32)} for _ in range(count)])
+
+    def get_next(self) -> dict[str, np.ndarray] | None:
+        return next(self.batches, None)
+
+
+def quantize_static_qdq(path: Path) -> None:
+    from onnxruntime import quantization
+
+    out = path.with_suffix(".qdq.onnx")
+    quantization.quantize_static(
+        str(path),
+        str(out),
+        RandomImages("input", (1, 3, 224, 224)),
+        quant_format=quantization.QuantFormat.QDQ,
+    )
+    out.replace(path)
+
+
+def quantize_dynamic_int8(path: Path) -> None:
+    from onnxruntime import quantization
+
+    out = path.with_suffix(".int8.onnx")
+    quantization.quantize_dynamic(str(path), str(out), weight_type=quantization.QuantType.QInt8)
+    out.replace(path)
 
 
 def classification(
@@ -947,6 +1028,163 @@ SPECS: dict[str, Spec] = dict(
                 {"pixel_values": {0: "batch"}},
             ),
         ),
+        # Architectures no library above ships, written after their papers
+        # (generators/torch_modules.py), and newer Hugging Face families
+        (
+            "unet_ts13",
+            Spec(
+                torch_modules.UNet,
+                "torch_modules.UNet (Ronneberger et al. 2015, width 16)",
+                lambda: (torch.randn(2, 3, 161, 161),),
+                ["input"],
+                ["logits"],
+                "torchscript",
+                13,
+                SEG_DYN,
+                {"height": (161, 190), "width": (161, 223)},
+            ),
+        ),
+        (
+            "unet_dynamo",
+            Spec(
+                torch_modules.UNet,
+                "torch_modules.UNet (Ronneberger et al. 2015, width 16)",
+                lambda: (torch.randn(2, 3, 160, 160),),
+                ["input"],
+                ["logits"],
+                "dynamo",
+                18,
+                BATCH,
+            ),
+        ),
+        (
+            "yolo_like_ts12",
+            Spec(
+                torch_modules.YoloLike,
+                "torch_modules.YoloLike (YOLOv8-style, width 16)",
+                lambda: (torch.randn(2, 3, 256, 256),),
+                ["input"],
+                ["detections"],
+                "torchscript",
+                12,
+                SEG_DYN,
+                {"height": (256, 320), "width": (256, 384)},
+            ),
+        ),
+        (
+            "yolo_like_dynamo",
+            Spec(
+                torch_modules.YoloLike,
+                "torch_modules.YoloLike (YOLOv8-style, width 16)",
+                lambda: (torch.randn(2, 3, 256, 256),),
+                ["input"],
+                ["detections"],
+                "dynamo",
+                18,
+                BATCH,
+            ),
+        ),
+        (
+            "r2plus1d_18_ts13",
+            Spec(
+                tv_video("r2plus1d_18"),
+                "torchvision.models.video.r2plus1d_18",
+                lambda: (torch.randn(2, 3, 8, 112, 112),),
+                ["input"],
+                ["logits"],
+                "torchscript",
+                13,
+                BATCH,
+            ),
+        ),
+        (
+            "llama_ts17",
+            Spec(
+                hf("LlamaConfig", "LlamaModel", TEXT_INPUTS, **SMALL_LLAMA),
+                "transformers.LlamaModel(LlamaConfig(2 layers, grouped-query attention))",
+                tokens(),
+                TEXT_INPUTS,
+                ["last_hidden_state"],
+                "torchscript",
+                17,
+                text_dyn(TEXT_INPUTS),
+            ),
+        ),
+        (
+            "llama_dynamo",
+            Spec(
+                hf("LlamaConfig", "LlamaModel", TEXT_INPUTS, **SMALL_LLAMA),
+                "transformers.LlamaModel(LlamaConfig(2 layers, grouped-query attention))",
+                tokens(),
+                TEXT_INPUTS,
+                ["last_hidden_state"],
+                "dynamo",
+                18,
+                text_dyn(TEXT_INPUTS),
+            ),
+        ),
+        (
+            "wav2vec2_ts14",
+            Spec(
+                hf("Wav2Vec2Config", "Wav2Vec2Model", ["input_values"], **SMALL_WAV2VEC2),
+                "transformers.Wav2Vec2Model(Wav2Vec2Config(2 layers))",
+                lambda: (torch.randn(2, 4000),),
+                ["input_values"],
+                ["last_hidden_state"],
+                "torchscript",
+                14,
+                {"input_values": {0: "batch", 1: "samples"}},
+                {"samples": (4000, 5333)},
+            ),
+        ),
+        (
+            "bart_ts14",
+            Spec(
+                hf("BartConfig", "BartModel", BART_INPUTS, **SMALL_BART),
+                "transformers.BartModel(BartConfig(2 + 2 layers))",
+                encoder_decoder_tokens,
+                BART_INPUTS,
+                ["last_hidden_state"],
+                "torchscript",
+                14,
+                {
+                    "input_ids": {0: "batch", 1: "seq"},
+                    "attention_mask": {0: "batch", 1: "seq"},
+                    "decoder_input_ids": {0: "batch", 1: "target"},
+                },
+                {"target": (5, 9)},
+            ),
+        ),
+        # onnxruntime's quantizer on exports above: QDQ (static) and
+        # integer MatMul (dynamic), as INT8 deployments are prepared
+        (
+            "resnet18_qdq_ts13",
+            Spec(
+                tv("resnet18"),
+                "torchvision.models.resnet18 + onnxruntime.quantization.quantize_static (QDQ)",
+                image(224),
+                ["input"],
+                ["logits"],
+                "torchscript",
+                13,
+                BATCH,
+                post=quantize_static_qdq,
+            ),
+        ),
+        (
+            "bert_dynquant_ts14",
+            Spec(
+                hf("BertConfig", "BertModel", BERT_INPUTS, **SMALL_BERT),
+                "transformers.BertModel(BertConfig(2 layers)) + onnxruntime.quantization.quantize_dynamic",
+                tokens(with_types=True),
+                ["input_ids", "attention_mask", "token_type_ids"],
+                ["last_hidden_state"],
+                "torchscript",
+                14,
+                text_dyn(["input_ids", "attention_mask", "token_type_ids"]),
+                post=quantize_dynamic_int8,
+            ),
+        ),
     ]
 )
 
@@ -1018,6 +1256,8 @@ def build_one(name: str, spec: Spec, versions: dict[str, str]) -> dict[str, Any]
         with torch.no_grad():
             export(spec, model, args, path)
         del model
+        if spec.post is not None:
+            spec.post(path)
         # Over 2 GB the weights stay in the exporter's external files.
         exported = onnx.load(str(path), load_external_data=not spec.large)
         dims = symbol_sizes(spec, exported)

@@ -26,13 +26,16 @@ from onnx import TensorProto, external_data_helper, helper, numpy_helper
 DATA = Path(__file__).resolve().parent.parent / "data"
 
 # Initializers of these dtypes with more elements than this go to the zero
-# external weights file; integer ones and small ones stay inline because
-# shapes may be computed from them.
+# external weights file; other integer ones and small ones stay inline
+# because shapes may be computed from them (8-bit ones are quantized
+# weights, never shapes).
 EXTERNAL_DTYPES: dict[int, int] = {
     TensorProto.FLOAT: 4,
     TensorProto.FLOAT16: 2,
     TensorProto.BFLOAT16: 2,
     TensorProto.DOUBLE: 8,
+    TensorProto.INT8: 1,
+    TensorProto.UINT8: 1,
 }
 EXTERNAL_MIN_ELEMENTS = 256
 # External data offsets are aligned like onnx's own writer can align them.
