@@ -33,6 +33,7 @@ from .precision_config import (
 )
 from .profiles import Profile, ProfileSpec, profile_specs
 from .profiles import batched_shapes as batched_shapes  # re-exported
+from .quantized import qdq_warning
 from .symbol_ranges import carried_note, shared_ranges
 from .unknown_dims import UnknownDims, find_unknown_dims, is_unknown, unknown_dims_warning
 from .usage import UsageError as UsageError  # re-exported: opgraph.cli.compile.UsageError
@@ -462,7 +463,7 @@ def _run(options: CompileOptions, stage: Stage) -> CompileResult:
                 if p.batch is not None and p.cost is not None
             ]
     if result.cost is not None:
-        result.warnings += list(_cost_flags(result.cost))
+        result.warnings += list(_cost_flags(result.cost, said_worst_case=result.unknown_dims is not None))
     return result
 
 
@@ -517,6 +518,9 @@ def _pipeline(options: CompileOptions, stage: Stage, switches: _Switches) -> Com
     if result.errors:
         return result
     result.notes += check_input_format(graph, options, {s.input for s in result.aipp})
+    qdq = qdq_warning(graph)
+    if qdq is not None:
+        result.warnings.append(qdq)
     if has_ranged_inputs(graph):
         with stage("ranges"):
             result.notes += probe_input_ranges(graph, result.symbols)
@@ -683,5 +687,13 @@ def _profile(options: CompileOptions, switches: _Switches, spec: ProfileSpec) ->
     return Profile(spec.label, spec.input_shapes, spec.batch, compiled.memory, cost)
 
 
-def _cost_flags(cost: CostReport) -> Iterator[str]:
-    yield from cost.flags
+#: The cost model's flag for a graph costed at its shape ranges' upper bounds.
+UPPER_BOUNDS_FLAG = "tensors of run-time size are costed at their shape ranges' upper bounds"
+
+
+def _cost_flags(cost: CostReport, *, said_worst_case: bool) -> Iterator[str]:
+    """The cost report's flags as warnings; the upper-bounds one only where
+    the unknown-dims warning does not already say it is a worst case."""
+    for flag in cost.flags:
+        if not (said_worst_case and UPPER_BOUNDS_FLAG in flag):
+            yield flag
