@@ -55,8 +55,11 @@ TRANSFORMERS = [
     "llama_dynamo",
     "bart_ts14",
     "bert_dynquant_ts14",
-    "wav2vec2_ts14",
 ]
+
+#: Bounded whole by intervals alone, before any probe (its 1-D convolutions,
+#: and the GroupNorm reshapes between them, have range rules).
+BOUNDED_BY_INTERVALS = ["wav2vec2_ts14"]
 
 #: Too large to run three times in the suite (XLM-RoBERTa's weights are 2.24 GB);
 #: the script covers them.
@@ -218,12 +221,12 @@ def test_every_probed_range_holds_the_sizes_onnxruntime_produces(name: str, work
     assert not outcome.wrong, f"{len(outcome.wrong)} values outside their range: {outcome.wrong[:5]}"
 
 
-@pytest.mark.parametrize("name", TRANSFORMERS)
+@pytest.mark.parametrize("name", TRANSFORMERS + BOUNDED_BY_INTERVALS)
 def test_a_transformer_with_input_ranges_is_bounded_whole(name: str, workdir: Path) -> None:
     graph, _, outcome = load_ranged(name, workdir)
     assert outcome.skipped is None, outcome.skipped
     # Interval ranges alone leave the attention reshapes (and all after them) unbounded.
-    assert outcome.unbounded_before > 0
+    assert (outcome.unbounded_before > 0) == (name in TRANSFORMERS)
     assert outcome.unbounded_after == 0, f"{outcome.unbounded_after} of {outcome.unknown} tensors unbounded"
     opgraph.prepare(graph, "Ascend310P3")
     plan = opgraph.plan_memory(graph)  # every tensor must get a size

@@ -235,6 +235,32 @@ def test_reshape_to_the_shape_of_a_ranged_tensor_takes_its_ranges() -> None:
     assert g.desc(out).shape_range == [(1, 4), (32, 32), (79, 1599)]
 
 
+def test_reshape_to_a_shape_with_a_minus_one_bounds_it_by_the_element_count() -> None:
+    # [B, S, 128] to Concat(Shape(x)[:2], [-1, 32]): the -1 is the count
+    # (128 .. 8 * 512 * 128) over the other entries (32 .. 8 * 512 * 32):
+    # ceil(128 / 131072) = 1 .. 524288 / 32 = 16384.
+    g = Graph("g")
+    x = g.add_input("x", DataType.FLOAT, [-1, -1, 128], shape_range=[(1, 8), (1, 512), (128, 128)])
+    shape = g.add_node("Shape", "shape", [x])
+    first_two = g.add_node(
+        "GatherV2",
+        "bs",
+        [shape, g.add_const("i", np.array([0, 1], np.int32)), g.add_const("a", np.array(0, np.int32))],
+    )
+    target = g.add_node(
+        "ConcatV2",
+        "target",
+        {
+            "x": [first_two, g.add_const("tail", np.array([-1, 32], np.int32))],
+            "concat_dim": g.add_const("c", np.array(0, np.int32)),
+        },
+    )
+    out = g.add_node("Reshape", "node", [x, target])
+    opgraph.infer(g)
+    assert g.desc(out).shape == (-1, -1, -1, 32)
+    assert g.desc(out).shape_range == [(1, 8), (1, 512), (1, 16384), (32, 32)]
+
+
 def test_reshape_unbounded_and_not_computable() -> None:
     # 1 * 3 .. unbounded elements.
     out = infer("Reshape", [([-1, -1], [(1, 2), (3, -1)]), np.array([-1], dtype=np.int64)])

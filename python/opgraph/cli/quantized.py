@@ -15,9 +15,20 @@ from .._core import Graph
 QDQ_OPS = ("QuantizeLinear", "DequantizeLinear")
 
 
+def _qdq_counts(graph: Graph) -> Counter[str]:
+    """QuantizeLinear / DequantizeLinear nodes of ``graph`` and its bodies."""
+    counts: Counter[str] = Counter()
+    for node in graph.nodes():
+        if node.op_type in QDQ_OPS:
+            counts[node.op_type] += 1
+        for body in node.subgraph_names:
+            counts += _qdq_counts(graph.subgraph(node.name, body))
+    return counts
+
+
 def qdq_warning(graph: Graph) -> str | None:
-    """The warning for a graph with QDQ pairs, or ``None``."""
-    counts = Counter(node.op_type for node in graph.nodes() if node.op_type in QDQ_OPS)
+    """The warning for a graph with QDQ pairs (bodies included), or ``None``."""
+    counts = _qdq_counts(graph)
     if not counts:
         return None
     found = " and ".join(f"{counts[op]} {op}" for op in QDQ_OPS if counts[op])

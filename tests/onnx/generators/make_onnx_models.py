@@ -17,7 +17,7 @@ import tempfile
 import time
 import traceback
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from operator import attrgetter
 from pathlib import Path
 from typing import Any
@@ -446,6 +446,17 @@ def timm_classification(name: str, timm_name: str, exporter: str, opset: int, si
     )
 
 
+BERT_TS14 = Spec(
+    hf("BertConfig", "BertModel", BERT_INPUTS, **SMALL_BERT),
+    "transformers.BertModel(BertConfig(2 layers))",
+    tokens(with_types=True),
+    BERT_INPUTS,
+    ["last_hidden_state"],
+    "torchscript",
+    14,
+    text_dyn(BERT_INPUTS),
+)
+
 SEG_DYN = {"input": {0: "batch", 2: "height", 3: "width"}}
 SEG_DIMS = {"height": (160, 192), "width": (160, 224)}
 
@@ -862,19 +873,7 @@ SPECS: dict[str, Spec] = dict(
         timm_classification("efficientnetv2_s_ts17", "tf_efficientnetv2_s", "torchscript", 17, 192),
         timm_classification("efficientnetv2_rw_t_dynamo", "efficientnetv2_rw_t", "dynamo", 18, 192),
         # Hugging Face transformers from configs, free batch and sequence
-        (
-            "bert_ts14",
-            Spec(
-                hf("BertConfig", "BertModel", BERT_INPUTS, **SMALL_BERT),
-                "transformers.BertModel(BertConfig(2 layers))",
-                tokens(with_types=True),
-                ["input_ids", "attention_mask", "token_type_ids"],
-                ["last_hidden_state"],
-                "torchscript",
-                14,
-                text_dyn(["input_ids", "attention_mask", "token_type_ids"]),
-            ),
-        ),
+        ("bert_ts14", BERT_TS14),
         (
             "bert_dynamo",
             Spec(
@@ -1173,15 +1172,9 @@ SPECS: dict[str, Spec] = dict(
         ),
         (
             "bert_dynquant_ts14",
-            Spec(
-                hf("BertConfig", "BertModel", BERT_INPUTS, **SMALL_BERT),
-                "transformers.BertModel(BertConfig(2 layers)) + onnxruntime.quantization.quantize_dynamic",
-                tokens(with_types=True),
-                ["input_ids", "attention_mask", "token_type_ids"],
-                ["last_hidden_state"],
-                "torchscript",
-                14,
-                text_dyn(["input_ids", "attention_mask", "token_type_ids"]),
+            replace(
+                BERT_TS14,
+                source=f"{BERT_TS14.source} + onnxruntime.quantization.quantize_dynamic",
                 post=quantize_dynamic_int8,
             ),
         ),

@@ -123,6 +123,24 @@ pub(crate) fn div_exact(a: Range, k: i64) -> Option<Range> {
     Some((lo, hi))
 }
 
+/// The values an exact quotient `n / m` can take for `n` in `a` and `m` in
+/// `b` (Reshape's `-1` beside dims that are themselves ranged): at least
+/// `ceil(a.min / b.max)` (0 when `b` is unbounded) and at most
+/// `floor(a.max / b.min)` (unbounded when `a` is or `b` may be 0).
+pub(crate) fn div_range(a: Range, b: Range) -> Range {
+    let lo = match b.1 {
+        UNBOUNDED | 0 => 0,
+        m => a.0.checked_div(m).map_or(0, |q| {
+            q.saturating_add(i64::from(a.0.checked_rem(m).is_some_and(|r| r != 0)))
+        }),
+    };
+    let hi = match (a.1, b.0) {
+        (UNBOUNDED, _) | (_, 0) => UNBOUNDED,
+        (n, m) => n.checked_div(m).unwrap_or(UNBOUNDED),
+    };
+    (lo, if hi != UNBOUNDED && hi < lo { lo } else { hi })
+}
+
 /// The values in both `a` and `b`; None when they do not meet.
 pub(crate) fn intersect(a: Range, b: Range) -> Option<Range> {
     let lo = a.0.max(b.0);
@@ -254,6 +272,17 @@ mod tests {
         assert_eq!(of_dim(-1, None), ANY);
         assert_eq!(of_dim(-1, Some((-2, 4))), ANY);
         assert_eq!(of_dim(-1, Some((5, 4))), ANY);
+    }
+
+    #[test]
+    fn quotients_of_ranges() {
+        // [N, 4, H, W] as [N, 4, -1]: N in 1..=4, H = W in 10..=20.
+        let count = mul(mul((1, 4), (4, 4)), mul((10, 20), (10, 20)));
+        assert_eq!(div_range(count, mul((1, 4), (4, 4))), (25, 1600));
+        assert_eq!(div_range((7, 9), (2, 2)), (4, 4));
+        assert_eq!(div_range((7, UNBOUNDED), (2, 3)), (3, UNBOUNDED));
+        assert_eq!(div_range((7, 9), (0, 3)), (3, UNBOUNDED));
+        assert_eq!(div_range((7, 9), (1, UNBOUNDED)), (0, 9));
     }
 
     #[test]

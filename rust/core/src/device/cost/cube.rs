@@ -8,7 +8,7 @@ use super::work::{output, required_input, Unit, Work};
 use super::{CostError, CostOptions};
 use crate::device::spec::DeviceSpec;
 use crate::graph::{Graph, Node};
-use crate::types::{AttrValue, DataType};
+use crate::types::{AttrValue, DataType, Format, Shape, TensorDesc};
 
 /// `units` independent products of [m x k] by [k x n] (groups, batch).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -128,6 +128,18 @@ pub(crate) fn is_onnx_form(op_type: &str) -> bool {
     matches!(op_type, "Conv1D" | "ConvTranspose")
 }
 
+/// A Conv1D activation `[N, C, L]` as the Conv2D GE runs stores it:
+/// `[N, C, 1, L]` in NC1HWC0 (its channels padded to C0); other tensors as
+/// they are.
+fn as_ge_runs_it(op_type: &str, desc: &TensorDesc) -> TensorDesc {
+    match desc.shape().dims() {
+        &[n, c, l] if op_type == "Conv1D" => {
+            TensorDesc::new(desc.dtype, Shape::from_dims([n, c, 1, l]), Format::Nchw)
+        }
+        _ => desc.clone(),
+    }
+}
+
 /// A channels-first layout name for `rank` dims (`NCW`, `NCHW`, `NCDHW`).
 fn channels_first(rank: usize) -> String {
     let spatial = "DHW"
@@ -151,6 +163,16 @@ fn conv_gemm(
     let out = output(node)?;
     let out_dims = static_dims(name, op, out)?;
     let onnx_form = is_onnx_form(op);
+    if onnx_form && out_dims.len() < 3 {
+        return Err(CostError::Unsupported {
+            node: name.clone(),
+            op_type: op.to_string(),
+            reason: format!(
+                "its output has rank {}; a convolution's is [N, C, spatial...]",
+                out_dims.len()
+            ),
+        });
+    }
     let data_format = match node.attrs.get("data_format") {
         _ if onnx_form => channels_first(out_dims.len()),
         Some(AttrValue::Str(s)) if s.len() == out_dims.len() => s.clone(),
@@ -165,7 +187,7 @@ fn conv_gemm(
     let filter = required_input(graph, node, f_index, "filter")?;
     let f_dims = static_dims(name, op, filter)?;
     let f_layout = match filter.origin_format.name() {
-        _ if onnx_form => channels_first(f_dims.len()),
+        _ if onnx_form && f_dims.len() == out_dims.len() => channels_first(f_dims.len()),
         l if l.len() == f_dims.len() && nc_positions(l).is_some() => l.to_owned(),
         _ if data_format.starts_with("NC") => data_format.clone(),
         _ if f_dims.len() == 5 => "DHWCN".to_owned(),
@@ -335,7 +357,7 @@ pub(crate) fn cube_work(
         let units = if x_units == 0 { 1 } else { gemm.units };
         fractal_bytes(name, dtype, units, gemm.m, gemm.k_channels, k0)?
     } else {
-        stored_bytes(name, op, x, opts.precision, true)?
+        stored_bytes(name, op, &as_ge_runs_it(op, x), opts.precision, true)?
     };
     let w_units = if is_matmul && w.shape().dims().len() <= 2 {
         1
@@ -346,7 +368,7 @@ pub(crate) fn cube_work(
     let w_cols = ceil_div(gemm.k_channels, k0) * k0 * gemm.taps;
     let b_bytes = fractal_bytes(name, dtype, w_units, gemm.n, w_cols, 1)?;
     let out = output(node)?;
-    let c_bytes = stored_bytes(name, op, out, opts.precision, true)?;
+    let c_bytes = stored_bytes(name, op, &as_ge_runs_it(op, out), opts.precision, true)?;
     let (a, b) = (a_bytes as f64, b_bytes as f64);
     let cores = u64::from(spec.ai_cores);
     let block_macs = (FRACTAL * FRACTAL * k0) as f64;
@@ -388,18 +410,19 @@ pub(crate) fn cube_work(
                 .expect("finite times")
         })
         .expect("at least one split");
+    let output_driven = [gemm.units, gemm.m, gemm.n, gemm.k_channels, gemm.taps]
+        .iter()
+        .map(|&v| v as f64)
+        .product::<f64>();
     let useful_macs = if transposed {
         // The Cube runs a transposed convolution over its input with zeros
         // inserted between the pixels (stride - 1 per gap); the useful
         // products are each input element's with its C_out / group filters
-        // at every tap.
+        // at every tap, fewer where pads crop the output.
         let x_elements = product(name, &static_dims(name, op, x)?)? as f64;
-        x_elements * gemm.n as f64 * gemm.taps as f64
+        (x_elements * gemm.n as f64 * gemm.taps as f64).min(output_driven)
     } else {
-        [gemm.units, gemm.m, gemm.n, gemm.k_channels, gemm.taps]
-            .iter()
-            .map(|&v| v as f64)
-            .product::<f64>()
+        output_driven
     };
     let padded_macs =
         gemm.units as f64 * m_blocks as f64 * n_blocks as f64 * k_blocks as f64 * block_macs;

@@ -66,7 +66,28 @@ fn a_1d_convolution_does_the_work_of_a_conv2d_of_height_one() {
         assert_eq!(a.flops, b.flops);
         assert_eq!(a.padded_flops, b.padded_flops);
         assert!(a.cube_us > 0.0 && a.cube_us == b.cube_us, "{a:?} {b:?}");
+        // The activations stored as the Conv2D's: channels padded to C0.
+        assert_eq!((a.bytes, a.l2_bytes), (b.bytes, b.l2_bytes), "{n} {c} {l}");
+        assert_eq!(a.time_us, b.time_us);
     }
+}
+
+#[test]
+fn an_onnx_form_convolution_of_rank_below_three_is_a_cost_error_not_a_panic() {
+    let mut g = Graph::new("bad");
+    let x = input(&mut g, "x", desc(F16, &[4, 8], Format::Nd));
+    let w = input(&mut g, "w", desc(F16, &[8, 8], Format::Nd));
+    let y = op(
+        &mut g,
+        "Conv1D",
+        "conv",
+        &[x, w],
+        desc(F16, &[4, 8], Format::Nd),
+        &[],
+    );
+    g.set_outputs(vec![y]).unwrap();
+    let err = estimate_cost(&g, &super::tests::round_spec(), &CostOptions::default()).unwrap_err();
+    assert!(err.to_string().contains("rank 2"), "{err}");
 }
 
 #[test]

@@ -97,7 +97,7 @@ pub fn constant_outputs(graph: &Graph, order: &[NodeId]) -> Vec<SmallVec<[bool; 
 /// True when GE's constant folding would fold `node`: every present input
 /// is a constant, its outputs have static shapes, and it is no control
 /// flow, list op or body caller.
-fn folds(node: &Node, constant: &[SmallVec<[bool; 1]>]) -> bool {
+pub fn folds(node: &Node, constant: &[SmallVec<[bool; 1]>]) -> bool {
     let mut present = node.inputs.iter().flatten().peekable();
     present.peek().is_some()
         && present.all(|e| constant[e.node.index()][e.index as usize])

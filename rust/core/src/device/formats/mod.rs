@@ -64,7 +64,7 @@ pub mod transdata;
 mod tests;
 
 pub use check::{check_formats, Violation};
-pub use edges::constant_outputs;
+pub use edges::{constant_outputs, folds};
 pub use report::PrepareReport;
 
 use super::soc::Soc;

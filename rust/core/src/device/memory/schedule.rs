@@ -17,7 +17,7 @@
 
 use super::views::reused_inputs;
 use super::MemoryError;
-use crate::device::formats::constant_outputs;
+use crate::device::formats::{constant_outputs, folds};
 use crate::graph::names::tensor_name;
 use crate::graph::{is_loop_back_edge, topological_order, Graph, NodeId};
 use crate::op::OpRegistry;
@@ -70,8 +70,9 @@ pub(crate) struct Reader {
     /// Read through a v1 loop back edge (NextIteration -> Merge): by the
     /// next iteration.
     pub back_edge: bool,
-    /// Read by a node GE's constant folding computes at build time (every
-    /// output a constant): no run-time read.
+    /// Read by a node GE's constant folding computes at build time (its
+    /// inputs and outputs constants, no body, no control input): no
+    /// run-time read.
     pub at_build: bool,
 }
 
@@ -254,7 +255,12 @@ impl<'g> Builder<'g, '_> {
                 body_outputs.extend(self.add_graph(&sub.graph, body, &inputs, body_loop)?);
             }
             let step = self.next_step()?;
-            let folded = !node.outputs.is_empty() && constant[id.index()].iter().all(|&c| c);
+            // What GE's constant folding runs at build time: every input a
+            // constant (a node inference merely knows the value of, such as
+            // an If on a known condition, still runs).
+            let folded = !node.outputs.is_empty()
+                && constant[id.index()].iter().all(|&c| c)
+                && folds(node, &constant);
             let reader = |back_edge| Reader {
                 step,
                 loop_id,

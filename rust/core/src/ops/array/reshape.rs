@@ -75,7 +75,7 @@ fn infer_reshape(ctx: &mut OpContext<'_>) -> Result<(), OpError> {
         (Some(target), _, _) if copy_zeros && target.contains(&COPIED_UNKNOWN) => {
             let out = with_copied_unknowns(input, &target)?;
             ctx.set_output_shape(0, out)?;
-            if ranges::wanted(ctx, 0) {
+            if ranges::wanted(ctx, 0) && is_whole_reshape(ctx)? {
                 copied_reshape_range(ctx, &target)?;
             }
             return Ok(());
@@ -179,12 +179,14 @@ fn copied_reshape_range(ctx: &mut OpContext<'_>, target: &[i64]) -> Result<(), O
 /// Unknown dims whose entries of the shape vector have value bounds (a
 /// `Shape` of a ranged tensor, gathered and concatenated back) take them.
 /// With `copy_zeros` an entry that may be 0 may copy an input dim instead,
-/// so only entries bounded away from 0 count.
+/// so only entries bounded away from 0 count. A literal `-1` entry is the
+/// input's element count over the other entries (`[N, C, -1]` of a ranged
+/// `[N, C, H, W]`: a flatten written with `Shape`).
 fn shape_value_range(ctx: &mut OpContext<'_>, copy_zeros: bool) -> Result<(), OpError> {
-    let Some(bounds) = Elems::vector_bounds(ctx, 1) else {
+    let (Some(bounds), Some(entries)) = (Elems::vector_bounds(ctx, 1), Elems::input(ctx, 1)) else {
         return Ok(());
     };
-    let out = bounds
+    let mut out: Vec<ranges::Range> = bounds
         .into_iter()
         .map(|r| {
             if copy_zeros && r.0 < 1 {
@@ -194,6 +196,24 @@ fn shape_value_range(ctx: &mut OpContext<'_>, copy_zeros: bool) -> Result<(), Op
             }
         })
         .collect();
+    // A known -1 entry: in the value, or (a partial shape value keeps -1
+    // for "unknown") as the exact bounds (-1, -1) beside it.
+    let recorded = ctx.input_desc(1).and_then(|d| d.value_range.as_deref());
+    let minus_one: Vec<usize> = (0..out.len())
+        .filter(|&k| {
+            entries.int_at(k) == Some(UNKNOWN_DIM)
+                || recorded.and_then(|r| r.get(k)) == Some(&(UNKNOWN_DIM, UNKNOWN_DIM))
+        })
+        .collect();
+    if let ([at], Some(input)) = (minus_one.as_slice(), ranges::of_input(ctx, 0)) {
+        let count = input.into_iter().fold((1, 1), ranges::mul);
+        let others = out
+            .iter()
+            .enumerate()
+            .filter(|&(k, _)| k != *at)
+            .fold((1, 1), |acc, (_, &r)| ranges::mul(acc, r));
+        out[*at] = ranges::div_range(count, others);
+    }
     ranges::set_if_bounded(ctx, 0, out)
 }
 
