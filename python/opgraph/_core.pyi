@@ -153,9 +153,10 @@ class TensorDesc:
         element by element (-1 unknown), when the full value is not known."""
     @property
     def value_range(self) -> list[tuple[int, int]] | None:
-        """For a 1-D integer tensor whose value is not fully known: inclusive
-        ``(min, max)`` per element (``max == -1``: unbounded), GE's value range;
-        ``Shape`` of an ``x`` with a shape range records it. None when not set."""
+        """For a scalar or 1-D integer tensor whose value is not fully known:
+        inclusive ``(min, max)`` per element (``max == -1``: unbounded), GE's
+        value range; ``Shape`` of an ``x`` with a shape range records it, and a
+        cast of such sizes to float keeps it. None when not set."""
     @property
     def value(self) -> np.ndarray[Any, Any] | None:
         """The host value as a numpy array, when known."""

@@ -5,6 +5,7 @@
 use crate::graph::Subgraph;
 use crate::prelude::*;
 use crate::types::NamedAttrs;
+use bytes::Bytes;
 use std::sync::Arc;
 
 pub(crate) fn input(
@@ -156,6 +157,14 @@ impl OpCase {
             vec![]
         };
         int_const(&mut self.g, &name, DataType::Int32, &dims, values)
+    }
+
+    /// A FLOAT scalar constant.
+    pub(crate) fn float(&mut self, value: f32) -> OutputRef {
+        let name = self.name("c");
+        let bytes = Bytes::copy_from_slice(&value.to_le_bytes());
+        let t = HostTensor::new(DataType::Float, Shape::scalar(), bytes).unwrap();
+        self.g.add_const_node(&name, t).unwrap()
     }
 
     pub(crate) fn op(

@@ -109,9 +109,10 @@ impl PyTensorDesc {
             .transpose()
     }
 
-    /// For a 1-D integer tensor whose value is not fully known: inclusive
-    /// ``(min, max)`` per element (``max == -1``: unbounded), GE's value range;
-    /// ``Shape`` of an ``x`` with a shape range records it. None when not set.
+    /// For a scalar or 1-D integer tensor whose value is not fully known:
+    /// inclusive ``(min, max)`` per element (``max == -1``: unbounded), GE's
+    /// value range; ``Shape`` of an ``x`` with a shape range records it, and a
+    /// cast of such sizes to float keeps it. None when not set.
     #[getter]
     fn value_range(&self) -> Option<Vec<(i64, i64)>> {
         self.desc.value_range.as_deref().map(<[_]>::to_vec)

@@ -21,10 +21,12 @@ pub struct TensorDesc {
     /// element by element (`-1` unknown) when the whole `value` is not:
     /// `Shape(x)` of an `x: [?, 224, 224, 3]` folds to `[-1, 224, 224, 3]`.
     pub shape_value: Option<Box<Shape>>,
-    /// For a 1-D integer tensor whose value is not fully known: inclusive
-    /// `(min, max)` per element (`max == -1` unbounded), GE's value range.
-    /// `Shape(x)` of an `x: [?, 4]` with its first dim in `0..=450` records
-    /// `[(0, 450), (4, 4)]`, so a Fill or Expand to that shape is bounded.
+    /// For a scalar or 1-D integer tensor whose value is not fully known:
+    /// inclusive `(min, max)` per element (`max == -1` unbounded), GE's
+    /// value range. `Shape(x)` of an `x: [?, 4]` with its first dim in
+    /// `0..=450` records `[(0, 450), (4, 4)]`, so a Fill or Expand to that
+    /// shape is bounded. A cast of such sizes to float keeps their bounds
+    /// (the float values are whole numbers): an `arange` over a size.
     pub value_range: Option<ThinVec<(i64, i64)>>,
     /// For a list handle (a TensorFlow TensorList, an ONNX sequence): what
     /// the list holds and, when known, how many elements. The element

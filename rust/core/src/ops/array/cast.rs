@@ -101,15 +101,43 @@ fn fold_cast(ctx: &mut OpContext<'_>, to: DataType) -> Result<(), OpError> {
         .iter()
         .map(|raw| raw.and_then(|raw| cast_raw(from, to, raw)))
         .collect();
-    // Bounds survive a cast that keeps every value: to INT64, or to INT32
-    // when each bound fits (an unbounded top could wrap past INT32).
-    let fits = |&(lo, hi): &(i64, i64)| {
-        hi != ranges::UNBOUNDED && i32::try_from(lo).is_ok() && i32::try_from(hi).is_ok()
-    };
-    let keeps = to == DataType::Int64 || (to == DataType::Int32 && elems.bounds.iter().all(fits));
-    if !keeps || !from.is_index_type() {
+    if !keeps_bounds(from, to, &elems.bounds) {
         elems.bounds.clear();
     }
     elems.dtype = to;
     elems.write(ctx, 0)
+}
+
+/// Whether value bounds survive a cast from `from` to `to`: every value in
+/// them converts to itself. Integers to INT64, or to INT32 when each bound
+/// fits (an unbounded top could wrap past INT32); integers to FLOAT/DOUBLE
+/// when each bound is exact there (rounding is monotonic, so every value
+/// stays within its exact bounds; an unbounded top stays unbounded); and
+/// back, the whole-number floats such a cast made, when bounded above.
+fn keeps_bounds(from: DataType, to: DataType, bounds: &[(i64, i64)]) -> bool {
+    let within = |limit: i64, top_needed: bool| {
+        bounds.iter().all(|&(lo, hi)| {
+            lo.checked_abs().is_some_and(|lo| lo <= limit)
+                && if hi == ranges::UNBOUNDED {
+                    !top_needed
+                } else {
+                    hi.checked_abs().is_some_and(|hi| hi <= limit)
+                }
+        })
+    };
+    let int32 = i64::from(i32::MAX);
+    match (from, to) {
+        _ if from == to => true,
+        (DataType::Int32 | DataType::Int64, DataType::Int64) => true,
+        (DataType::Int32 | DataType::Int64, DataType::Int32) => within(int32, true),
+        (DataType::Int32 | DataType::Int64, DataType::Float) => {
+            within(1 << f32::MANTISSA_DIGITS, false)
+        }
+        (DataType::Int32 | DataType::Int64, DataType::Double) => {
+            within(1 << f64::MANTISSA_DIGITS, false)
+        }
+        (DataType::Float | DataType::Double, DataType::Int64) => within(i64::MAX, true),
+        (DataType::Float | DataType::Double, DataType::Int32) => within(int32, true),
+        _ => false,
+    }
 }

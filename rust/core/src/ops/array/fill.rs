@@ -4,7 +4,7 @@
 //! among them, pass `[1]`-shaped limits, and onnxruntime takes them), and
 //! whose values are `start + i * delta` rather than a running sum.
 
-use super::host::{one, scalar_f64, Elems};
+use super::host::{one, scalar_f64, Elems, Number};
 use super::{int_value, INDEX};
 use crate::bail;
 use crate::infer::OpContext;
@@ -225,7 +225,64 @@ fn infer_range(ctx: &mut OpContext<'_>, flavor: Flavor) -> Result<(), OpError> {
         Some(b) => range_len(&b, flavor)?,
         None => UNKNOWN_DIM,
     };
-    ctx.set_output_shape(0, Shape::from_dims([len]))
+    ctx.set_output_shape(0, Shape::from_dims([len]))?;
+    match len_range(ctx) {
+        Some(r) if len == UNKNOWN_DIM => ranges::set_if_bounded(ctx, 0, vec![r]),
+        _ => Ok(()),
+    }
+}
+
+/// A scalar bound known only within its value range: `(lowest, highest)`,
+/// `None` highest when unbounded above. Known values are their own range.
+type Span = (Number, Option<Number>);
+
+fn span(ctx: &OpContext<'_>, i: usize) -> Option<Span> {
+    let e = Elems::input(ctx, i).filter(|e| e.items.len() == 1)?;
+    if let Some(n) = e.number_at(0) {
+        return Some((n, Some(n)));
+    }
+    let &(lo, hi) = e.bounds.first()?;
+    Some((
+        Number::Int(lo),
+        (hi != ranges::UNBOUNDED).then_some(Number::Int(hi)),
+    ))
+}
+
+/// The output length's range when `start` or `limit` is known only within
+/// a value range (a feature map's size, often cast to float for an
+/// `arange`) and `delta` is known. The length never falls as the limit
+/// rises or the start falls (delta > 0; the reverse for delta < 0), so its
+/// extremes are at the corners. They use ONNX's `max(ceil(...), 0)`: where
+/// TensorFlow would fail instead, fewer lengths occur, never more.
+fn len_range(ctx: &OpContext<'_>) -> Option<ranges::Range> {
+    let (delta, _) = span(ctx, 2).filter(|(lo, hi)| Some(*lo) == *hi)?;
+    let ((s_lo, s_hi), (l_lo, l_hi)) = (span(ctx, 0)?, span(ctx, 1)?);
+    let ints = ctx.input_dtype(0).ok()?.is_index_type();
+    let len = |s: Number, l: Number| {
+        let b = match (s, l, delta) {
+            (Number::Int(s), Number::Int(l), Number::Int(d)) if ints => Bounds::Int(s, l, d),
+            _ => Bounds::Float(as_f64(s), as_f64(l), as_f64(delta)),
+        };
+        range_len(&b, Flavor::Onnx).ok()
+    };
+    let rising = as_f64(delta) > 0.0;
+    let (low, high) = if rising {
+        (s_hi.zip(Some(l_lo)), l_hi.map(|l| (s_lo, l)))
+    } else {
+        (l_hi.map(|l| (s_lo, l)), s_hi.zip(Some(l_lo)))
+    };
+    let min = low.and_then(|(s, l)| len(s, l)).unwrap_or(0);
+    let max = high
+        .and_then(|(s, l)| len(s, l))
+        .map_or(ranges::UNBOUNDED, |m| m.max(min));
+    Some((min, max))
+}
+
+fn as_f64(n: Number) -> f64 {
+    match n {
+        Number::Int(v) => v as f64,
+        Number::Float(f) => f,
+    }
 }
 
 fn fold_range(ctx: &mut OpContext<'_>, flavor: Flavor) -> Result<(), OpError> {

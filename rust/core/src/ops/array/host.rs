@@ -39,6 +39,9 @@ pub(crate) struct Elems {
     pub bounds: Vec<(i64, i64)>,
 }
 
+/// 2^53: every integer up to this magnitude is exact in an f64.
+const EXACT_IN_F64: f64 = 9_007_199_254_740_992.0;
+
 /// One element's value for host arithmetic.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub(crate) enum Number {
@@ -286,7 +289,9 @@ impl Elems {
     /// element is known, else the known entries of an integer vector as a
     /// partial shape value (entries that are not valid dims become unknown),
     /// and the bounds of an integer scalar's or vector's unknown elements
-    /// as its value range.
+    /// as its value range. A float scalar or vector keeps bounds too when
+    /// its known elements are whole numbers: a size cast to float for an
+    /// `arange` (YOLO's anchor grid).
     pub fn write(self, ctx: &mut OpContext<'_>, o: usize) -> Result<(), OpError> {
         if self.items.iter().all(Option::is_some) {
             let Some(width) = width(self.dtype) else {
@@ -303,10 +308,12 @@ impl Elems {
             }
             return Ok(());
         }
-        if self.dims.len() > 1 || !self.dtype.is_index_type() {
+        let whole_floats = matches!(self.dtype, DataType::Float | DataType::Double)
+            && (0..self.items.len()).all(|k| self.items[k].is_none() || self.whole_at(k).is_some());
+        if self.dims.len() > 1 || !(self.dtype.is_index_type() || whole_floats) {
             return Ok(());
         }
-        if self.dims.len() == 1 && self.any_known() {
+        if self.dims.len() == 1 && self.any_known() && self.dtype.is_index_type() {
             let dims: Vec<i64> = (0..self.items.len())
                 .map(|k| self.int_at(k).filter(|&d| d >= 0).unwrap_or(UNKNOWN_DIM))
                 .collect();
@@ -355,9 +362,18 @@ impl Elems {
         )
     }
 
+    /// Element `k` as an integer: an integer element, or a float one that
+    /// is a whole number within f64's exact integers.
+    pub fn whole_at(&self, k: usize) -> Option<i64> {
+        match self.number_at(k)? {
+            Number::Int(v) => Some(v),
+            Number::Float(f) => (f.fract() == 0.0 && f.abs() <= EXACT_IN_F64).then_some(f as i64),
+        }
+    }
+
     /// Element `k`'s bounds: `(v, v)` when known, else its recorded bounds.
-    fn bound_at(&self, k: usize) -> (i64, i64) {
-        match self.int_at(k) {
+    pub fn bound_at(&self, k: usize) -> (i64, i64) {
+        match self.whole_at(k) {
             Some(v) => (v, v),
             None => self.bounds.get(k).copied().unwrap_or(ANY),
         }

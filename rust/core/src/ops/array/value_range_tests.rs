@@ -1,6 +1,7 @@
 //! Value ranges (GE's per-element bounds of a shape vector whose value is
 //! not known): recorded by Shape, carried by Gather and Cast, dropped by a
-//! cast that could change a value, and read by Fill as its output's range.
+//! cast that could change a value, and read by Fill as its output's range
+//! and by Range as its length's.
 
 use crate::prelude::*;
 use crate::test_graphs::OpCase;
@@ -37,7 +38,10 @@ fn casts_keep_bounds_only_where_every_value_survives() {
         // Unbounded above: a value could wrap past INT32.
         (DataType::Int32, -1, false),
         (DataType::Int64, -1, true),
-        (DataType::Float, 450, false),
+        // Sizes cast to float stay whole numbers within their bounds.
+        (DataType::Float, 450, true),
+        (DataType::Float, -1, true),
+        (DataType::Bool, 450, false),
     ] {
         let mut c = OpCase::new();
         let x = c.ranged_input(DataType::Float, &[-1, 4], &[(1, bound), (4, 4)]);
@@ -58,4 +62,99 @@ fn a_known_value_needs_no_bounds() {
     c.infer().unwrap();
     assert!(c.desc(shape).value.is_some());
     assert_eq!(c.desc(shape).value_range, None);
+}
+
+/// `arange(float(x.shape[2]))`: YOLO's anchor grid over a feature map whose
+/// size is ranged, as PyTorch exports it (Shape, Gather, Cast to float,
+/// Range with float bounds).
+/// Returns the case, the cast size and the range.
+fn arange_over_a_size(
+    op_type: &str,
+    start: f32,
+    delta: f32,
+    range: (i64, i64),
+) -> (OpCase, OutputRef, OutputRef) {
+    let mut c = OpCase::new();
+    let x = c.ranged_input(DataType::Float, &[1, 8, -1], &[(1, 1), (8, 8), range]);
+    let shape = c.op("Shape", &[x], &[("out_type", AttrValue::DataType(I64))]);
+    let (index, axis) = (c.ints(&[2], false), c.ints(&[0], false));
+    let size = c.op("GatherV2", &[shape, index, axis], &[]);
+    let limit = c.op("Cast", &[size], &[("dst_type", dtype(DataType::Float))]);
+    let (start, delta) = (c.float(start), c.float(delta));
+    let out = c.op(op_type, &[start, limit, delta], &[]);
+    (c, limit, out)
+}
+
+#[test]
+fn an_arange_over_a_ranged_size_cast_to_float_is_bounded() {
+    // (start, delta, size range, length range): numpy's arange lengths at
+    // the ends of the size range, ceil((size - start) / delta).
+    for (start, delta, range, want) in [
+        (0.0, 1.0, (20, 40), (20, 40)),
+        (0.5, 1.0, (20, 40), (20, 40)),
+        (0.0, 2.0, (5, 9), (3, 5)),
+        (10.0, 1.0, (5, 12), (0, 2)),
+        (0.0, 1.0, (5, -1), (5, -1)),
+        (30.0, -4.0, (2, 10), (5, 7)),
+    ] {
+        let (mut c, cast, out) = arange_over_a_size("OnnxRange", start, delta, range);
+        c.infer().unwrap();
+        assert_eq!(c.desc(cast).value_range.as_deref(), Some(&[range][..]));
+        assert_eq!(c.dims(out), [-1]);
+        let got = c.range(out);
+        assert_eq!(got, Some(vec![want]), "arange({start}, {range:?}, {delta})");
+        for size in [range.0, range.1].into_iter().filter(|&s| s >= 0) {
+            let n = ((size as f64 - f64::from(start)) / f64::from(delta))
+                .ceil()
+                .max(0.0) as i64;
+            assert!(
+                want.0 <= n && (want.1 < 0 || n <= want.1),
+                "{n} not in {want:?}"
+            );
+        }
+    }
+}
+
+#[test]
+fn a_float_cast_keeps_bounds_only_where_they_are_exact() {
+    for (to, hi, kept) in [
+        (DataType::Float, 1 << 24, true),
+        (DataType::Float, (1 << 24) + 1, false),
+        (DataType::Double, (1 << 24) + 1, true),
+        (DataType::Float16, 100, false),
+    ] {
+        let mut c = OpCase::new();
+        let x = c.ranged_input(DataType::Float, &[-1], &[(1, hi)]);
+        let shape = c.op("Shape", &[x], &[("out_type", AttrValue::DataType(I64))]);
+        let cast = c.op("Cast", &[shape], &[("dst_type", dtype(to))]);
+        let back = c.op("Cast", &[cast], &[("dst_type", dtype(I64))]);
+        c.infer().unwrap();
+        let want = kept.then(|| vec![(1, hi)]);
+        assert_eq!(
+            c.desc(cast).value_range.as_ref().map(|r| r.to_vec()),
+            want,
+            "{to}"
+        );
+        // Whole floats cast back to integers keep their bounds.
+        assert_eq!(
+            c.desc(back).value_range.as_ref().map(|r| r.to_vec()),
+            want,
+            "{to} back"
+        );
+    }
+}
+
+#[test]
+fn a_tensorflow_range_over_a_ranged_size_is_bounded_too() {
+    let mut c = OpCase::new();
+    let x = c.ranged_input(DataType::Float, &[-1], &[(3, 17)]);
+    let shape = c.op("Shape", &[x], &[("out_type", AttrValue::DataType(I64))]);
+    let (index, axis) = (c.ints(&[0], false), c.ints(&[0], false));
+    let size = c.op("GatherV2", &[shape, index, axis], &[]);
+    let (start, delta) = (c.ints(&[0], false), c.ints(&[2], false));
+    let start = c.op("Cast", &[start], &[("dst_type", dtype(I64))]);
+    let delta = c.op("Cast", &[delta], &[("dst_type", dtype(I64))]);
+    let out = c.op("Range", &[start, size, delta], &[]);
+    c.infer().unwrap();
+    assert_eq!(c.range(out), Some(vec![(2, 9)]));
 }
