@@ -137,6 +137,22 @@ def test_a_detection_model_names_its_data_dependent_ops_and_what_the_plan_leaves
     assert "the plan leaves out" in text
 
 
+def test_a_detector_at_free_image_sizes_is_still_planned(tmp_path: Path) -> None:
+    """Faster R-CNN with no --input-shape: torchvision exports NMS with
+    ``max_output_boxes_per_class = 2^63 - 1``, so over a free box count the
+    selection's bound is past any byte count. That tensor is left to run
+    time like an unbounded one; the rest of the graph is still planned."""
+    from onnx_model_records import model_file
+
+    model = model_file("fasterrcnn_mobilenet_v3_large_320_fpn_ts11", tmp_path)
+    warnings = compile_warnings(tmp_path, model.name)
+    assert not [w for w in warnings if "memory plan skipped" in w], warnings
+    report = json.loads((tmp_path / "report.json").read_text())
+    regions = {t["region"] for t in report["memory"]["tensors"]}
+    assert {"dynamic", "activation"} <= regions
+    assert report["memory"]["arena_bytes"] > 0
+
+
 def test_a_bounded_detector_gets_a_worst_case_latency(tmp_path: Path) -> None:
     """SSDlite at a fixed image size: every run-time size is bounded, so
     memory and latency are estimated at the upper bounds, and said to be."""

@@ -96,7 +96,12 @@ pub(crate) fn largest_shapes(desc: &TensorDesc) -> Option<(Shape, Shape)> {
 }
 
 /// The bytes a tensor occupies by GE's rule, or `Ok(None)` when its storage
-/// shape has unknown dims without an upper bound (a dynamic tensor).
+/// shape has unknown dims without an upper bound (a dynamic tensor). A
+/// range whose upper bounds make the size overflow counts as no bound (an
+/// NMS exported with torchvision's `max_output_boxes_per_class = 2^63 - 1`
+/// over a free box count): no device holds it, so it is sized at run time
+/// rather than failing the whole plan. A static shape that overflows is an
+/// error.
 pub fn tensor_size(
     name: &str,
     desc: &TensorDesc,
@@ -117,17 +122,20 @@ pub(crate) fn tensor_size_named(
     let Some(dims) = sizing_dims(desc, use_ranges) else {
         return Ok(None);
     };
-    let overflow = || MemoryError::SizeOverflow {
-        tensor: name(),
-        detail: format!("{} {}", desc.dtype.name(), Shape::from_dims(&dims)),
-    };
-    let count = dims
+    let padded = dims
         .iter()
         .try_fold(1i64, |acc, &d| acc.checked_mul(d))
-        .ok_or_else(overflow)?;
-    let raw = desc.dtype.bytes_for(count).ok_or_else(overflow)?;
-    let raw = u64::try_from(raw).map_err(|_| overflow())?;
-    ge_padded_size(raw).map(Some).ok_or_else(overflow)
+        .and_then(|count| desc.dtype.bytes_for(count))
+        .and_then(|raw| u64::try_from(raw).ok())
+        .and_then(ge_padded_size);
+    match padded {
+        Some(bytes) => Ok(Some(bytes)),
+        None if !desc.storage_shape.is_static() => Ok(None),
+        None => Err(MemoryError::SizeOverflow {
+            tensor: name(),
+            detail: format!("{} {}", desc.dtype.name(), Shape::from_dims(&dims)),
+        }),
+    }
 }
 
 /// Like [`tensor_size`], but a dynamic tensor is an error naming it.
@@ -219,6 +227,9 @@ mod tests {
         assert_eq!(tensor_size("x", &d, false), Ok(None));
         d.shape_range = Some(thin_vec![(1, -1), (8, 8)]);
         assert_eq!(tensor_size("x", &d, true), Ok(None), "unbounded range");
+        // Bounded, but past any byte count: sized at run time, not an error.
+        d.shape_range = Some(thin_vec![(1, i64::MAX), (8, 8)]);
+        assert_eq!(tensor_size("x", &d, true), Ok(None), "overflowing range");
         let unknown_rank = desc(DataType::Float, &[-2]);
         assert_eq!(tensor_size("x", &unknown_rank, true), Ok(None));
     }
