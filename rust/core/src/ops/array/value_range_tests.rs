@@ -158,3 +158,82 @@ fn a_tensorflow_range_over_a_ranged_size_is_bounded_too() {
     c.infer().unwrap();
     assert_eq!(c.range(out), Some(vec![(2, 9)]));
 }
+
+/// A BOOL tensor's known value, as 0 / 1.
+fn bools(c: &OpCase, t: OutputRef) -> Option<Vec<i64>> {
+    let value = c.desc(t).value.as_ref()?;
+    assert_eq!(value.dtype(), DataType::Bool);
+    Some(value.bytes().iter().map(|&b| i64::from(b)).collect())
+}
+
+/// INT64 constant vector.
+fn longs(c: &mut OpCase, values: &[i64]) -> OutputRef {
+    let ints = c.ints(values, true);
+    c.op("Cast", &[ints], &[("dst_type", dtype(I64))])
+}
+
+#[test]
+fn pytorchs_expand_to_a_shape_keeps_its_known_entries_and_ranges() {
+    // torch.onnx's `x.expand(shape)`: Where(Equal(shape, -1), ones, shape).
+    let mut c = OpCase::new();
+    let x = c.ranged_input(DataType::Float, &[-1, 8], &[(1, 450), (8, 8)]);
+    let shape = c.op("Shape", &[x], &[("out_type", AttrValue::DataType(I64))]);
+    let minus_ones = longs(&mut c, &[-1, -1]);
+    let ones = longs(&mut c, &[1, 1]);
+    let is_minus_one = c.op("Equal", &[shape, minus_ones], &[]);
+    let target = c.op("SelectV2", &[is_minus_one, ones, shape], &[]);
+    let z = c.input(DataType::Float, &[1, 8]);
+    let expanded = c.op("Expand", &[z, target], &[]);
+    c.infer().unwrap();
+    // A size bounded to 1..=450 is never -1: the comparison is decided.
+    assert_eq!(bools(&c, is_minus_one), Some(vec![0, 0]));
+    assert_eq!(c.carried(target), Some(vec![-1, 8]));
+    assert_eq!(
+        c.desc(target).value_range.as_deref(),
+        Some(&[(1, 450), (8, 8)][..])
+    );
+    assert_eq!(c.dims(expanded), [-1, 8]);
+    assert_eq!(c.range(expanded), Some(vec![(1, 450), (8, 8)]));
+}
+
+#[test]
+fn comparisons_are_decided_only_where_bounds_do_not_overlap() {
+    for (op_type, other, want) in [
+        ("Less", 0, Some(vec![0, 0])),
+        ("GreaterEqual", 0, Some(vec![1, 1])),
+        ("NotEqual", -1, Some(vec![1, 1])),
+        // 5 may be the size (bounds 1..=450): undecided, so no value.
+        ("Equal", 5, None),
+        ("Less", 450, None),
+        ("Less", 451, Some(vec![1, 1])),
+    ] {
+        let mut c = OpCase::new();
+        let x = c.ranged_input(DataType::Float, &[-1, 8], &[(1, 450), (8, 8)]);
+        let shape = c.op("Shape", &[x], &[("out_type", AttrValue::DataType(I64))]);
+        let others = longs(&mut c, &[other, 8]);
+        let out = c.op(op_type, &[shape, others], &[]);
+        c.infer().unwrap();
+        let got = bools(&c, out);
+        let want = want.map(|w: Vec<i64>| {
+            // The known second entry, 8 against 8.
+            let second = match op_type {
+                "Less" | "NotEqual" => 0,
+                _ => 1,
+            };
+            vec![w[0], second]
+        });
+        assert_eq!(got, want, "{op_type}(shape, [{other}, 8])");
+    }
+}
+
+#[test]
+fn where_with_an_unknown_condition_bounds_by_both_branches() {
+    let mut c = OpCase::new();
+    let x = c.ranged_input(DataType::Float, &[-1], &[(3, 9)]);
+    let shape = c.op("Shape", &[x], &[("out_type", AttrValue::DataType(I64))]);
+    let cond = c.input(DataType::Bool, &[1]);
+    let twenty = longs(&mut c, &[20]);
+    let picked = c.op("SelectV2", &[cond, shape, twenty], &[]);
+    c.infer().unwrap();
+    assert_eq!(c.desc(picked).value_range.as_deref(), Some(&[(3, 20)][..]));
+}

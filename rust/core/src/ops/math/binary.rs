@@ -4,7 +4,7 @@
 use super::broadcast_shapes;
 use super::dtypes::*;
 use super::fold::{fold_int_binary, IntOp};
-use super::fold_elementwise::{self, fold_binary};
+use super::fold_elementwise::{self, fold_binary, fold_compare};
 use crate::infer::OpContext;
 use crate::op::{op_fn, FollowType, OpError, OpSchema, ParamType, PortDef};
 use crate::ops::ranges;
@@ -123,12 +123,19 @@ fn schema(op: &Binary) -> OpSchema {
                 }
             }))
         }
+        (None, Some(f)) if out_dtype == Some(DataType::Bool) && !is_logical(op.op_type) => {
+            schema = schema.fold(Arc::new(move |ctx| fold_compare(ctx, f)))
+        }
         (None, Some(f)) => {
             schema = schema.fold(Arc::new(move |ctx| fold_binary(ctx, f, out_dtype)))
         }
         (None, None) => {}
     }
     schema
+}
+
+fn is_logical(op_type: &str) -> bool {
+    matches!(op_type, "LogicalAnd" | "LogicalOr")
 }
 
 /// The host function of ops folded on whole known values of any numeric

@@ -3,12 +3,14 @@
 //! (PyTorch's `ceil(h / s)` for SAME padding and `floor(h * scale)` for
 //! interpolation, done in FLOAT; `Equal(shape, -1)` and `Where` in
 //! transformer reshapes). Integer ops on partial shape vectors stay with
-//! [`super::fold`]; here every operand element must be known.
+//! [`super::fold`]; here every operand element must be known, except for
+//! comparisons and Where, which decide what they can element by element.
 
 use super::broadcast_shapes;
 use crate::infer::OpContext;
 use crate::op::OpError;
 use crate::ops::array::host::{Elems, Number};
+use crate::ops::ranges;
 use crate::types::{DataType, Shape};
 
 /// Element-wise functions of one or two numbers; `None` leaves the
@@ -154,9 +156,103 @@ pub(crate) fn fold_clip(ctx: &mut OpContext<'_>) -> Result<(), OpError> {
     }
 }
 
-/// SelectV2 (ONNX Where): `x1` where the condition holds, else `x2`.
+/// SelectV2 (ONNX Where): `x1` where the condition holds, else `x2`,
+/// element by element as far as they are known. An element whose condition
+/// is unknown is known when both branches agree, else bounded by both
+/// branches' bounds. PyTorch exports `expand` to a shape vector as
+/// `Where(Equal(shape, -1), ones, shape)`: once the comparison is decided
+/// (see [`fold_compare`]), the shape's known entries and value ranges pass.
 pub(crate) fn fold_select(ctx: &mut OpContext<'_>) -> Result<(), OpError> {
-    fold_ternary(ctx, |c, a, b| Some(if float(c) != 0.0 { a } else { b }), 1)
+    let Some(inputs) = [0, 1, 2]
+        .iter()
+        .map(|&i| Elems::input(ctx, i))
+        .collect::<Option<Vec<Elems>>>()
+    else {
+        return Ok(());
+    };
+    let [cond, a, b] = &inputs[..] else {
+        return Ok(());
+    };
+    let Some((dims, count)) = broadcast_all(&[&cond.dims, &a.dims, &b.dims]) else {
+        return Ok(());
+    };
+    let mut out = Elems::unknown(a.dtype, &dims);
+    out.bounds = vec![ranges::ANY; count];
+    for k in 0..count {
+        let (kc, ka, kb) = (
+            source(&dims, &cond.dims, k),
+            source(&dims, &a.dims, k),
+            source(&dims, &b.dims, k),
+        );
+        let (ia, ib) = (
+            a.items.get(ka).copied().flatten(),
+            b.items.get(kb).copied().flatten(),
+        );
+        (out.items[k], out.bounds[k]) = match cond.number_at(kc).map(|c| float(c) != 0.0) {
+            Some(true) => (ia, a.bound_at(ka)),
+            Some(false) => (ib, b.bound_at(kb)),
+            None if ia.is_some() && ia == ib => (ia, a.bound_at(ka)),
+            None => (None, ranges::hull(a.bound_at(ka), b.bound_at(kb))),
+        };
+    }
+    out.write(ctx, 0)
+}
+
+/// The broadcast dims of `shapes` and their element count.
+fn broadcast_all(shapes: &[&Vec<i64>]) -> Option<(Vec<i64>, usize)> {
+    let mut out = Shape::from_dims(shapes.first()?.as_slice());
+    for dims in &shapes[1..] {
+        out = broadcast_shapes(&out, &Shape::from_dims(dims.as_slice())).ok()?;
+    }
+    let count = usize::try_from(out.num_elements().ok()??).ok()?;
+    Some((out.dims().to_vec(), count))
+}
+
+/// A comparison, element by element as far as it can be decided: on known
+/// values, or where the operands' bounds do not overlap (a size bounded to
+/// `0..=450` is never equal to -1, nor below 0). Every comparison depends
+/// only on how its operands order, so a pair strictly ordered by its
+/// bounds compares like any pair so ordered.
+pub(crate) fn fold_compare(ctx: &mut OpContext<'_>, f: Binary) -> Result<(), OpError> {
+    let (Some(a), Some(b)) = (Elems::input(ctx, 0), Elems::input(ctx, 1)) else {
+        return Ok(());
+    };
+    let Some((dims, count)) = broadcast_all(&[&a.dims, &b.dims]) else {
+        return Ok(());
+    };
+    let values: Vec<Option<Number>> = (0..count)
+        .map(|k| {
+            let (ka, kb) = (source(&dims, &a.dims, k), source(&dims, &b.dims, k));
+            if let (Some(x), Some(y)) = (a.number_at(ka), b.number_at(kb)) {
+                return f(x, y);
+            }
+            let ((a_lo, a_hi), (b_lo, b_hi)) = (interval(&a, ka)?, interval(&b, kb)?);
+            if a_hi < b_lo {
+                f(Number::Int(0), Number::Int(1))
+            } else if b_hi < a_lo {
+                f(Number::Int(1), Number::Int(0))
+            } else {
+                None
+            }
+        })
+        .collect();
+    Elems::from_numbers(DataType::Bool, &dims, &values).write(ctx, 0)
+}
+
+/// Element `k`'s value, or its recorded bounds (an unbounded top is
+/// infinite); `None` for an unknown element bounded by nothing, or NaN.
+fn interval(e: &Elems, k: usize) -> Option<(f64, f64)> {
+    if let Some(n) = e.number_at(k) {
+        let v = float(n);
+        return (!v.is_nan()).then_some((v, v));
+    }
+    let &(lo, hi) = e.bounds.get(k).filter(|&&b| b != ranges::ANY)?;
+    let hi = if hi == ranges::UNBOUNDED {
+        f64::INFINITY
+    } else {
+        hi as f64
+    };
+    Some((lo as f64, hi))
 }
 
 /// Both operands as floats (an integer widened).
