@@ -58,8 +58,19 @@ fn sizing_dims(desc: &TensorDesc, use_ranges: bool) -> Option<Vec<i64>> {
 /// The largest origin and storage shapes of `desc`: each unknown origin
 /// dim at its shape range's upper bound, stored as the format pass stores
 /// this tensor. `None` when some dim has no upper bound (or the rank is
-/// unknown).
+/// unknown), and when the bounds are past any byte count: an NMS exported
+/// with torchvision's `max_output_boxes_per_class = 2^63 - 1` over a free
+/// box count is bounded by that. No device holds it, so memory sizes it at
+/// run time and the cost model treats it as unbounded, rather than the
+/// whole plan failing.
 pub(crate) fn largest_shapes(desc: &TensorDesc) -> Option<(Shape, Shape)> {
+    let (origin, stored) = largest_shapes_unchecked(desc)?;
+    padded_bytes(desc, origin.dims())?;
+    padded_bytes(desc, stored.dims())?;
+    Some((origin, stored))
+}
+
+fn largest_shapes_unchecked(desc: &TensorDesc) -> Option<(Shape, Shape)> {
     // A range describes origin dims: its upper bounds give the largest
     // origin shape, stored as the format pass stores this tensor.
     let origin = &desc.origin_shape;
@@ -96,12 +107,8 @@ pub(crate) fn largest_shapes(desc: &TensorDesc) -> Option<(Shape, Shape)> {
 }
 
 /// The bytes a tensor occupies by GE's rule, or `Ok(None)` when its storage
-/// shape has unknown dims without an upper bound (a dynamic tensor). A
-/// range whose upper bounds make the size overflow counts as no bound (an
-/// NMS exported with torchvision's `max_output_boxes_per_class = 2^63 - 1`
-/// over a free box count): no device holds it, so it is sized at run time
-/// rather than failing the whole plan. A static shape that overflows is an
-/// error.
+/// shape has unknown dims without an upper bound (a dynamic tensor, see
+/// [`largest_shapes`]). A static shape that overflows is an error.
 pub fn tensor_size(
     name: &str,
     desc: &TensorDesc,
@@ -122,20 +129,20 @@ pub(crate) fn tensor_size_named(
     let Some(dims) = sizing_dims(desc, use_ranges) else {
         return Ok(None);
     };
-    let padded = dims
-        .iter()
-        .try_fold(1i64, |acc, &d| acc.checked_mul(d))
-        .and_then(|count| desc.dtype.bytes_for(count))
-        .and_then(|raw| u64::try_from(raw).ok())
-        .and_then(ge_padded_size);
-    match padded {
+    match padded_bytes(desc, &dims) {
         Some(bytes) => Ok(Some(bytes)),
-        None if !desc.storage_shape.is_static() => Ok(None),
         None => Err(MemoryError::SizeOverflow {
             tensor: name(),
             detail: format!("{} {}", desc.dtype.name(), Shape::from_dims(&dims)),
         }),
     }
+}
+
+/// GE's size of `desc`'s dtype over `dims`; `None` on overflow.
+fn padded_bytes(desc: &TensorDesc, dims: &[i64]) -> Option<u64> {
+    let count = dims.iter().try_fold(1i64, |acc, &d| acc.checked_mul(d))?;
+    let raw = u64::try_from(desc.dtype.bytes_for(count)?).ok()?;
+    ge_padded_size(raw)
 }
 
 /// Like [`tensor_size`], but a dynamic tensor is an error naming it.
@@ -230,6 +237,7 @@ mod tests {
         // Bounded, but past any byte count: sized at run time, not an error.
         d.shape_range = Some(thin_vec![(1, i64::MAX), (8, 8)]);
         assert_eq!(tensor_size("x", &d, true), Ok(None), "overflowing range");
+        assert_eq!(largest_shapes(&d), None, "the cost model's bounds too");
         let unknown_rank = desc(DataType::Float, &[-2]);
         assert_eq!(tensor_size("x", &unknown_rank, true), Ok(None));
     }

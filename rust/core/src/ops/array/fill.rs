@@ -241,11 +241,25 @@ fn span(ctx: &OpContext<'_>, i: usize) -> Option<Span> {
     if let Some(n) = e.number_at(0) {
         return Some((n, Some(n)));
     }
-    let &(lo, hi) = e.bounds.first()?;
+    // A value range bounds sizes; ANY (0, -1) says nothing of a value.
+    let &(lo, hi) = e
+        .bounds
+        .first()
+        .filter(|&&(lo, hi)| (lo, hi) != ranges::ANY && lo >= 0)?;
     Some((
         Number::Int(lo),
         (hi != ranges::UNBOUNDED).then_some(Number::Int(hi)),
     ))
+}
+
+/// Whole numbers up to 2^20: `(limit - start) / delta` of such values is
+/// computed exactly enough in f32 (TensorFlow, onnxruntime) and in f64
+/// (here) that both round up to the same length.
+fn exact_in_f32(n: Number) -> bool {
+    match n {
+        Number::Int(v) => v.unsigned_abs() <= 1 << 20,
+        Number::Float(f) => f.fract() == 0.0 && f.abs() <= f64::from(1u32 << 20),
+    }
 }
 
 /// The output length's range when `start` or `limit` is known only within
@@ -271,9 +285,21 @@ fn len_range(ctx: &OpContext<'_>) -> Option<ranges::Range> {
     } else {
         (l_hi.map(|l| (s_lo, l)), s_hi.zip(Some(l_lo)))
     };
-    let min = low.and_then(|(s, l)| len(s, l)).unwrap_or(0);
+    // Elsewhere the runtime's f32 arithmetic may round a length across an
+    // integer that f64 does not: one more either way keeps the range true.
+    let exact = ints
+        || [s_lo, l_lo, delta]
+            .into_iter()
+            .chain(s_hi)
+            .chain(l_hi)
+            .all(exact_in_f32);
+    let slack = i64::from(!exact);
+    let min = low
+        .and_then(|(s, l)| len(s, l))
+        .map_or(0, |m| m.saturating_sub(slack).max(0));
     let max = high
         .and_then(|(s, l)| len(s, l))
+        .and_then(|m| m.checked_add(slack))
         .map_or(ranges::UNBOUNDED, |m| m.max(min));
     Some((min, max))
 }

@@ -192,10 +192,23 @@ pub(crate) fn fold_select(ctx: &mut OpContext<'_>) -> Result<(), OpError> {
             Some(true) => (ia, a.bound_at(ka)),
             Some(false) => (ib, b.bound_at(kb)),
             None if ia.is_some() && ia == ib => (ia, a.bound_at(ka)),
-            None => (None, ranges::hull(a.bound_at(ka), b.bound_at(kb))),
+            None => (None, size_hull(a.bound_at(ka), b.bound_at(kb))),
         };
     }
     out.write(ctx, 0)
+}
+
+/// The hull of two size bounds; nothing ([`ranges::ANY`]) unless both say
+/// something and neither admits a negative value (value ranges bound sizes:
+/// `ANY`'s 0 is no real lower bound, and a known -1 would read as
+/// unbounded).
+fn size_hull(a: ranges::Range, b: ranges::Range) -> ranges::Range {
+    let sizes = |r: ranges::Range| r != ranges::ANY && r.0 >= 0;
+    if sizes(a) && sizes(b) {
+        ranges::hull(a, b)
+    } else {
+        ranges::ANY
+    }
 }
 
 /// The broadcast dims of `shapes` and their element count.
@@ -246,7 +259,10 @@ fn interval(e: &Elems, k: usize) -> Option<(f64, f64)> {
         let v = float(n);
         return (!v.is_nan()).then_some((v, v));
     }
-    let &(lo, hi) = e.bounds.get(k).filter(|&&b| b != ranges::ANY)?;
+    let &(lo, hi) = e
+        .bounds
+        .get(k)
+        .filter(|&&(lo, hi)| (lo, hi) != ranges::ANY && lo >= 0)?;
     let hi = if hi == ranges::UNBOUNDED {
         f64::INFINITY
     } else {
