@@ -265,3 +265,43 @@ fn a_branch_that_may_be_negative_bounds_nothing() {
     assert_eq!(bools(&c, above), None);
     assert_eq!(c.range(arange), None);
 }
+
+#[test]
+fn size_arithmetic_keeps_bounds() {
+    // YOLOv8's stride tensor: ConstantOfShape([h * w, 1]) with h and w the
+    // feature map's sizes, each bounded.
+    let mut c = OpCase::new();
+    let x = c.ranged_input(
+        DataType::Float,
+        &[1, 8, -1, -1],
+        &[(1, 1), (8, 8), (20, 40), (10, 30)],
+    );
+    let shape = c.op("Shape", &[x], &[("out_type", AttrValue::DataType(I64))]);
+    let axis = c.ints(&[0], false);
+    let (two, three) = (c.ints(&[2], false), c.ints(&[3], false));
+    let h = c.op("GatherV2", &[shape, two, axis], &[]);
+    let w = c.op("GatherV2", &[shape, three, axis], &[]);
+    let area = c.op("Mul", &[h, w], &[]);
+    let sum = c.op("Add", &[h, w], &[]);
+    let four = longs(&mut c, &[4]);
+    let quarter = c.op("FloorDiv", &[h, four], &[]);
+    let less_four = c.op("Sub", &[h, four], &[]);
+    let twenty_five = longs(&mut c, &[25]);
+    let below = c.op("Sub", &[h, twenty_five], &[]);
+    let larger = c.op("Maximum", &[h, w], &[]);
+    let smaller = c.op("Minimum", &[h, w], &[]);
+    c.infer().unwrap();
+    for (t, want) in [
+        (area, Some((200, 1200))),
+        (sum, Some((30, 70))),
+        (quarter, Some((5, 10))),
+        (less_four, Some((16, 36))),
+        // 20 - 25 may be negative: no size, no bounds.
+        (below, None),
+        (larger, Some((20, 40))),
+        (smaller, Some((10, 30))),
+    ] {
+        let got = c.desc(t).value_range.as_ref().map(|r| r[0]);
+        assert_eq!(got, want);
+    }
+}

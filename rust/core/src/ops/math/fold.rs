@@ -10,6 +10,7 @@ use super::broadcast_shapes;
 use crate::bail;
 use crate::infer::OpContext;
 use crate::op::OpError;
+use crate::ops::ranges::{self, Range};
 use crate::types::{DataType, HostTensor, Shape, UNKNOWN_DIM};
 
 /// The integer ops that fold, with TensorFlow's semantics.
@@ -45,6 +46,52 @@ impl IntOp {
         })
     }
 
+    /// The bounds of `a op b` for sizes `a` and `b` known within bounds
+    /// (`(v, v)` when known): Add, Mul, Maximum and Minimum never fall as
+    /// either size rises, so bounds map to bounds; FloorDiv by a known
+    /// positive divisor and Sub of a known number likewise (a difference
+    /// that may be negative is no size: nothing). `None` says nothing.
+    fn bounds(self, a: Option<Range>, b: Option<Range>) -> Option<Range> {
+        let (a, b) = (a.filter(|&r| is_size(r))?, b.filter(|&r| is_size(r))?);
+        let known = |r: Range| (r.0 == r.1).then_some(r.0);
+        let each = |f: fn(i64, i64) -> Option<i64>, top: bool| -> Range {
+            let lo = f(a.0, b.0).unwrap_or(0);
+            let hi = if top {
+                f(a.1, b.1).unwrap_or(ranges::UNBOUNDED)
+            } else {
+                ranges::UNBOUNDED
+            };
+            (lo, hi)
+        };
+        let bounded = a.1 != ranges::UNBOUNDED && b.1 != ranges::UNBOUNDED;
+        let r = match self {
+            IntOp::Add => ranges::add(a, b),
+            IntOp::Mul => ranges::mul(a, b),
+            IntOp::Maximum => each(|x, y| Some(x.max(y)), bounded),
+            // The smaller of the two: bounded when either is.
+            IntOp::Minimum => (a.0.min(b.0), min_top(a.1, b.1)),
+            IntOp::FloorDiv => {
+                let k = known(b).filter(|&k| k > 0)?;
+                let top = match a.1 {
+                    ranges::UNBOUNDED => ranges::UNBOUNDED,
+                    hi => hi.checked_div(k)?,
+                };
+                (a.0.checked_div(k)?, top)
+            }
+            IntOp::Sub => {
+                let k = known(b)?;
+                let lo = a.0.checked_sub(k).filter(|&lo| lo >= 0)?;
+                let top = match a.1 {
+                    ranges::UNBOUNDED => ranges::UNBOUNDED,
+                    hi => hi.checked_sub(k).unwrap_or(ranges::UNBOUNDED),
+                };
+                (lo, top)
+            }
+            IntOp::FloorMod => return None,
+        };
+        is_size(r).then_some(r)
+    }
+
     /// The result when one operand is unknown: only `x * 0` is known.
     fn apply_partial(self, a: Option<i64>, b: Option<i64>) -> Result<Option<i64>, OpError> {
         match (a, b) {
@@ -71,6 +118,20 @@ impl IntOp {
     }
 }
 
+/// Bounds that bound a size: not [`ranges::ANY`] (which says nothing of a
+/// value), no negative minimum, and a maximum at least the minimum.
+fn is_size(r: Range) -> bool {
+    r != ranges::ANY && r.0 >= 0 && (r.1 == ranges::UNBOUNDED || r.1 >= r.0)
+}
+
+/// The smaller of two maxima, either possibly unbounded.
+fn min_top(a: i64, b: i64) -> i64 {
+    match (a, b) {
+        (ranges::UNBOUNDED, t) | (t, ranges::UNBOUNDED) => t,
+        (x, y) => x.min(y),
+    }
+}
+
 fn floor_div(a: i64, b: i64) -> Option<i64> {
     let q = a.checked_div(b)?;
     // Truncation rounded toward zero; step down when the signs differ and
@@ -94,10 +155,21 @@ fn floor_mod(a: i64, b: i64) -> Option<i64> {
     }
 }
 
-/// A folded operand: its static shape and elements (`None` = unknown).
+/// A folded operand: its static shape and elements (`None` = unknown),
+/// and per element its bounds when it holds sizes (a value range).
 struct Operand {
     shape: Shape,
     elems: Vec<Option<i64>>,
+    bounds: Option<Vec<Range>>,
+}
+
+impl Operand {
+    fn bound(&self, k: usize) -> Option<Range> {
+        match self.elems[k] {
+            Some(v) => Some((v, v)),
+            None => self.bounds.as_ref().map(|b| b[k]),
+        }
+    }
 }
 
 fn operand(ctx: &OpContext<'_>, i: usize) -> Option<Operand> {
@@ -106,24 +178,44 @@ fn operand(ctx: &OpContext<'_>, i: usize) -> Option<Operand> {
         return Some(Operand {
             shape: value.shape().clone(),
             elems,
+            bounds: None,
         });
     }
-    let partial = ctx.input_desc(i)?.shape_value.as_ref()?;
-    if partial.is_unknown_rank() {
-        return None;
-    }
-    let dims = partial.dims();
-    let shape = Shape::from_dims([dims.len() as i64]);
-    // A shape value must describe the whole (1-D) input to be used.
-    if ctx.input_shape(i).ok()? != &shape {
-        return None;
-    }
+    let desc = ctx.input_desc(i)?;
+    let input_shape = ctx.input_shape(i).ok()?;
+    // The value range of a scalar or vector, one bound per element.
+    let len = match input_shape.dims() {
+        [] => 1,
+        &[n] => usize::try_from(n).ok()?,
+        _ => return None,
+    };
+    let bounds = desc
+        .value_range
+        .as_ref()
+        .filter(|r| r.len() == len)
+        .map(|r| r.to_vec());
+    let elems = match &desc.shape_value {
+        Some(partial) => {
+            // A shape value must describe the whole (1-D) input to be used.
+            if partial.is_unknown_rank()
+                || partial.dims().len() != len
+                || input_shape.rank() != Some(1)
+            {
+                return None;
+            }
+            partial
+                .dims()
+                .iter()
+                .map(|&d| (d != UNKNOWN_DIM).then_some(d))
+                .collect()
+        }
+        None if bounds.is_some() => vec![None; len],
+        None => return None,
+    };
     Some(Operand {
-        shape,
-        elems: dims
-            .iter()
-            .map(|&d| (d != UNKNOWN_DIM).then_some(d))
-            .collect(),
+        shape: input_shape.clone(),
+        elems,
+        bounds,
     })
 }
 
@@ -167,21 +259,43 @@ pub(super) fn fold_int_binary(ctx: &mut OpContext<'_>, op: IntOp) -> Result<(), 
     let Ok(Some(count)) = out_shape.num_elements() else {
         return Ok(());
     };
+    let fits = |z: i64| dtype == DataType::Int64 || i32::try_from(z).is_ok();
     let mut elems = Vec::with_capacity(count as usize);
+    let mut bounds = Vec::with_capacity(count as usize);
     for flat in 0..count as usize {
-        let x = a.elems[source_index(out, a.shape.dims(), flat)];
-        let y = b.elems[source_index(out, b.shape.dims(), flat)];
-        let z = op.apply_partial(x, y)?;
+        let (i, j) = (
+            source_index(out, a.shape.dims(), flat),
+            source_index(out, b.shape.dims(), flat),
+        );
+        let z = op.apply_partial(a.elems[i], b.elems[j])?;
         // An INT32 result outside int32 is unknown, not wrapped.
-        elems.push(z.filter(|&z| dtype == DataType::Int64 || i32::try_from(z).is_ok()));
+        let z = z.filter(|&z| fits(z));
+        let bound = match z {
+            Some(z) => (z, z),
+            None => op
+                .bounds(a.bound(i), b.bound(j))
+                .filter(|&(lo, hi)| fits(lo) && hi != ranges::UNBOUNDED && fits(hi))
+                .unwrap_or(ranges::ANY),
+        };
+        elems.push(z);
+        bounds.push(bound);
     }
     if let Some(known) = elems.iter().copied().collect::<Option<Vec<i64>>>() {
         if let Some(value) = HostTensor::from_ints(dtype, out_shape, &known) {
             ctx.set_output_value(0, value)?;
         }
-    } else if out.len() == 1 && elems.iter().any(Option::is_some) {
+        return Ok(());
+    }
+    if out.len() == 1 && elems.iter().any(Option::is_some) {
         let partial: Vec<i64> = elems.iter().map(|e| e.unwrap_or(UNKNOWN_DIM)).collect();
         ctx.set_output_shape_value(0, Shape::from_dims(partial))?;
+    }
+    let bounded = elems
+        .iter()
+        .zip(&bounds)
+        .any(|(e, &b)| e.is_none() && b != ranges::ANY);
+    if out.len() <= 1 && bounded {
+        ctx.set_output_value_range(0, bounds)?;
     }
     Ok(())
 }
