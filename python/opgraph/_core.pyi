@@ -849,7 +849,7 @@ def infer(graph: Graph, collect_errors: bool = False, fold_limit: int | None = N
 
 def narrow_ranges(
     graph: Graph, symbols: dict[str, list[str]] | None = None
-) -> tuple[int, int, int, int, list[tuple[str, int, int]], bool, str | None]:
+) -> tuple[int, int, int, int, list[tuple[str, int, int]], bool, str | None, list[tuple[str, int]]]:
     """Narrows the shape ranges of an inferred graph by inferring copies of it
     at fixed sizes of its ranged inputs (`symbols`: per input, one name per
     dim, `""` for none; dims named alike share a size)."""

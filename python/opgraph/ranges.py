@@ -14,7 +14,8 @@ inference would derive for it. A dim whose product holds at every probe gets
 that product's range; one that does not (``S + 1``, a pad to a multiple of a
 window, a size that depends on data) keeps its interval range. Ranges only
 ever narrow. This is evidence, not proof: a size that agrees with a product
-at every probed point but not between them would be misread."""
+at every probed point but not between them would be misread. Where sizes between do not infer at all (a YOLO detector takes only
+multiples of 32), the sizes are probed on a grid instead (:attr:`RangeProbe.steps`)."""
 
 from __future__ import annotations
 
@@ -48,6 +49,13 @@ class RangeProbe:
     skipped: str | None
     """Why nothing was probed (an input dim without an upper bound, or a
     probe that did not infer, with the sizes it used); None otherwise."""
+    steps: tuple[tuple[str, int], ...] = ()
+    """Sizes probed only on a grid, with its step: when sizes between did not
+    infer (a YOLO detector concatenates feature maps across strides, so it
+    takes only multiples of 32), each size is probed at its minimum plus
+    multiples of the largest power of two (at most 64) dividing both ends of
+    its range. The bounds then hold for the sizes on that grid, which are
+    the ones the model takes."""
 
 
 def narrow_ranges(graph: Graph, symbols: Mapping[str, Sequence[str]] | None = None) -> RangeProbe:
@@ -82,5 +90,5 @@ def narrow_ranges(graph: Graph, symbols: Mapping[str, Sequence[str]] | None = No
     [(1, 8), (1, 512), (4, 4), (32, 32)]
     """
     names = None if symbols is None else {name: list(dims) for name, dims in symbols.items()}
-    probes, unknown, fitted, narrowed, found, merged, skipped = _core.narrow_ranges(graph, names)
-    return RangeProbe(probes, unknown, fitted, narrowed, tuple(found), merged, skipped)
+    probes, unknown, fitted, narrowed, found, merged, skipped, steps = _core.narrow_ranges(graph, names)
+    return RangeProbe(probes, unknown, fitted, narrowed, tuple(found), merged, skipped, tuple(steps))

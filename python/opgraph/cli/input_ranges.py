@@ -30,6 +30,12 @@ def probe_input_ranges(graph: Graph, symbols: dict[str, list[str]]) -> list[str]
         f"bounded from {probe.probes} inferences at fixed sizes, {probe.narrowed} more tightly than "
         "shape ranges alone bound them"
     ]
+    if probe.steps:
+        grid = ", ".join(f"{name} in steps of {step}" for name, step in probe.steps)
+        notes.append(
+            f"sizes between did not infer, so the sizes were probed on a grid ({grid}): the bounds "
+            "hold for sizes on it, the ones the model takes"
+        )
     if probe.merged:
         notes.append(
             "input sizes probed apart did not infer, so sizes of equal ranges were probed as one "

@@ -10,7 +10,8 @@ use crate::graph_inputs::find_node;
 use crate::infer::uses_user_ops;
 use opgraph_core::graph::{Graph, NodeId};
 use opgraph_core::infer::probe::{
-    input_symbols, merge_equal_ranges, narrow_by_probes, DimSymbol, ProbeFailure, ProbeSummary,
+    input_symbols, merge_equal_ranges, narrow_by_probes, on_grid, DimSymbol, ProbeFailure,
+    ProbeSummary,
 };
 use opgraph_core::infer::{InferOptions, DEFAULT_FOLD_LIMIT};
 use opgraph_core::op::{global_registry, OpRegistry};
@@ -19,7 +20,7 @@ use pyo3::prelude::*;
 use std::collections::{HashMap, HashSet};
 
 /// `(probes, unknown dims, fitted, narrowed, [(symbol, min, max)], merged,
-/// why nothing was probed)`.
+/// why nothing was probed, [(symbol, step)] of sizes probed on a grid)`.
 type Outcome = (
     usize,
     usize,
@@ -28,6 +29,7 @@ type Outcome = (
     Vec<(String, i64, i64)>,
     bool,
     Option<String>,
+    Vec<(String, i64)>,
 );
 
 /// Narrows the shape ranges of an inferred graph by inferring copies of it
@@ -47,7 +49,7 @@ pub fn narrow_ranges(
     }
     let found = match input_symbols(&graph.graph, &names) {
         Ok(found) => found,
-        Err(why) => return Ok((0, 0, 0, 0, Vec::new(), false, Some(why))),
+        Err(why) => return Ok((0, 0, 0, 0, Vec::new(), false, Some(why), Vec::new())),
     };
     let registry = global_registry();
     let g = &mut graph.graph;
@@ -69,9 +71,46 @@ pub fn narrow_ranges(
             Err(failure)
         };
     }
+    if let Err(failure) = result {
+        // Sizes between do not infer: probe on each range's grid (its ends'
+        // largest power of two), apart, then merged. The model takes only
+        // such sizes, so what fits on the grid holds for every size it takes.
+        let failure = not_a_bug(py, failure)?;
+        let together = merge_equal_ranges(&found);
+        let candidates = [(found.clone(), false), (together.clone(), true)];
+        let mut on_a_grid = None;
+        for (candidate, assumed) in candidates {
+            if assumed && together.len() == found.len() {
+                continue;
+            }
+            let Some(grid) = on_grid(&candidate) else {
+                continue;
+            };
+            match run(py, g, &registry, &grid, user_ops, assumed)? {
+                Ok(summary) => {
+                    on_a_grid = Some((grid, assumed, summary));
+                    break;
+                }
+                // An interrupt or opgraph's own bug is raised, not retried.
+                Err(other) => drop(not_a_bug(py, other)?),
+            }
+        }
+        result = match on_a_grid {
+            Some((grid, assumed, summary)) => {
+                (attempt, merged) = (grid, assumed);
+                Ok(summary)
+            }
+            None => Err(failure),
+        };
+    }
     let listed = attempt
         .iter()
         .map(|s| (s.name.clone(), s.min, s.max))
+        .collect();
+    let steps = attempt
+        .iter()
+        .filter(|s| s.step > 1)
+        .map(|s| (s.name.clone(), s.step))
         .collect();
     match result {
         Ok(s) => Ok((
@@ -82,10 +121,11 @@ pub fn narrow_ranges(
             listed,
             merged,
             None,
+            steps,
         )),
         Err(failure) => {
             let failure = not_a_bug(py, failure)?;
-            Ok((0, 0, 0, 0, listed, merged, Some(describe(failure))))
+            Ok((0, 0, 0, 0, listed, merged, Some(describe(failure)), steps))
         }
     }
 }

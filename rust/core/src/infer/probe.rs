@@ -20,6 +20,11 @@
 //! - with several symbols, probes with all of them at their minimum and all
 //!   at their middle, to check the product's cross terms.
 //!
+//! When sizes between the ends do not infer (a YOLO detector takes only
+//! multiples of 32), the sizes are probed on a grid instead ([`on_grid`]),
+//! and the factor `c` may be a fraction (`H·W·21/1024` anchors) as long as
+//! the product is whole at every probe.
+//!
 //! A dim whose product holds at every probe is bounded by the product at
 //! the symbols' minimum and maximum (a product of non-negative powers grows
 //! with each symbol); one that does not (`S + 1`, `1024 - S`,
@@ -46,19 +51,23 @@ pub struct DimSymbol {
     pub dims: Vec<(NodeId, usize)>,
     pub min: i64,
     pub max: i64,
+    /// Probed sizes are `min` plus multiples of this (1: every size). A
+    /// detector that concatenates maps up-sampled from stride 32 with
+    /// stride-8 ones takes only multiples of 32 (see [`on_grid`]).
+    pub step: i64,
 }
 
 impl DimSymbol {
     /// The sizes probed besides the maximum: the minimum, the size above
-    /// it, the middle and the size below the maximum, ascending and
-    /// distinct.
+    /// it, the middle and the size below the maximum (a step apart, on the
+    /// step's grid), ascending and distinct.
     fn lower_sizes(&self) -> Vec<i64> {
-        let (lo, hi) = (self.min, self.max);
+        let (lo, hi, step) = (self.min, self.max, self.step.max(1));
         let mut sizes = vec![
             lo,
-            lo.saturating_add(1),
-            lo.saturating_add(hi.saturating_sub(lo) / 2),
-            hi.saturating_sub(1),
+            lo.saturating_add(step),
+            self.middle(),
+            hi.saturating_sub(step),
         ];
         sizes.retain(|&s| s >= lo && s < hi);
         sizes.sort_unstable();
@@ -66,10 +75,36 @@ impl DimSymbol {
         sizes
     }
 
+    /// The middle of the range, rounded down onto the step's grid.
     fn middle(&self) -> i64 {
-        self.min
-            .saturating_add(self.max.saturating_sub(self.min) / 2)
+        let step = self.step.max(1);
+        let half = self.max.saturating_sub(self.min) / 2;
+        self.min.saturating_add(half / step * step)
     }
+}
+
+/// The largest step of a grid of sizes a model may be built for: a power of
+/// two up to 64 that divides both ends of the range (160~640 gives 32).
+const MAX_STEP: i64 = 64;
+
+/// `symbols` probed on a grid: each at multiples of the largest power of
+/// two (at most 64) that divides both ends of its range — the third
+/// attempt, when sizes between do not infer (a YOLO detector's feature
+/// maps concatenated across strides take only multiples of 32). None when
+/// no symbol has a step above 1.
+pub fn on_grid(symbols: &[DimSymbol]) -> Option<Vec<DimSymbol>> {
+    let grid: Vec<DimSymbol> = symbols
+        .iter()
+        .map(|s| {
+            let step = (0..=MAX_STEP.trailing_zeros())
+                .rev()
+                .map(|p| 1i64 << p)
+                .find(|&p| s.min % p == 0 && s.max % p == 0 && s.min >= p)
+                .unwrap_or(1);
+            DimSymbol { step, ..s.clone() }
+        })
+        .collect();
+    grid.iter().any(|s| s.step > 1).then_some(grid)
 }
 
 /// What probing did to the graph's ranges.
@@ -175,6 +210,7 @@ pub fn input_symbols(
                     dims: vec![(input, dim)],
                     min,
                     max,
+                    step: 1,
                 }),
             }
         }
@@ -378,22 +414,29 @@ fn probe(
         .collect())
 }
 
-/// `c · Π s_i^{e_i}`: a dim as a product of powers of the symbols.
+/// `c · Π s_i^{e_i}`: a dim as a product of powers of the symbols, with a
+/// rational `c = numerator / denominator` (a YOLO head's anchor count is
+/// `H·W·21/1024`: the maps at strides 8, 16 and 32 concatenated).
 #[derive(Debug, PartialEq, Eq)]
 struct Product {
-    factor: i128,
+    numerator: i128,
+    denominator: i128,
     /// One exponent per symbol (0 for a symbol that does not vary).
     powers: Vec<u32>,
 }
 
 impl Product {
-    /// The product at these symbol sizes; `None` when it overflows i64.
+    /// The product at these symbol sizes; `None` when it overflows i64 or
+    /// is no whole number there.
     fn at(&self, sizes: &[i64]) -> Option<i64> {
-        let mut value = self.factor;
+        let mut value = self.numerator;
         for (&size, &power) in sizes.iter().zip(&self.powers) {
             value = value.checked_mul(i128::from(size).checked_pow(power)?)?;
         }
-        i64::try_from(value).ok()
+        if value.checked_rem(self.denominator)? != 0 {
+            return None;
+        }
+        i64::try_from(value.checked_div(self.denominator)?).ok()
     }
 }
 
@@ -437,12 +480,14 @@ fn fit_product(symbols: &[DimSymbol], probes: &[Vec<i64>], dims: &[i64]) -> Opti
         }
         divisor = divisor.checked_mul(high.checked_pow(powers[i])?)?;
     }
-    let top = i128::from(top);
-    if divisor == 0 || top % divisor != 0 {
+    if divisor == 0 {
         return None;
     }
+    let top = i128::from(top);
+    let common = gcd(top, divisor).max(1);
     let fit = Product {
-        factor: top / divisor,
+        numerator: top / common,
+        denominator: divisor / common,
         powers,
     };
     let holds = probes
@@ -450,6 +495,14 @@ fn fit_product(symbols: &[DimSymbol], probes: &[Vec<i64>], dims: &[i64]) -> Opti
         .zip(dims)
         .all(|(sizes, &d)| fit.at(sizes) == Some(d));
     holds.then_some(fit)
+}
+
+/// The greatest common divisor of two non-negative numbers.
+fn gcd(mut a: i128, mut b: i128) -> i128 {
+    while b != 0 {
+        (a, b) = (b, a % b);
+    }
+    a
 }
 
 /// What a fitted range does to a dim's recorded one.

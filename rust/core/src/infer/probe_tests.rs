@@ -184,6 +184,7 @@ fn symbol(min: i64, max: i64) -> DimSymbol {
         dims: Vec::new(),
         min,
         max,
+        step: 1,
     }
 }
 
@@ -198,10 +199,16 @@ fn fit_of(symbols: &[DimSymbol], size: impl Fn(&[i64]) -> i64) -> Option<Product
 fn products_fit_and_other_shapes_do_not() {
     let both = [symbol(1, 8), symbol(0, 512)];
     let fit = fit_of(&both, |s| 4 * s[0] * s[1] * s[1]).unwrap();
-    assert_eq!((fit.factor, fit.powers.clone()), (4, vec![1, 2]));
+    assert_eq!(
+        (fit.numerator, fit.denominator, fit.powers.clone()),
+        (4, 1, vec![1, 2])
+    );
     assert_eq!(fit.at(&[2, 3]), Some(4 * 2 * 9));
     let fit = fit_of(&both, |_| 7).unwrap();
-    assert_eq!((fit.factor, fit.powers), (7, vec![0, 0]));
+    assert_eq!(
+        (fit.numerator, fit.denominator, fit.powers),
+        (7, 1, vec![0, 0])
+    );
     // Sums, differences, clamps and cross terms are no products.
     assert_eq!(fit_of(&both, |s| s[1] + 1), None);
     assert_eq!(fit_of(&both, |s| 1024 - s[1]), None);
@@ -237,6 +244,21 @@ fn a_factor_that_does_not_divide_is_no_product() {
 }
 
 #[test]
+fn a_rational_factor_fits_where_the_product_is_whole() {
+    // YOLOv8's anchors: the maps at strides 8, 16 and 32 of an H x W image
+    // concatenated, H·W/64 + H·W/256 + H·W/1024 = H·W·21/1024, probed on
+    // the 32-grid where the model runs.
+    let grid = on_grid(&[symbol(160, 640), symbol(160, 640)]).unwrap();
+    let anchors = |s: &[i64]| s[0] * s[1] / 64 + s[0] * s[1] / 256 + s[0] * s[1] / 1024;
+    let fit = fit_of(&grid, anchors).unwrap();
+    assert_eq!((fit.numerator, fit.denominator), (21, 1024));
+    assert_eq!(fit.at(&[160, 160]), Some(525));
+    assert_eq!(fit.at(&[640, 640]), Some(8400));
+    // Off the grid the product is no whole number: no size there.
+    assert_eq!(fit.at(&[161, 160]), None);
+}
+
+#[test]
 fn probe_sizes_stay_inside_the_range() {
     assert_eq!(symbol(0, 512).lower_sizes(), [0, 1, 256, 511]);
     assert_eq!(symbol(3, 4).lower_sizes(), [3]);
@@ -244,4 +266,26 @@ fn probe_sizes_stay_inside_the_range() {
     // One symbol: no separate all-minimum or all-middle probe.
     assert_eq!(probe_sizes(&[symbol(3, 5)]), [vec![5], vec![3], vec![4]]);
     assert_eq!(probe_sizes(&[symbol(5, 5)]), [vec![5]]);
+}
+
+#[test]
+fn a_grid_takes_the_largest_power_of_two_dividing_both_ends() {
+    let steps: Vec<i64> = [
+        (160, 640),
+        (160, 320),
+        (256, 384),
+        (1, 4),
+        (96, 640),
+        (160, 161),
+    ]
+    .into_iter()
+    .map(|(lo, hi)| on_grid(&[symbol(lo, hi)]).map_or(1, |g| g[0].step))
+    .collect();
+    // 256~384: 128 divides both, capped at 64.
+    assert_eq!(steps, [32, 32, 64, 1, 32, 1]);
+    // Probed sizes stay on the grid: min, min + step, the middle rounded
+    // down onto it, max - step (and max).
+    let grid = on_grid(&[symbol(160, 640)]).unwrap();
+    assert_eq!(grid[0].lower_sizes(), [160, 192, 384, 608]);
+    assert!(grid[0].lower_sizes().iter().all(|s| s % 32 == 0));
 }
