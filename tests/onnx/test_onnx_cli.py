@@ -213,6 +213,27 @@ def test_a_transformer_given_input_ranges_is_planned_whole_with_a_worst_case_lat
     assert largest_arena <= ranged_arena <= 1.01 * largest_arena
 
 
+def test_a_detector_that_takes_only_multiples_of_32_is_probed_on_that_grid(tmp_path: Path) -> None:
+    """Ultralytics' YOLOv8n with ranges for batch and image size: sizes off
+    the 32-grid do not infer (its feature maps are concatenated across
+    strides), so the probe says so and probes on the grid. Its head's
+    anchor count, ``H·W·21/1024``, which intervals bound only loosely
+    (the flatten's ``-1`` divides by a batch that is also in the count),
+    then gets the bound of the largest image: the worst case is the
+    compile at the largest fixed size, in memory and in latency."""
+    from onnx_model_records import model_file
+
+    model = model_file("yolov8n_ultralytics17", tmp_path)
+    report = compile_report(tmp_path, model.name, "images:1~4,3,160~640,160~640")
+    assert any("probed on a grid (height in steps of 32, width in steps of 32)" in n for n in report["notes"]), (
+        report["notes"]
+    )
+    assert all(t["region"] != "dynamic" for t in report["memory"]["tensors"])
+    largest = compile_report(tmp_path, model.name, "images:4,3,640,640")
+    assert report["memory"]["arena_bytes"] == largest["memory"]["arena_bytes"]
+    assert largest["cost"]["total_us"] <= report["cost"]["total_us"] <= 1.05 * largest["cost"]["total_us"]
+
+
 def test_sizes_in_a_range_the_model_cannot_take_are_named(tmp_path: Path) -> None:
     """op_mix reflect-pads its sequence by 1 on each side: a sequence of 1
     has nothing to mirror (onnxruntime refuses it too), so probing the range

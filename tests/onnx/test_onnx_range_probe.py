@@ -58,15 +58,22 @@ TRANSFORMERS = [
 #: convolutions and the GroupNorm reshapes between them have range rules;
 #: the dynamo exports build position ids and attention masks from an
 #: ``arange`` over the sequence length, whose shape the attention reshapes
-#: then read, and the YOLO-style detector's anchor grid is an ``arange`` over
-#: each feature map's size cast to float: the size's value range bounds the
-#: length.
-BOUNDED_BY_INTERVALS = ["wav2vec2_ts14", "yolo_like_ts12", "gpt2_dynamo", "llama_dynamo", "t5_encoder_dynamo"]
+#: then read, and the YOLO detectors' anchor grids are an ``arange`` over
+#: each feature map's size (cast to float), their stride tensors filled to
+#: the map's area: the sizes' value ranges bound them.
+BOUNDED_BY_INTERVALS = [
+    "wav2vec2_ts14",
+    "yolo_like_ts12",
+    "yolov8n_ultralytics17",
+    "gpt2_dynamo",
+    "llama_dynamo",
+    "t5_encoder_dynamo",
+]
 
 #: Convolutional models whose ranged compile prepares the same graph as a
 #: fixed-size one, so its worst case must hold the fixed compile at the
 #: largest sizes.
-COMPARABLE_WITH_FIXED = ["wav2vec2_ts14", "yolo_like_ts12"]
+COMPARABLE_WITH_FIXED = ["wav2vec2_ts14", "yolo_like_ts12", "yolov8n_ultralytics17"]
 
 #: Too large to run three times in the suite (XLM-RoBERTa's weights are 2.24 GB);
 #: the script covers them.
@@ -85,7 +92,10 @@ MODEL_RANGES = {
 #: Sizes the model takes only in multiples of a step: the YOLO-style
 #: detector concatenates maps up-sampled from stride 32 with stride-16 and
 #: stride-8 ones (as YOLO's letterbox pads images to multiples of 32).
-MODEL_STEPS = {"yolo_like_ts12": {"height": 32, "width": 32}}
+MODEL_STEPS = {
+    "yolo_like_ts12": {"height": 32, "width": 32},
+    "yolov8n_ultralytics17": {"height": 32, "width": 32},
+}
 
 
 def symbol_range(symbol: str, model: str = "") -> tuple[int, int]:
@@ -231,7 +241,7 @@ def test_every_probed_range_holds_the_sizes_onnxruntime_produces(name: str, work
 @pytest.mark.parametrize("name", TRANSFORMERS + BOUNDED_BY_INTERVALS)
 def test_a_transformer_with_input_ranges_is_bounded_whole(name: str, workdir: Path) -> None:
     graph, _, outcome = load_ranged(name, workdir)
-    if name not in MODEL_STEPS:  # the detector's probes fail: it takes only multiples of 32
+    if name not in MODEL_STEPS:  # the detectors' probes fail: they take only multiples of 32
         assert outcome.skipped is None, outcome.skipped
     # Interval ranges alone leave the attention reshapes (and all after them) unbounded.
     assert (outcome.unbounded_before > 0) == (name in TRANSFORMERS)

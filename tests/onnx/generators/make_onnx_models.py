@@ -55,6 +55,30 @@ class Spec:
     # Rewrites the exported file in place before it is recorded (a tool
     # that works on ONNX files, such as onnxruntime's quantizer).
     post: Callable[[Path], None] | None = None
+    # Builds and exports the model with a tool of its own (Ultralytics'
+    # exporter) into the given file, instead of ``build`` + ``export``.
+    export_with: Callable[[Path], None] | None = None
+
+
+def ultralytics_export(config: str, opset: int) -> Callable[[Path], None]:
+    """Ultralytics' own ONNX exporter on a model built from its YAML config
+    (seeded random weights, no download), with its dynamic batch and image
+    size, as ``yolo export format=onnx dynamic=True`` writes it."""
+
+    def run(path: Path) -> None:
+        import os
+
+        from ultralytics import YOLO
+
+        here = os.getcwd()
+        os.chdir(path.parent)  # the exporter writes next to the model's name
+        try:
+            written = YOLO(config).export(format="onnx", dynamic=True, simplify=False, opset=opset, imgsz=320)
+        finally:
+            os.chdir(here)
+        Path(path.parent / written).rename(path)
+
+    return run
 
 
 def image(size: int, channels: int = 3) -> Callable[[], tuple[Any, ...]]:
@@ -1154,6 +1178,23 @@ SPECS: dict[str, Spec] = dict(
                 {"target": (5, 9)},
             ),
         ),
+        # Ultralytics' YOLOv8n as its own exporter writes it (the detector
+        # most often converted for Ascend devices): dynamic batch and size
+        (
+            "yolov8n_ultralytics17",
+            Spec(
+                lambda: torch.nn.Identity(),
+                "ultralytics YOLO('yolov8n.yaml').export(format='onnx', dynamic=True, opset=17)",
+                lambda: (),
+                ["images"],
+                ["output0"],
+                "ultralytics",
+                17,
+                {"images": {0: "batch", 2: "height", 3: "width"}},
+                {"height": (256, 320), "width": (256, 384)},
+                export_with=ultralytics_export("yolov8n.yaml", 17),
+            ),
+        ),
         # onnxruntime's quantizer on exports above: QDQ (static) and
         # integer MatMul (dynamic), as INT8 deployments are prepared
         (
@@ -1239,16 +1280,18 @@ def symbol_sizes(spec: Spec, exported: onnx.ModelProto) -> dict[str, tuple[int, 
 def build_one(name: str, spec: Spec, versions: dict[str, str]) -> dict[str, Any]:
     torch.manual_seed(0)
     np.random.seed(0)
-    model = spec.build().eval()
-    args = spec.inputs()
     kwargs: dict[str, Any] = {}
     if spec.make is not None:
         kwargs["make"] = spec.make
     with tempfile.TemporaryDirectory(dir=spec.workdir) as tmp:
         path = Path(tmp) / f"{name}.onnx"
-        with torch.no_grad():
-            export(spec, model, args, path)
-        del model
+        if spec.export_with is not None:
+            spec.export_with(path)
+        else:
+            model = spec.build().eval()
+            with torch.no_grad():
+                export(spec, model, spec.inputs(), path)
+            del model
         if spec.post is not None:
             spec.post(path)
         # Over 2 GB the weights stay in the exporter's external files.
@@ -1279,6 +1322,12 @@ def main() -> None:
     # regular path exports as MatMul/Softmax.
     torch.backends.mha.set_fastpath_enabled(False)
     versions = {"torch_version": torch.__version__, "torchvision_version": torchvision.__version__}
+    try:
+        import ultralytics
+
+        versions["ultralytics_version"] = ultralytics.__version__
+    except ImportError:
+        pass  # the Ultralytics model then fails alone, and says why
     data = Path(__file__).resolve().parent.parent / "data"
     data.mkdir(exist_ok=True)
     failed = {}
