@@ -14,8 +14,9 @@ inference would derive for it. A dim whose product holds at every probe gets
 that product's range; one that does not (``S + 1``, a pad to a multiple of a
 window, a size that depends on data) keeps its interval range. Ranges only
 ever narrow. This is evidence, not proof: a size that agrees with a product
-at every probed point but not between them would be misread. Where sizes between do not infer at all (a YOLO detector takes only
-multiples of 32), the sizes are probed on a grid instead (:attr:`RangeProbe.steps`)."""
+at every probed point but not between them would be misread. Where sizes
+between do not infer at all (a YOLO detector takes only multiples of 32),
+the sizes are probed on a grid (:attr:`RangeProbe.steps`)."""
 
 from __future__ import annotations
 
@@ -50,12 +51,12 @@ class RangeProbe:
     """Why nothing was probed (an input dim without an upper bound, or a
     probe that did not infer, with the sizes it used); None otherwise."""
     steps: tuple[tuple[str, int], ...] = ()
-    """Sizes probed only on a grid, with its step: when sizes between did not
-    infer (a YOLO detector concatenates feature maps across strides, so it
-    takes only multiples of 32), each size is probed at its minimum plus
-    multiples of the largest power of two (at most 64) dividing both ends of
-    its range. The bounds then hold for the sizes on that grid, which are
-    the ones the model takes."""
+    """Sizes probed only on a grid, with its step: when a probe did not infer
+    (a YOLO detector concatenates feature maps across strides, so it takes
+    only multiples of 32), the sizes it had moved are probed at their minimum
+    plus multiples of the finest power of two (2 to 64, dividing both ends of
+    the range) at which every probe infers. The bounds then assume the model
+    takes only sizes on that grid."""
 
 
 def narrow_ranges(graph: Graph, symbols: Mapping[str, Sequence[str]] | None = None) -> RangeProbe:

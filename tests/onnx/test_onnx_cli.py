@@ -225,9 +225,8 @@ def test_a_detector_that_takes_only_multiples_of_32_is_probed_on_that_grid(tmp_p
 
     model = model_file("yolov8n_ultralytics17", tmp_path)
     report = compile_report(tmp_path, model.name, "images:1~4,3,160~640,160~640")
-    assert any("probed on a grid (height in steps of 32, width in steps of 32)" in n for n in report["notes"]), (
-        report["notes"]
-    )
+    grid = "probed on a grid (height in steps of 32, width in steps of 32)"
+    assert any(grid in n for n in report["notes"]), report["notes"]
     assert all(t["region"] != "dynamic" for t in report["memory"]["tensors"])
     largest = compile_report(tmp_path, model.name, "images:4,3,640,640")
     assert report["memory"]["arena_bytes"] == largest["memory"]["arena_bytes"]

@@ -34,7 +34,7 @@ def probe_input_ranges(graph: Graph, symbols: dict[str, list[str]]) -> list[str]
         grid = ", ".join(f"{name} in steps of {step}" for name, step in probe.steps)
         notes.append(
             f"sizes between did not infer, so the sizes were probed on a grid ({grid}): the bounds "
-            "hold for sizes on it, the ones the model takes"
+            "assume the model takes only sizes on it"
         )
     if probe.merged:
         notes.append(

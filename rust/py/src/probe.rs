@@ -10,8 +10,8 @@ use crate::graph_inputs::find_node;
 use crate::infer::uses_user_ops;
 use opgraph_core::graph::{Graph, NodeId};
 use opgraph_core::infer::probe::{
-    input_symbols, merge_equal_ranges, narrow_by_probes, on_grid, DimSymbol, ProbeFailure,
-    ProbeSummary,
+    input_symbols, merge_equal_ranges, moved_sizes, narrow_by_probes, on_grid, DimSymbol,
+    ProbeFailure, ProbeSummary, GRID_STEPS,
 };
 use opgraph_core::infer::{InferOptions, DEFAULT_FOLD_LIMIT};
 use opgraph_core::op::{global_registry, OpRegistry};
@@ -59,48 +59,43 @@ pub fn narrow_ranges(
     let mut result = run(py, g, &registry, &attempt, user_ops, false)?;
     if let Err(failure) = result {
         let failure = not_a_bug(py, failure)?;
+        // Sizes between do not infer: probe the sizes the failed probe moved
+        // on a grid, finest first (see `grids`).
+        result = match first_grid_that_infers(py, g, &registry, &found, &failure, user_ops, false)?
+        {
+            Some((grid, summary)) => {
+                attempt = grid;
+                Ok(summary)
+            }
+            None => Err(failure),
+        };
+    }
+    if let Err(failure) = result {
+        let failure = not_a_bug(py, failure)?;
         let together = merge_equal_ranges(&found);
         result = if together.len() < found.len() {
             // Probed apart, the sizes do not infer: assume those of equal
             // ranges are one size, and trust that only where intervals
             // give no bound at all.
-            attempt = together;
+            attempt = together.clone();
             merged = true;
-            run(py, g, &registry, &attempt, user_ops, true)?
+            match run(py, g, &registry, &attempt, user_ops, true)? {
+                Ok(summary) => Ok(summary),
+                Err(other) => {
+                    let other = not_a_bug(py, other)?;
+                    match first_grid_that_infers(
+                        py, g, &registry, &together, &other, user_ops, true,
+                    )? {
+                        Some((grid, summary)) => {
+                            attempt = grid;
+                            Ok(summary)
+                        }
+                        None => Err(other),
+                    }
+                }
+            }
         } else {
             Err(failure)
-        };
-    }
-    if let Err(failure) = result {
-        // Sizes between do not infer: probe on each range's grid (its ends'
-        // largest power of two), apart, then merged. The model takes only
-        // such sizes, so what fits on the grid holds for every size it takes.
-        let failure = not_a_bug(py, failure)?;
-        let together = merge_equal_ranges(&found);
-        let candidates = [(found.clone(), false), (together.clone(), true)];
-        let mut on_a_grid = None;
-        for (candidate, assumed) in candidates {
-            if assumed && together.len() == found.len() {
-                continue;
-            }
-            let Some(grid) = on_grid(&candidate) else {
-                continue;
-            };
-            match run(py, g, &registry, &grid, user_ops, assumed)? {
-                Ok(summary) => {
-                    on_a_grid = Some((grid, assumed, summary));
-                    break;
-                }
-                // An interrupt or opgraph's own bug is raised, not retried.
-                Err(other) => drop(not_a_bug(py, other)?),
-            }
-        }
-        result = match on_a_grid {
-            Some((grid, assumed, summary)) => {
-                (attempt, merged) = (grid, assumed);
-                Ok(summary)
-            }
-            None => Err(failure),
         };
     }
     let listed = attempt
@@ -128,6 +123,41 @@ pub fn narrow_ranges(
             Ok((0, 0, 0, 0, listed, merged, Some(describe(failure)), steps))
         }
     }
+}
+
+/// The first of `symbols`' grids after `failure` (finest first) whose
+/// probes all infer, with what it narrowed. The sizes on a grid are those a
+/// failed probe moved off their maximum; a grid's own failure may blame
+/// another size, which then joins at the same step. An interrupt or
+/// opgraph's own bug in a probe is raised, not retried.
+fn first_grid_that_infers(
+    py: Python<'_>,
+    graph: &mut Graph,
+    registry: &OpRegistry,
+    symbols: &[DimSymbol],
+    failure: &ProbeFailure,
+    user_ops: bool,
+    only_unbounded: bool,
+) -> PyResult<Option<(Vec<DimSymbol>, ProbeSummary)>> {
+    let mut moved = moved_sizes(symbols, &failure.sizes);
+    for step in GRID_STEPS {
+        while let Some(grid) = on_grid(symbols, &moved, step) {
+            match run(py, graph, registry, &grid, user_ops, only_unbounded)? {
+                Ok(summary) => return Ok(Some((grid, summary))),
+                Err(other) => {
+                    let other = not_a_bug(py, other)?;
+                    let blamed = moved_sizes(symbols, &other.sizes);
+                    let new: Vec<String> =
+                        blamed.into_iter().filter(|b| !moved.contains(b)).collect();
+                    if new.is_empty() {
+                        break;
+                    }
+                    moved.extend(new);
+                }
+            }
+        }
+    }
+    Ok(None)
 }
 
 /// One attempt; an internal error in a probe is raised (a copy failed, so

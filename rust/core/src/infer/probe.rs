@@ -83,25 +83,43 @@ impl DimSymbol {
     }
 }
 
-/// The largest step of a grid of sizes a model may be built for: a power of
-/// two up to 64 that divides both ends of the range (160~640 gives 32).
-const MAX_STEP: i64 = 64;
+/// The steps of the grids tried, finest first.
+pub const GRID_STEPS: [i64; 6] = [2, 4, 8, 16, 32, 64];
 
-/// `symbols` probed on a grid: each at multiples of the largest power of
-/// two (at most 64) that divides both ends of its range — the third
-/// attempt, when sizes between do not infer (a YOLO detector's feature
-/// maps concatenated across strides take only multiples of 32). None when
-/// no symbol has a step above 1.
-pub fn on_grid(symbols: &[DimSymbol]) -> Option<Vec<DimSymbol>> {
+/// The names of the symbols a probe at `failed` sizes (per symbol name) had
+/// moved off their maximum: the sizes to blame when it did not infer.
+pub fn moved_sizes(symbols: &[DimSymbol], failed: &[(String, i64)]) -> Vec<String> {
+    symbols
+        .iter()
+        .filter(|s| {
+            failed
+                .iter()
+                .any(|(name, size)| *name == s.name && *size != s.max)
+        })
+        .map(|s| s.name.clone())
+        .collect()
+}
+
+/// `symbols` with the `moved` ones probed on a grid of `step` (a power of
+/// two dividing both ends of their range; the others keep step 1), or None
+/// when no moved symbol takes that step. A detector whose feature maps are
+/// concatenated across strides takes only multiples of 32: tried finest
+/// first ([`GRID_STEPS`]), its first grid that infers is the 32 one, and a
+/// size periodic within a coarser step (a pad to a multiple of 8 in a model
+/// that takes any even size) is still seen between neighbouring probes.
+pub fn on_grid(symbols: &[DimSymbol], moved: &[String], step: i64) -> Option<Vec<DimSymbol>> {
+    let fits = |s: &DimSymbol| {
+        step >= 2
+            && s.min >= step
+            && s.min % step == 0
+            && s.max % step == 0
+            && moved.contains(&s.name)
+    };
     let grid: Vec<DimSymbol> = symbols
         .iter()
-        .map(|s| {
-            let step = (0..=MAX_STEP.trailing_zeros())
-                .rev()
-                .map(|p| 1i64 << p)
-                .find(|&p| s.min % p == 0 && s.max % p == 0 && s.min >= p)
-                .unwrap_or(1);
-            DimSymbol { step, ..s.clone() }
+        .map(|s| DimSymbol {
+            step: if fits(s) { step } else { 1 },
+            ..s.clone()
         })
         .collect();
     grid.iter().any(|s| s.step > 1).then_some(grid)

@@ -248,7 +248,10 @@ fn a_rational_factor_fits_where_the_product_is_whole() {
     // YOLOv8's anchors: the maps at strides 8, 16 and 32 of an H x W image
     // concatenated, H·W/64 + H·W/256 + H·W/1024 = H·W·21/1024, probed on
     // the 32-grid where the model runs.
-    let grid = on_grid(&[symbol(160, 640), symbol(160, 640)]).unwrap();
+    let grid: Vec<DimSymbol> = [symbol(160, 640), symbol(160, 640)]
+        .into_iter()
+        .map(|s| DimSymbol { step: 32, ..s })
+        .collect();
     let anchors = |s: &[i64]| s[0] * s[1] / 64 + s[0] * s[1] / 256 + s[0] * s[1] / 1024;
     let fit = fit_of(&grid, anchors).unwrap();
     assert_eq!((fit.numerator, fit.denominator), (21, 1024));
@@ -269,23 +272,28 @@ fn probe_sizes_stay_inside_the_range() {
 }
 
 #[test]
-fn a_grid_takes_the_largest_power_of_two_dividing_both_ends() {
-    let steps: Vec<i64> = [
-        (160, 640),
-        (160, 320),
-        (256, 384),
-        (1, 4),
-        (96, 640),
-        (160, 161),
-    ]
-    .into_iter()
-    .map(|(lo, hi)| on_grid(&[symbol(lo, hi)]).map_or(1, |g| g[0].step))
-    .collect();
-    // 256~384: 128 divides both, capped at 64.
-    assert_eq!(steps, [32, 32, 64, 1, 32, 1]);
+fn grids_refine_only_the_sizes_a_failed_probe_moved() {
+    let named = |name: &str, lo: i64, hi: i64| DimSymbol {
+        name: name.into(),
+        ..symbol(lo, hi)
+    };
+    let symbols = [named("batch", 2, 16), named("height", 160, 640)];
+    // At batch=16 (its maximum), height=161: only height is to blame.
+    let failed = [("batch".to_string(), 16), ("height".to_string(), 161)];
+    let moved = moved_sizes(&symbols, &failed);
+    assert_eq!(moved, ["height"]);
+    let steps: Vec<Vec<i64>> = GRID_STEPS
+        .iter()
+        .filter_map(|&step| on_grid(&symbols, &moved, step))
+        .map(|g| g.iter().map(|s| s.step).collect())
+        .collect();
+    // 160 is no multiple of 64.
+    assert_eq!(steps, [[1, 2], [1, 4], [1, 8], [1, 16], [1, 32]]);
+    // The top probe failing: nothing to blame, no grid.
+    let top = [("batch".to_string(), 16), ("height".to_string(), 640)];
+    assert!(moved_sizes(&symbols, &top).is_empty());
     // Probed sizes stay on the grid: min, min + step, the middle rounded
     // down onto it, max - step (and max).
-    let grid = on_grid(&[symbol(160, 640)]).unwrap();
-    assert_eq!(grid[0].lower_sizes(), [160, 192, 384, 608]);
-    assert!(grid[0].lower_sizes().iter().all(|s| s % 32 == 0));
+    let on_32 = on_grid(&symbols, &moved, 32).unwrap();
+    assert_eq!(on_32[1].lower_sizes(), [160, 192, 384, 608]);
 }
