@@ -305,3 +305,15 @@ fn size_arithmetic_keeps_bounds() {
         assert_eq!(got, want);
     }
 }
+
+#[test]
+fn a_size_known_only_by_its_bounds_divided_by_zero_is_no_error_here() {
+    // The division fails when it runs; inference only declines to fold it.
+    let mut c = OpCase::new();
+    let x = c.ranged_input(DataType::Float, &[-1], &[(3, 9)]);
+    let shape = c.op("Shape", &[x], &[("out_type", AttrValue::DataType(I64))]);
+    let zero = longs(&mut c, &[0]);
+    let quotient = c.op("FloorDiv", &[shape, zero], &[]);
+    c.infer().unwrap();
+    assert_eq!(c.desc(quotient).value_range, None);
+}

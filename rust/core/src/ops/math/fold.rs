@@ -256,6 +256,16 @@ pub(super) fn fold_int_binary(ctx: &mut OpContext<'_>, op: IntOp) -> Result<(), 
         return Ok(());
     };
     let out = out_shape.dims();
+    // An operand known only by its bounds (no element known) folds for
+    // those bounds alone: on a scalar or vector result, and never into an
+    // error (`? // 0` fails at run time, not here, as before it had bounds).
+    let bounds_only = |o: &Operand| o.elems.iter().all(Option::is_none);
+    if (bounds_only(&a) || bounds_only(&b))
+        && (out.len() > 1
+            || matches!(op, IntOp::FloorDiv | IntOp::FloorMod) && b.elems.contains(&Some(0)))
+    {
+        return Ok(());
+    }
     let Ok(Some(count)) = out_shape.num_elements() else {
         return Ok(());
     };
