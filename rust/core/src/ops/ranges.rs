@@ -141,6 +141,13 @@ pub(crate) fn div_range(a: Range, b: Range) -> Range {
     (lo, if hi != UNBOUNDED && hi < lo { lo } else { hi })
 }
 
+/// Whether `r` bounds a size: not [`ANY`] (a value range's "nothing
+/// known", whose 0 is no real minimum), no negative minimum, and a maximum
+/// at least the minimum. Only such bounds may be combined or compared.
+pub(crate) fn is_size(r: Range) -> bool {
+    r != ANY && r.0 >= 0 && (r.1 == UNBOUNDED || r.1 >= r.0)
+}
+
 /// The values in both `a` and `b`; None when they do not meet.
 pub(crate) fn intersect(a: Range, b: Range) -> Option<Range> {
     let lo = a.0.max(b.0);

@@ -242,10 +242,7 @@ fn span(ctx: &OpContext<'_>, i: usize) -> Option<Span> {
         return Some((n, Some(n)));
     }
     // A value range bounds sizes; ANY (0, -1) says nothing of a value.
-    let &(lo, hi) = e
-        .bounds
-        .first()
-        .filter(|&&(lo, hi)| (lo, hi) != ranges::ANY && lo >= 0)?;
+    let &(lo, hi) = e.bounds.first().filter(|&&r| ranges::is_size(r))?;
     Some((
         Number::Int(lo),
         (hi != ranges::UNBOUNDED).then_some(Number::Int(hi)),

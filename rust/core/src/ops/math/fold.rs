@@ -10,7 +10,7 @@ use super::broadcast_shapes;
 use crate::bail;
 use crate::infer::OpContext;
 use crate::op::OpError;
-use crate::ops::ranges::{self, Range};
+use crate::ops::ranges::{self, is_size, Range};
 use crate::types::{DataType, HostTensor, Shape, UNKNOWN_DIM};
 
 /// The integer ops that fold, with TensorFlow's semantics.
@@ -54,20 +54,11 @@ impl IntOp {
     fn bounds(self, a: Option<Range>, b: Option<Range>) -> Option<Range> {
         let (a, b) = (a.filter(|&r| is_size(r))?, b.filter(|&r| is_size(r))?);
         let known = |r: Range| (r.0 == r.1).then_some(r.0);
-        let each = |f: fn(i64, i64) -> Option<i64>, top: bool| -> Range {
-            let lo = f(a.0, b.0).unwrap_or(0);
-            let hi = if top {
-                f(a.1, b.1).unwrap_or(ranges::UNBOUNDED)
-            } else {
-                ranges::UNBOUNDED
-            };
-            (lo, hi)
-        };
-        let bounded = a.1 != ranges::UNBOUNDED && b.1 != ranges::UNBOUNDED;
         let r = match self {
             IntOp::Add => ranges::add(a, b),
             IntOp::Mul => ranges::mul(a, b),
-            IntOp::Maximum => each(|x, y| Some(x.max(y)), bounded),
+            // `hull`'s top is the larger maximum (unbounded when either is).
+            IntOp::Maximum => (a.0.max(b.0), ranges::hull(a, b).1),
             // The smaller of the two: bounded when either is.
             IntOp::Minimum => (a.0.min(b.0), min_top(a.1, b.1)),
             IntOp::FloorDiv => {
@@ -116,12 +107,6 @@ impl IntOp {
             IntOp::Minimum => "min",
         }
     }
-}
-
-/// Bounds that bound a size: not [`ranges::ANY`] (which says nothing of a
-/// value), no negative minimum, and a maximum at least the minimum.
-fn is_size(r: Range) -> bool {
-    r != ranges::ANY && r.0 >= 0 && (r.1 == ranges::UNBOUNDED || r.1 >= r.0)
 }
 
 /// The smaller of two maxima, either possibly unbounded.

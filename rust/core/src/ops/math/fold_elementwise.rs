@@ -203,8 +203,7 @@ pub(crate) fn fold_select(ctx: &mut OpContext<'_>) -> Result<(), OpError> {
 /// `ANY`'s 0 is no real lower bound, and a known -1 would read as
 /// unbounded).
 fn size_hull(a: ranges::Range, b: ranges::Range) -> ranges::Range {
-    let sizes = |r: ranges::Range| r != ranges::ANY && r.0 >= 0;
-    if sizes(a) && sizes(b) {
+    if ranges::is_size(a) && ranges::is_size(b) {
         ranges::hull(a, b)
     } else {
         ranges::ANY
@@ -259,10 +258,7 @@ fn interval(e: &Elems, k: usize) -> Option<(f64, f64)> {
         let v = float(n);
         return (!v.is_nan()).then_some((v, v));
     }
-    let &(lo, hi) = e
-        .bounds
-        .get(k)
-        .filter(|&&(lo, hi)| (lo, hi) != ranges::ANY && lo >= 0)?;
+    let &(lo, hi) = e.bounds.get(k).filter(|&&r| ranges::is_size(r))?;
     let hi = if hi == ranges::UNBOUNDED {
         f64::INFINITY
     } else {
