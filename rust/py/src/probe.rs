@@ -54,50 +54,24 @@ pub fn narrow_ranges(
     let registry = global_registry();
     let g = &mut graph.graph;
     let user_ops = uses_user_ops(g, &registry, &mut HashSet::new());
-    let mut attempt = found.clone();
     let mut merged = false;
-    let mut result = run(py, g, &registry, &attempt, user_ops, false)?;
-    if let Err(failure) = result {
-        let failure = not_a_bug(py, failure)?;
-        // Sizes between do not infer: probe the sizes the failed probe moved
-        // on a grid, finest first (see `grids`).
-        result = match first_grid_that_infers(py, g, &registry, &found, &failure, user_ops, false)?
-        {
-            Some((grid, summary)) => {
-                attempt = grid;
-                Ok(summary)
-            }
-            None => Err(failure),
-        };
-    }
-    if let Err(failure) = result {
-        let failure = not_a_bug(py, failure)?;
+    let mut attempt = found.clone();
+    let mut result = probe_or_grid(py, g, &registry, &found, user_ops, false)?;
+    if result.is_err() {
         let together = merge_equal_ranges(&found);
-        result = if together.len() < found.len() {
+        if together.len() < found.len() {
             // Probed apart, the sizes do not infer: assume those of equal
             // ranges are one size, and trust that only where intervals
             // give no bound at all.
-            attempt = together.clone();
             merged = true;
-            match run(py, g, &registry, &attempt, user_ops, true)? {
-                Ok(summary) => Ok(summary),
-                Err(other) => {
-                    let other = not_a_bug(py, other)?;
-                    match first_grid_that_infers(
-                        py, g, &registry, &together, &other, user_ops, true,
-                    )? {
-                        Some((grid, summary)) => {
-                            attempt = grid;
-                            Ok(summary)
-                        }
-                        None => Err(other),
-                    }
-                }
-            }
-        } else {
-            Err(failure)
-        };
+            attempt = together;
+            result = probe_or_grid(py, g, &registry, &attempt, user_ops, true)?;
+        }
     }
+    let (attempt, result) = match result {
+        Ok((probed, summary)) => (probed, Ok(summary)),
+        Err(failure) => (attempt, Err(failure)),
+    };
     let listed = attempt
         .iter()
         .map(|s| (s.name.clone(), s.min, s.max))
@@ -118,11 +92,40 @@ pub fn narrow_ranges(
             None,
             steps,
         )),
-        Err(failure) => {
-            let failure = not_a_bug(py, failure)?;
-            Ok((0, 0, 0, 0, listed, merged, Some(describe(failure)), steps))
-        }
+        Err(failure) => Ok((0, 0, 0, 0, listed, merged, Some(describe(failure)), steps)),
     }
+}
+
+/// The symbols probed (those asked for or a grid of them) with what they
+/// narrowed, or the first probe's failure.
+type Probed = Result<(Vec<DimSymbol>, ProbeSummary), ProbeFailure>;
+
+/// Probes `symbols`; where sizes between do not infer, probes the sizes the
+/// failed probe moved on a grid instead (finest first). A failure returned
+/// is the model's: opgraph's own bug or an interrupt is raised, never
+/// retried.
+fn probe_or_grid(
+    py: Python<'_>,
+    graph: &mut Graph,
+    registry: &OpRegistry,
+    symbols: &[DimSymbol],
+    user_ops: bool,
+    only_unbounded: bool,
+) -> PyResult<Probed> {
+    let failure = match run(py, graph, registry, symbols, user_ops, only_unbounded)? {
+        Ok(summary) => return Ok(Ok((symbols.to_vec(), summary))),
+        Err(failure) => not_a_bug(py, failure)?,
+    };
+    let grid = first_grid_that_infers(
+        py,
+        graph,
+        registry,
+        symbols,
+        &failure,
+        user_ops,
+        only_unbounded,
+    )?;
+    Ok(grid.ok_or(failure))
 }
 
 /// The first of `symbols`' grids after `failure` (finest first) whose
