@@ -815,12 +815,20 @@ def load_onnx(
     with_values: bool = ...,
 ) -> tuple[
     Graph,
-    tuple[list[tuple[str, str]], list[tuple[str, int]], int, str, list[tuple[str, list[str]]]],
+    tuple[
+        list[tuple[str, str]],
+        list[tuple[str, int]],
+        int,
+        str,
+        list[tuple[str, list[str]]],
+        list[str],
+    ],
 ]:
     """Loads an ONNX model (`.onnx`, external data beside it) as an uninferred
-    Graph with the registered parser plugins and op types. The value map is
-    left empty unless `with_values` (naming thousands of values costs more
-    than a small model's whole load)."""
+    Graph with the registered parser plugins and op types. The value map
+    (and the list of values pruned because no output needs them) is left
+    empty unless `with_values` (naming thousands of values costs more than a
+    small model's whole load)."""
 
 def load_tensorflow(
     path: str | PathLike[str],

@@ -25,6 +25,9 @@ Each recorded value falls in exactly one bucket:
   for most classes in every run); counted apart, not as wrong;
 - wrong: anything else: another dtype or rank, a known dim that is not run
   A's, an unknown dim that does not vary;
+- pruned: no tensor holds the value, and the load's report says so because no
+  graph output needs it (a dead node an exporter left); ``dead_values``
+  finds those values independently, from the ONNX graph itself;
 - missing: the load's report maps the value to no tensor of the graph.
 
 Separately, against ``onnx.shape_inference.infer_shapes(strict_mode=True,
@@ -116,6 +119,7 @@ class Comparison:
     # input_shapes fixes the free dims.
     unknown_free_only: list[str] = field(default_factory=list)
     wrong: list[str] = field(default_factory=list)
+    pruned: list[str] = field(default_factory=list)
     missing: list[str] = field(default_factory=list)
     # Values where opgraph knows a dim (or the rank) onnx's inference does
     # not, and the other way round.
@@ -189,13 +193,20 @@ def precision(ours: tuple[int, ...], theirs: Record | None) -> tuple[bool, bool]
     return bool(mine - other), bool(other - mine)
 
 
-def compare(record: Record, got: dict[str, tuple[str, tuple[int, ...]]], fixed: bool) -> Comparison:
+def compare(
+    record: Record,
+    got: dict[str, tuple[str, tuple[int, ...]]],
+    fixed: bool,
+    dead: frozenset[str] = frozenset(),
+) -> Comparison:
     """Buckets every recorded value against ``got`` (value name -> opgraph's
-    dtype name and shape, absent when the report maps it to nothing)."""
+    dtype name and shape, absent when the report maps it to nothing); a
+    value absent from ``got`` is pruned if it is in ``dead`` (no graph
+    output needs it), missing otherwise."""
     result = Comparison()
     for name, want in record["tensors"].items():
         if name not in got:
-            result.missing.append(name)
+            (result.pruned if name in dead else result.missing).append(name)
             continue
         dtype, shape = got[name]
         kind, why = classify(want, dtype, shape, fixed)
@@ -217,6 +228,14 @@ def opgraph_values(
     """Loads ``path`` with opgraph (inferring shapes) and returns, for every
     ONNX value the load's report maps to a graph tensor, that tensor's
     dtype name and shape."""
+    return opgraph_load(path, input_shapes)[0]
+
+
+def opgraph_load(
+    path: Path, input_shapes: dict[str, list[int]] | None
+) -> tuple[dict[str, tuple[str, tuple[int, ...]]], list[str]]:
+    """:func:`opgraph_values`, and the values the load's report says it
+    pruned because no graph output needs them."""
     from opgraph.onnx import load_onnx_reported  # the frontend under test; imported lazily
 
     graph, report = load_onnx_reported(str(path), input_shapes=input_shapes)
@@ -229,4 +248,50 @@ def opgraph_values(
             continue  # the report names a tensor the graph does not have: missing
         desc = descs[int(index)]
         found[value] = (desc.dtype.name, tuple(desc.shape))
-    return found
+    return found, report.pruned
+
+
+def dead_values(path: Path) -> frozenset[str]:
+    """The main-graph values of ``path`` that no graph output needs, read
+    from the ONNX graph with the ``onnx`` package (not opgraph): values of
+    nodes none of whose outputs an output needs, directly or through a
+    subgraph's outer-scope names, and initializers and inputs nothing needs."""
+    import onnx  # the test extra; imported lazily like the frontend
+
+    graph = onnx.load(str(path), load_external_data=False).graph
+    producer = {value: node for node in graph.node for value in node.output if value}
+    needed: set[str] = set()
+    kept: set[int] = set()
+    stack = [output.name for output in graph.output]
+    while stack:
+        value = stack.pop()
+        if value in needed:
+            continue
+        needed.add(value)
+        node = producer.get(value)
+        if node is None or id(node) in kept:
+            continue
+        kept.add(id(node))
+        stack.extend(name for name in node.input if name)
+        stack.extend(_names_read_by_subgraphs(node))
+    dead = {v for node in graph.node if id(node) not in kept for v in node.output if v}
+    sources = [v.name for v in graph.input] + [t.name for t in graph.initializer]
+    return frozenset(dead | {v for v in sources if v not in needed})
+
+
+def _names_read_by_subgraphs(node: Any) -> list[str]:
+    """Every value name read inside ``node``'s subgraph attributes (at any
+    depth): the outer-scope names among them keep their producers."""
+    import onnx
+
+    names: list[str] = []
+    for attribute in node.attribute:
+        bodies = list(attribute.graphs)
+        if attribute.type == onnx.AttributeProto.GRAPH:
+            bodies.append(attribute.g)
+        for body in bodies:
+            for inner in body.node:
+                names.extend(name for name in inner.input if name)
+                names.extend(_names_read_by_subgraphs(inner))
+            names.extend(output.name for output in body.output)
+    return names

@@ -20,10 +20,12 @@ from onnx_model_records import (
     DATA,
     Comparison,
     compare,
+    dead_values,
     fixed_input_shapes,
     load_record,
     model_file,
     model_names,
+    opgraph_load,
     opgraph_values,
 )
 
@@ -64,8 +66,13 @@ def report(name: str, mode: str, result: Comparison) -> None:
 @pytest.mark.parametrize("name", SUPPORTED)
 def test_every_value_has_onnxruntimes_dtype_and_shape(name: str, workdir: Path) -> None:
     record = load_record(name)
-    got = opgraph_values(model_file(name, workdir), None)
-    result = compare(record, got, fixed=False)
+    path = model_file(name, workdir)
+    got, pruned = opgraph_load(path, None)
+    dead = dead_values(path)
+    assert set(pruned) == dead, (
+        f"{name}: pruned {sorted(set(pruned) - dead)[:5]}, dead {sorted(dead - set(pruned))[:5]}"
+    )
+    result = compare(record, got, fixed=False, dead=dead)
     report(name, "free input dims", result)
     # Every value of a model with a free batch may be unknown-justified, so
     # equal alone may be empty; but something must have been compared.
@@ -87,8 +94,9 @@ def test_every_value_has_onnxruntimes_dtype_and_shape(name: str, workdir: Path) 
 @pytest.mark.parametrize("name", SUPPORTED)
 def test_fixed_input_shapes_leave_only_data_dependent_dims_unknown(name: str, workdir: Path) -> None:
     record = load_record(name)
-    got = opgraph_values(model_file(name, workdir), fixed_input_shapes(record))
-    result = compare(record, got, fixed=True)
+    path = model_file(name, workdir)
+    got = opgraph_values(path, fixed_input_shapes(record))
+    result = compare(record, got, fixed=True, dead=dead_values(path))
     report(name, "fixed input shapes", result)
 
 
@@ -220,6 +228,8 @@ def test_another_dtype_or_no_tensor_is_reported() -> None:
     record = _record(_value([2, 3], [False, False]))
     assert compare(record, {"y": ("FLOAT16", (2, 3))}, fixed=False).wrong
     assert compare(record, {}, fixed=False).missing == ["y"]
+    assert compare(record, {}, fixed=False, dead=frozenset({"y"})).pruned == ["y"]
+    assert not compare(record, {}, fixed=False, dead=frozenset({"y"})).problems()
 
 
 def test_precision_is_counted_both_ways_against_onnx_inference() -> None:

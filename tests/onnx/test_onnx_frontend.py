@@ -12,6 +12,7 @@ import numpy as np
 import onnx
 import pytest
 from onnx import TensorProto, helper, numpy_helper
+from onnx_model_records import dead_values
 
 import opgraph
 from opgraph import ParseError, RegistrationError
@@ -253,6 +254,42 @@ def test_the_report_maps_every_value_to_its_tensor(tmp_path: Path) -> None:
     assert report.tensors == {"x": "x:0", "r": "r:0", "y": "negate:0"}
     assert report.opsets == {"ai.onnx": 17}
     assert graph.outputs == [graph.tensor("negate")]
+
+
+def test_the_report_lists_values_no_output_needs_as_pruned(tmp_path: Path) -> None:
+    """A dead Constant (Paddle2ONNX leaves some), an unused initializer and
+    a dead chain are pruned and listed; a value read only inside an If
+    branch (outer scope) is kept. The oracle is the onnx graph itself."""
+    then = helper.make_graph(
+        [helper.make_node("Add", ["x", "outer"], ["t"])],
+        "then",
+        [],
+        [helper.make_tensor_value_info("t", TensorProto.FLOAT, None)],
+    )
+    other = helper.make_graph(
+        [helper.make_node("Neg", ["x"], ["e"])],
+        "else",
+        [],
+        [helper.make_tensor_value_info("e", TensorProto.FLOAT, None)],
+    )
+    nodes = [
+        helper.make_node("Relu", ["x"], ["outer"]),
+        helper.make_node("If", ["c"], ["y"], then_branch=then, else_branch=other),
+        helper.make_node("Constant", [], ["unused_const"], value_float=1.0),
+        helper.make_node("Sigmoid", ["x"], ["dead1"]),
+        helper.make_node("Tanh", ["dead1"], ["dead2"]),
+    ]
+    unused = numpy_helper.from_array(np.zeros(3, np.float32), "unused_weight")
+    cond = helper.make_tensor_value_info("c", TensorProto.BOOL, [])
+    path = save(tmp_path / "m.onnx", nodes, [X, cond], ["y"], [unused])
+    graph, report = load_onnx_reported(path, input_shapes={"x": [2, 4]})
+    want = {"unused_const", "dead1", "dead2", "unused_weight"}
+    assert set(report.pruned) == want == dead_values(path)
+    assert "outer" in report.tensors and not want & set(report.tensors)
+    assert desc(graph, "y").shape == (2, 4)
+    # Asking for another output prunes the rest, listed the same way.
+    _, only_dead = load_onnx_reported(path, outputs=["dead2"])
+    assert set(only_dead.pruned) == {"c", "outer", "y", "unused_const", "unused_weight"}
 
 
 def test_inputs_sharing_a_symbol_share_the_size_input_shapes_gives(tmp_path: Path) -> None:

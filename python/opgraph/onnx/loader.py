@@ -20,7 +20,8 @@ PathLike = str | os.PathLike[str]
 class OnnxReport:
     """What loading an ONNX model found besides the graph."""
 
-    #: Every value of the main graph → the IR tensor holding it (``"node:i"``).
+    #: Every value of the main graph → the IR tensor holding it (``"node:i"``),
+    #: but for those in :attr:`pruned`.
     tensors: dict[str, str]
     #: The model's operator set version by domain (``"ai.onnx"`` for the default).
     opsets: dict[str, int]
@@ -30,6 +31,10 @@ class OnnxReport:
     #: Each graph input with symbolic dims → the symbol of every dim ("" for
     #: a dim that is not symbolic), e.g. ``{"input_ids": ["batch", "seq"]}``.
     symbols: dict[str, list[str]]
+    #: Values of nodes that no graph output needs (dead nodes an exporter
+    #: left, or all but what ``outputs`` asks for): not in the graph, pruned
+    #: as ATC prunes them.
+    pruned: list[str]
 
 
 def load_onnx_reported(
@@ -58,12 +63,12 @@ def _load(
         raise TypeError(f"outputs is a list of tensor names; wrap it: [{outputs!r}]")
     load_plugin_modules(plugins)
     shapes = input_shape_pairs(input_shapes)
-    graph, (values, opsets, ir_version, producer, symbols) = _core.load_onnx(
+    graph, (values, opsets, ir_version, producer, symbols, pruned) = _core.load_onnx(
         os.fspath(path), shapes, list(outputs or ()), with_values
     )
     if infer:
         _core.infer(graph, False, None)
-    return graph, OnnxReport(dict(values), dict(opsets), ir_version, producer, dict(symbols))
+    return graph, OnnxReport(dict(values), dict(opsets), ir_version, producer, dict(symbols), pruned)
 
 
 def load_onnx(

@@ -143,19 +143,22 @@ pub fn load_caffe(
 
 /// What `load_onnx` says besides the graph: every main-graph value's
 /// tensor (`node:i`), the opsets by domain, the IR version, the producer,
-/// and each input's symbolic dims.
+/// each input's symbolic dims, and the values pruned because no output
+/// needs them.
 type OnnxReportTuple = (
     Vec<(String, String)>,
     Vec<(String, i64)>,
     i64,
     String,
     Vec<(String, Vec<String>)>,
+    Vec<String>,
 );
 
 /// Loads an ONNX model (`.onnx`, external data beside it) as an uninferred
-/// Graph with the registered parser plugins and op types. The value map is
-/// left empty unless `with_values` (naming thousands of values costs more
-/// than a small model's whole load).
+/// Graph with the registered parser plugins and op types. The value map
+/// (and the list of values pruned because no output needs them) is left
+/// empty unless `with_values` (naming thousands of values costs more than a
+/// small model's whole load).
 #[pyfunction]
 #[pyo3(signature = (path, input_shapes = Vec::new(), outputs = Vec::new(), with_values = true))]
 pub fn load_onnx(
@@ -172,10 +175,10 @@ pub fn load_onnx(
     let mut report = None;
     let graph = run_loader(py, Framework::Onnx, &path, |plugins, ops| {
         let (graph, model) = onnx::load_reported(&path, &options, plugins, ops)?;
-        let values = if with_values {
-            model.value_tensors()
+        let (values, pruned) = if with_values {
+            model.value_tensors_in(&graph)
         } else {
-            Vec::new()
+            (Vec::new(), Vec::new())
         };
         report = Some((
             values,
@@ -183,6 +186,7 @@ pub fn load_onnx(
             model.ir_version,
             model.producer,
             model.symbols,
+            pruned,
         ));
         Ok(graph)
     })?;

@@ -107,6 +107,24 @@ impl DecodedModel {
         named.sort_unstable();
         named
     }
+
+    /// [`DecodedModel::value_tensors`] split by whether `graph`, the model
+    /// converted, holds the tensor: the values it holds, and (sorted) those
+    /// of ops no graph output needs, which conversion prunes as ATC does.
+    pub fn value_tensors_in(&self, graph: &Graph) -> (Vec<(String, String)>, Vec<String>) {
+        let mut held = Vec::with_capacity(self.values.len());
+        let mut pruned = Vec::new();
+        for (value, input) in &self.values {
+            if graph.find(&input.node).is_some() {
+                held.push((value.clone(), tensor_name(input)));
+            } else {
+                pruned.push(value.clone());
+            }
+        }
+        held.sort_unstable();
+        pruned.sort_unstable();
+        (held, pruned)
+    }
 }
 
 /// Decodes the model file at `path`; external data is read relative to its
