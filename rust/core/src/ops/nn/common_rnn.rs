@@ -9,6 +9,7 @@
 //! output (ONNX nodes may leave some unnamed).
 
 use super::dims::{merge_dim, with_rank};
+use super::range_rules;
 use crate::bail;
 use crate::infer::OpContext;
 use crate::op::{op_fn, FollowType, OpError, OpSchema, ParamType, PortDef};
@@ -135,5 +136,5 @@ fn infer_rnn(ctx: &mut OpContext<'_>, gates: i64, outputs: usize) -> Result<(), 
     for o in 1..outputs {
         ctx.set_output_shape(o, Shape::from_dims(state))?;
     }
-    Ok(())
+    range_rules::recurrent(ctx, batch_first, outputs)
 }

@@ -202,6 +202,39 @@ pub(super) fn input_dim(ctx: &OpContext<'_>, i: usize, axis: usize) -> Range {
         .unwrap_or(ANY)
 }
 
+/// CommonLSTM / CommonGRU / CommonRNN: `y` is `[seq, directions, batch,
+/// hidden]` and each state `[directions, batch, hidden]` (batch first with
+/// `batch_first`); the sequence and batch sizes are x's, the batch also
+/// initial_h's (input 5).
+pub(super) fn recurrent(
+    ctx: &mut OpContext<'_>,
+    batch_first: bool,
+    outputs: usize,
+) -> Result<(), OpError> {
+    let (seq_axis, batch_axis) = if batch_first { (1, 0) } else { (0, 1) };
+    let seq = input_dim(ctx, 0, seq_axis);
+    let batch = meet(input_dim(ctx, 0, batch_axis), input_dim(ctx, 5, batch_axis));
+    if ranges::wanted(ctx, 0) {
+        let y = if batch_first {
+            vec![batch, seq, ANY, ANY]
+        } else {
+            vec![seq, ANY, batch, ANY]
+        };
+        ranges::set(ctx, 0, y)?;
+    }
+    for o in 1..outputs {
+        if ranges::wanted(ctx, o) {
+            let state = if batch_first {
+                vec![batch, ANY, ANY]
+            } else {
+                vec![ANY, batch, ANY]
+            };
+            ranges::set(ctx, o, state)?;
+        }
+    }
+    Ok(())
+}
+
 /// Output `o` takes input `i`'s dims `keep` as they are and then `tail`
 /// (FullyConnection: the leading dims and num_output; LayerNorm's
 /// statistics: the leading dims and ones).
@@ -333,5 +366,50 @@ mod tests {
         );
         assert_eq!(broadcast_right(&[], &[(1, 5)]), vec![(1, 5)]);
         assert_eq!(meet((1, 3), (5, 6)), (1, 3));
+    }
+
+    #[test]
+    fn recurrent_outputs_take_the_sequence_and_batch_ranges() {
+        use crate::test_graphs::OpCase;
+        use crate::types::{AttrValue, DataType};
+        let lstm = |layout: i64, x: (&[i64], &[(i64, i64)]), h: Option<&[(i64, i64)]>| {
+            let mut c = OpCase::new();
+            let x = c.ranged_input(DataType::Float, x.0, x.1);
+            let w = c.input(DataType::Float, &[2, 32, 16]);
+            let r = c.input(DataType::Float, &[2, 32, 8]);
+            let mut inputs = vec![x, w, r];
+            if let Some(h) = h {
+                let (b, none) = (
+                    c.input(DataType::Float, &[2, 64]),
+                    c.input(DataType::Int32, &[2]),
+                );
+                let state_dims: &[i64] = if layout == 0 {
+                    &[2, -1, 8]
+                } else {
+                    &[-1, 2, 8]
+                };
+                inputs.extend([b, none, c.ranged_input(DataType::Float, state_dims, h)]);
+            }
+            let attrs = [
+                ("direction", AttrValue::Str("bidirectional".into())),
+                ("layout", AttrValue::Int(layout)),
+            ];
+            let y = c.op("CommonLSTM", &inputs, &attrs);
+            c.infer().unwrap();
+            let y_c = crate::graph::OutputRef {
+                node: y.node,
+                index: 2,
+            };
+            (c.range(y), c.range(y_c))
+        };
+        // [seq, batch, input]: y [seq, 2, batch, 8], states [2, batch, 8].
+        let (y, y_c) = lstm(0, (&[-1, -1, 16], &[(25, 160), (1, 8), (16, 16)]), None);
+        assert_eq!(y, Some(vec![(25, 160), (2, 2), (1, 8), (8, 8)]));
+        assert_eq!(y_c, Some(vec![(2, 2), (1, 8), (8, 8)]));
+        // Batch first; initial_h narrows the batch.
+        let x = (&[-1, -1, 16][..], &[(1, 8), (25, 160), (16, 16)][..]);
+        let (y, y_c) = lstm(1, x, Some(&[(2, 4), (2, 2), (8, 8)]));
+        assert_eq!(y, Some(vec![(2, 4), (25, 160), (2, 2), (8, 8)]));
+        assert_eq!(y_c, Some(vec![(2, 4), (2, 2), (8, 8)]));
     }
 }

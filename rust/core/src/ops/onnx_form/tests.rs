@@ -201,6 +201,20 @@ fn dft_shapes_follow_the_four_transforms() {
 }
 
 #[test]
+fn a_global_pool_keeps_the_batch_range() {
+    let mut c = OpCase::new();
+    let x = c.ranged_input(F32, &[-1, 8, -1, -1], &[(1, 4), (8, 8), (2, 8), (2, 8)]);
+    let y = c.op(
+        "AvgPoolV2",
+        &[x],
+        &[("global_pooling", AttrValue::Bool(true))],
+    );
+    c.infer().unwrap();
+    assert_eq!(c.dims(y), [-1, 8, 1, 1]);
+    assert_eq!(c.range(y), Some(vec![(1, 4), (8, 8), (1, 1), (1, 1)]));
+}
+
+#[test]
 fn nms_rows_are_bounded_by_ranged_box_counts() {
     // boxes [1, ?, 4] with N in 0..=450 (an upstream TopK), one class, no
     // known max_output_boxes_per_class: at most 1 * 1 * 450 rows.
