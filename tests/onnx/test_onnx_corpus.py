@@ -107,7 +107,7 @@ def test_fixed_input_shapes_leave_only_data_dependent_dims_unknown(name: str, wo
 def test_the_record_is_complete(name: str) -> None:
     record = load_record(name)
     assert record["name"] == name
-    assert record["exporter"] in ("torchscript", "dynamo", "tf2onnx", "ultralytics")
+    assert record["exporter"] in ("torchscript", "dynamo", "tf2onnx", "ultralytics", "paddle2onnx")
     assert (DATA / record["file"]).exists()
     assert not (DATA / record["weights_file"]).exists(), "weights files are made by the tests, not committed"
     assert record["tensors"], "onnxruntime recorded no value"
@@ -156,7 +156,7 @@ def test_the_corpus_has_the_models_the_issue_asks_for() -> None:
     records = [load_record(n) for n in MODELS]
     exporters = {r["exporter"] for r in records}
     assert len(records) >= 40
-    assert exporters == {"torchscript", "dynamo", "tf2onnx", "ultralytics"}
+    assert exporters == {"torchscript", "dynamo", "tf2onnx", "ultralytics", "paddle2onnx"}
     assert len({r["opset"] for r in records if r["exporter"] == "torchscript"}) >= 3
 
 

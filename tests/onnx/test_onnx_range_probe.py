@@ -48,7 +48,6 @@ TRANSFORMERS = [
     "gpt2_ts14",
     "t5_encoder_ts17",
     "hf_vit_ts14",
-    "lstm_gru_tagger_ts13",
     "llama_ts17",
     "bart_ts14",
     "bert_dynquant_ts14",
@@ -68,12 +67,26 @@ BOUNDED_BY_INTERVALS = [
     "gpt2_dynamo",
     "llama_dynamo",
     "t5_encoder_dynamo",
+    # An LSTM keeps its sequence and batch ranges (PyTorch's tagger too).
+    "lstm_gru_tagger_ts13",
+    # Paddle2ONNX: a global pool keeps the batch range, and the sizes the
+    # detector's FPN reads from Shape (through float casts) their value ranges.
+    "paddle_mobilenet_v3_large_p2o13",
+    "paddle_ocr_det_p2o11",
+    "paddle_ocr_rec_p2o11",
+    "paddle_transformer_p2o13",
 ]
 
 #: Convolutional models whose ranged compile prepares the same graph as a
 #: fixed-size one, so its worst case must hold the fixed compile at the
 #: largest sizes.
-COMPARABLE_WITH_FIXED = ["wav2vec2_ts14", "yolo_like_ts12", "yolov8n_ultralytics17"]
+COMPARABLE_WITH_FIXED = [
+    "wav2vec2_ts14",
+    "yolo_like_ts12",
+    "yolov8n_ultralytics17",
+    "paddle_ocr_det_p2o11",
+    "paddle_ocr_rec_p2o11",
+]
 
 #: Too large to run three times in the suite (XLM-RoBERTa's weights are 2.24 GB);
 #: the script covers them.
@@ -82,11 +95,17 @@ SUITE_SKIPS = {"swin_t_ts17", "vit_b_16_ts14", "efficientnet_b7_ts13"}
 
 #: Smaller sizes the model itself refuses: its reflect pads need a sequence
 #: of at least 4 (onnxruntime: "Pad reflect requires axis length >= 2");
-#: wav2vec2's feature extractor reads 400 samples per output frame.
+#: wav2vec2's feature extractor reads 400 samples per output frame. And
+#: the sizes of image dims that carry no name saying so.
 MODEL_RANGES = {
     "op_mix_ts17": {"seq": (4, 48)},
     "op_mix_dynamo": {"seq": (4, 48)},
     "wav2vec2_ts14": {"samples": (400, 8000)},
+    # Paddle2ONNX names its free dims by position, not by meaning.
+    "paddle_resnet50_p2o11": {"DynamicDimension.1": (64, 256), "DynamicDimension.2": (64, 256)},
+    "paddle_ocr_det_p2o11": {"DynamicDimension.1": (160, 320), "DynamicDimension.2": (160, 320)},
+    "paddle_ocr_rec_p2o11": {"DynamicDimension.1": (32, 320)},
+    "paddle_transformer_p2o13": {"DynamicDimension.1": (1, 48)},
 }
 
 #: Sizes the model takes only in multiples of a step: the YOLO-style
