@@ -90,26 +90,17 @@ fn fold_pair(
         return Ok(());
     };
     let (a, b) = (&inputs[0], &inputs[1]);
-    let Ok(out) = broadcast_shapes(&Shape::from_dims(&a.dims), &Shape::from_dims(&b.dims)) else {
-        return Ok(());
-    };
-    let dims = out.dims();
-    let Some(count) = out
-        .num_elements()
-        .ok()
-        .flatten()
-        .and_then(|n| usize::try_from(n).ok())
-    else {
+    let Some((dims, count)) = broadcast_all(&[&a.dims, &b.dims]) else {
         return Ok(());
     };
     let values: Vec<Option<Number>> = (0..count)
         .map(|k| {
-            let x = a.number_at(source(dims, &a.dims, k))?;
-            let y = b.number_at(source(dims, &b.dims, k))?;
+            let x = a.number_at(source(&dims, &a.dims, k))?;
+            let y = b.number_at(source(&dims, &b.dims, k))?;
             f(x, y)
         })
         .collect();
-    Elems::from_numbers(out_dtype.unwrap_or(a.dtype), dims, &values).write(ctx, 0)
+    Elems::from_numbers(out_dtype.unwrap_or(a.dtype), &dims, &values).write(ctx, 0)
 }
 
 /// Output 0 = `f(x1, x2, x3)` with numpy broadcasting over three inputs,
@@ -122,27 +113,15 @@ fn fold_ternary(
     let Some(inputs) = known_inputs(ctx, &[0, 1, 2]) else {
         return Ok(());
     };
-    let shape = |e: &Elems| Shape::from_dims(&e.dims);
-    let Ok(ab) = broadcast_shapes(&shape(&inputs[0]), &shape(&inputs[1])) else {
-        return Ok(());
-    };
-    let Ok(out) = broadcast_shapes(&ab, &shape(&inputs[2])) else {
-        return Ok(());
-    };
-    let dims = out.dims();
-    let Some(count) = out
-        .num_elements()
-        .ok()
-        .flatten()
-        .and_then(|n| usize::try_from(n).ok())
+    let Some((dims, count)) = broadcast_all(&[&inputs[0].dims, &inputs[1].dims, &inputs[2].dims])
     else {
         return Ok(());
     };
-    let at = |e: &Elems, k: usize| e.number_at(source(dims, &e.dims, k));
+    let at = |e: &Elems, k: usize| e.number_at(source(&dims, &e.dims, k));
     let values: Vec<Option<Number>> = (0..count)
         .map(|k| f(at(&inputs[0], k)?, at(&inputs[1], k)?, at(&inputs[2], k)?))
         .collect();
-    Elems::from_numbers(inputs[dtype_of].dtype, dims, &values).write(ctx, 0)
+    Elems::from_numbers(inputs[dtype_of].dtype, &dims, &values).write(ctx, 0)
 }
 
 /// ClipByValue: `min(max(x, lo), hi)`, without a bound that is absent.
