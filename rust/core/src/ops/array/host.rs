@@ -192,12 +192,12 @@ impl Elems {
                     dtype: desc.dtype,
                     dims: dims.to_vec(),
                     items,
-                    bounds: value_bounds(desc),
+                    bounds: recorded_value_bounds(desc).unwrap_or_default(),
                 });
             }
         }
         Some(Elems {
-            bounds: value_bounds(desc),
+            bounds: recorded_value_bounds(desc).unwrap_or_default(),
             ..Elems::unknown(desc.dtype, dims)
         })
     }
@@ -380,16 +380,18 @@ impl Elems {
     }
 }
 
-/// The value range of a 1-D integer input, as [`Elems::bounds`].
-fn value_bounds(desc: &TensorDesc) -> Vec<(i64, i64)> {
+/// The value range a scalar or vector `desc` records, when it has one bound
+/// per element (of a known count): [`Elems::bounds`], and the operands of
+/// integer size arithmetic.
+pub(crate) fn recorded_value_bounds(desc: &TensorDesc) -> Option<Vec<(i64, i64)>> {
     let len = match desc.shape().dims() {
         [] => 1,
         &[len] => len,
-        _ => return Vec::new(),
+        _ => return None,
     };
     match &desc.value_range {
-        Some(r) if r.len() as i64 == len => r.to_vec(),
-        _ => Vec::new(),
+        Some(r) if r.len() as i64 == len => Some(r.to_vec()),
+        _ => None,
     }
 }
 

@@ -10,6 +10,7 @@ use super::broadcast_shapes;
 use crate::bail;
 use crate::infer::OpContext;
 use crate::op::OpError;
+use crate::ops::array::host::recorded_value_bounds;
 use crate::ops::ranges::{self, is_size, Range};
 use crate::types::{DataType, HostTensor, Shape, UNKNOWN_DIM};
 
@@ -168,17 +169,12 @@ fn operand(ctx: &OpContext<'_>, i: usize) -> Option<Operand> {
     }
     let desc = ctx.input_desc(i)?;
     let input_shape = ctx.input_shape(i).ok()?;
-    // The value range of a scalar or vector, one bound per element.
     let len = match input_shape.dims() {
         [] => 1,
         &[n] => usize::try_from(n).ok()?,
         _ => return None,
     };
-    let bounds = desc
-        .value_range
-        .as_ref()
-        .filter(|r| r.len() == len)
-        .map(|r| r.to_vec());
+    let bounds = recorded_value_bounds(desc);
     let elems = match &desc.shape_value {
         Some(partial) => {
             // A shape value must describe the whole (1-D) input to be used.
