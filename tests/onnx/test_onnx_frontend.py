@@ -292,6 +292,22 @@ def test_the_report_lists_values_no_output_needs_as_pruned(tmp_path: Path) -> No
     assert set(only_dead.pruned) == {"c", "outer", "y", "unused_const", "unused_weight"}
 
 
+def test_a_node_named_like_an_inserted_constant_keeps_its_name(tmp_path: Path) -> None:
+    """ReduceSum's opset-11 axes attribute becomes a Const input named
+    `r/axes`; a later node of the model called `r/axes` still loads (the
+    model is valid: ONNX names are unique) and keeps its name."""
+    nodes = [
+        helper.make_node("ReduceSum", ["x"], ["s"], name="r", axes=[1], keepdims=1),
+        helper.make_node("Relu", ["s"], ["y"], name="r/axes"),
+    ]
+    path = save(tmp_path / "m.onnx", nodes, [X], ["y"], opsets={"": 11})
+    graph = load_onnx(path, input_shapes={"x": [2, 4]})
+    assert graph.node("r/axes").op_type == "Relu"
+    assert desc(graph, "r/axes").shape == (2, 1)
+    (axes,) = [n for n in graph.nodes() if n.op_type == "Const" and n.name.startswith("r/axes")]
+    assert axes.outputs[0].value is not None and axes.outputs[0].value.tolist() == [1]
+
+
 def test_inputs_sharing_a_symbol_share_the_size_input_shapes_gives(tmp_path: Path) -> None:
     ids = helper.make_tensor_value_info("ids", TensorProto.FLOAT, ["batch", "seq"])
     mask = helper.make_tensor_value_info("mask", TensorProto.FLOAT, ["batch", "seq"])

@@ -136,9 +136,11 @@ impl<'f> GraphBuilder<'_, 'f> {
             if position > edges.len() {
                 edges.resize(position, None);
             }
+            // Not a name the graph has, nor one a framework op still to be
+            // converted will claim (an ONNX node may be called `r/axes`).
             let mut name = format!("{}/{}", op.name, input.label);
             let mut k = 2;
-            while self.graph.find(&name).is_some() {
+            while self.graph.find(&name).is_some() || self.names.get(&name).is_some() {
                 name = format!("{}/{}_{k}", op.name, input.label);
                 k += 1;
             }
