@@ -187,25 +187,27 @@ fn infer_pool(ctx: &mut OpContext<'_>) -> Result<(), OpError> {
     for o in 0..ctx.output_count() {
         ctx.set_output_shape(o, out.clone())?;
     }
-    if ranges::wanted(ctx, 0) {
-        if let Some(mut r) = ranges::of_input(ctx, 0) {
-            if p.global {
-                // Batch and channels as they are; every spatial dim is 1.
-                r.iter_mut().skip(2).for_each(|range| *range = (1, 1));
-            } else {
-                for (range, axis) in r.iter_mut().skip(2).zip(&p.axes) {
-                    *range = ranges::monotonic(*range, |d| {
-                        match pool_output(d, axis, p.auto_pad, p.ceil_mode)? {
-                            UNKNOWN_DIM => bail!("unknown"),
-                            v => Ok(v),
-                        }
-                    });
+    if !ranges::wanted(ctx, 0) {
+        return Ok(());
+    }
+    let Some(mut r) = ranges::of_input(ctx, 0) else {
+        return Ok(());
+    };
+    if p.global {
+        // Batch and channels as they are; every spatial dim is 1.
+        r.iter_mut().skip(2).for_each(|range| *range = (1, 1));
+    } else {
+        for (range, axis) in r.iter_mut().skip(2).zip(&p.axes) {
+            *range = ranges::monotonic(*range, |d| {
+                match pool_output(d, axis, p.auto_pad, p.ceil_mode)? {
+                    UNKNOWN_DIM => bail!("unknown"),
+                    v => Ok(v),
                 }
-            }
-            for o in 0..ctx.output_count() {
-                ranges::set(ctx, o, r.clone())?;
-            }
+            });
         }
+    }
+    for o in 0..ctx.output_count() {
+        ranges::set(ctx, o, r.clone())?;
     }
     Ok(())
 }
