@@ -318,6 +318,52 @@ def branch(nodes: list[onnx.NodeProto], output: str) -> onnx.GraphProto:
     )
 
 
+def widen_function() -> onnx.FunctionProto:
+    """widen(a) = Concat(Relu(a), a): twice as many rows."""
+    return function(
+        "widen",
+        ["a"],
+        ["b"],
+        [helper.make_node("Relu", ["a"], ["t"]), helper.make_node("Concat", ["t", "a"], ["b"], axis=0)],
+    )
+
+
+def test_an_inlined_value_never_takes_a_name_the_graph_uses(tmp_path: Path) -> None:
+    # The inliner names a call's values "<call>/<function>#<k>/<value>"; the
+    # graph already gives Neg's output the name the first call's Relu would
+    # get (legal ONNX), which was a "defined twice" error.
+    nodes = [helper.make_node("Neg", ["x"], ["y/widen#1/t"]), call("widen", ["x"], ["y"])]
+    inputs = {"x": rng.standard_normal((2, 3)).astype(np.float32)}
+    path = tmp_path / "m.onnx"
+    model = make(path, nodes, inputs, ["y", "y/widen#1/t"], [widen_function()])
+    found = check_against_reference(path, model, inputs, ["y", "y/widen#1/t"])
+    assert found["y"] == ("FLOAT", (4, 3))
+
+
+def test_an_inlined_value_never_shadows_an_outer_value_a_branch_reads(tmp_path: Path) -> None:
+    # A branch calls the function and reads the outer value whose name the
+    # call's Relu would get: the inlined value shadowed it, a silently wrong
+    # shape (Concat of (2, 3) and (4, 3) rows instead of (4, 3) and (4, 3)).
+    cond = helper.make_node(
+        "Constant", [], ["c"], value=helper.make_tensor("c", TensorProto.BOOL, [], [True])
+    )
+    then_branch = branch(
+        [call("widen", ["x"], ["o"]), helper.make_node("Concat", ["o/widen#1/t", "o"], ["out"], axis=0)],
+        "out",
+    )
+    else_branch = branch([helper.make_node("Identity", ["x"], ["e"])], "e")
+    nodes = [
+        helper.make_node("Concat", ["x", "x"], ["o/widen#1/t"], axis=0),
+        cond,
+        helper.make_node("If", ["c"], ["z"], then_branch=then_branch, else_branch=else_branch),
+    ]
+    inputs = {"x": rng.standard_normal((2, 3)).astype(np.float32)}
+    path = tmp_path / "m.onnx"
+    model = make(path, nodes, inputs, ["z"], [widen_function()])
+    found = check_against_reference(path, model, inputs, ["z"])
+    assert found["z"] == ("FLOAT", (8, 3))
+
+
 def test_recursion_through_a_subgraph_names_the_cycle(tmp_path: Path) -> None:
     # f(x) = If(c, then: f(x), else: x): the call sits in a branch.
     cond = helper.make_node(

@@ -17,8 +17,9 @@
 use super::node_slices::{GraphNodes, NodeProtoSlices, NodeTexts, NodeView};
 use super::opset::{canonical_domain, opsets, Opsets};
 use super::pb;
+use super::value_names::mentioned_names;
 use crate::frontend::FrontendError;
-use rustc_hash::FxHashMap;
+use rustc_hash::{FxHashMap, FxHashSet};
 use std::rc::Rc;
 
 /// The most nodes function expansion may add to one model, over all call
@@ -118,12 +119,24 @@ pub(super) struct Inliner<'m> {
     functions: FxHashMap<Key, &'m pb::FunctionProto>,
     inlined: usize,
     calls: usize,
+    /// The value names the model itself uses, and those inlining has
+    /// created: a new name must be neither.
+    mentioned: FxHashSet<&'m str>,
+    created: FxHashSet<String>,
 }
 
 impl<'m> Inliner<'m> {
-    /// The model's functions; one defined twice is an error.
-    pub fn new(functions: &'m [pb::FunctionProto]) -> Result<Inliner<'m>, FrontendError> {
+    /// The functions of a model whose main graph is `graph`; one defined
+    /// twice is an error.
+    pub fn new(
+        functions: &'m [pb::FunctionProto],
+        graph: &'m pb::GraphProtoWithSliceNodes,
+    ) -> Result<Inliner<'m>, FrontendError> {
         let mut inliner = Inliner::default();
+        if functions.is_empty() {
+            return Ok(inliner);
+        }
+        inliner.mentioned = mentioned_names(graph, functions);
         for f in functions {
             if f.name.is_empty() {
                 return Err(FrontendError::Decode(
@@ -249,11 +262,7 @@ impl<'m> Inliner<'m> {
                 function.output.len()
             )));
         }
-        self.calls = self.calls.saturating_add(1);
-        // Unique by the call count; rooted at the outermost call's label
-        // (not the whole chain: nested names would grow with the depth).
-        let root = label.split('/').next().unwrap_or(&label);
-        let prefix = format!("{root}/{}#{}", function.name, self.calls);
+        let prefix = self.fresh_prefix(function, &label);
         let mut names: FxHashMap<&str, String> = FxHashMap::default();
         for (i, formal) in function.input.iter().enumerate() {
             let actual = call
@@ -269,7 +278,9 @@ impl<'m> Inliner<'m> {
                         "function '{name}' assigns value '{output}' twice (or assigns one of its inputs)"
                     )));
                 }
-                names.insert(output.as_str(), format!("{prefix}/{output}"));
+                let fresh = format!("{prefix}/{output}");
+                self.created.insert(fresh.clone());
+                names.insert(output.as_str(), fresh);
             }
         }
         let mut body = Vec::with_capacity(added);
@@ -345,6 +356,29 @@ impl<'m> Inliner<'m> {
             }
         }
         Ok(body)
+    }
+}
+
+impl Inliner<'_> {
+    /// `<root>/<function>#<k>`, the prefix of the names a call's copy of
+    /// `function` gets: unique by the call count `k`, which skips any count
+    /// whose names the model (or an earlier call) already uses. Rooted at
+    /// the outermost call's label (not the whole chain: nested names would
+    /// grow with the depth).
+    fn fresh_prefix(&mut self, function: &pb::FunctionProto, label: &str) -> String {
+        let root = label.split('/').next().unwrap_or(label);
+        loop {
+            // Terminates: each count that clashes names a distinct taken name.
+            self.calls = self.calls.saturating_add(1);
+            let prefix = format!("{root}/{}#{}", function.name, self.calls);
+            let taken = |output: &String| {
+                let name = format!("{prefix}/{output}");
+                self.mentioned.contains(name.as_str()) || self.created.contains(&name)
+            };
+            if !function.node.iter().flat_map(|n| &n.output).any(taken) {
+                return prefix;
+            }
+        }
     }
 }
 

@@ -166,8 +166,9 @@ impl<'m> Decoder<'m> {
     pub fn with_functions(
         mut self,
         functions: &'m [pb::FunctionProto],
+        graph: &'m pb::GraphProtoWithSliceNodes,
     ) -> Result<Self, FrontendError> {
-        self.inliner = Inliner::new(functions)?;
+        self.inliner = Inliner::new(functions, graph)?;
         Ok(self)
     }
 

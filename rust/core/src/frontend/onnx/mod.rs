@@ -28,14 +28,16 @@
 //! - A node calling a model-local function (`ModelProto.functions`) is
 //!   replaced by the function's nodes before anything else sees it (see
 //!   `functions`): plugins never see the call, only the inlined nodes,
-//!   named `<call>/<function>#<k>/<node>`, whose origin types use the
-//!   function's `opset_import`.
+//!   named `<call>/<function>#<k>/<node>` (their values likewise; `k`
+//!   counts calls and skips any count whose value names the model already
+//!   uses), whose origin types use the function's `opset_import`.
 //! - The model's graph outputs are the IR graph's outputs, unless the user
 //!   names others.
 //!
 //! # Modules
 //! [`opset`] (versions and origin types), `graph` (GraphProto → ops),
-//! `functions` (model-local functions expanded at their calls),
+//! `functions` (model-local functions expanded at their calls;
+//! `value_names`, the names their values must avoid),
 //! `attrs`, `tensor` and `external` (values), `builtin` (the plugins).
 
 use super::convert::{convert, ConvertOptions};
@@ -59,6 +61,7 @@ pub mod opset;
 pub mod pb;
 pub mod symbols;
 mod tensor;
+mod value_names;
 
 pub use functions::{MAX_FUNCTION_DEPTH, MAX_INLINED_NODES};
 pub use graph::{CAPTURE_COUNT_ATTR, DIM_PARAMS_ATTR, MAX_SUBGRAPH_DEPTH, OUTPUT_COUNT_ATTR};
@@ -178,7 +181,7 @@ pub fn decode_model(
     let opsets = opset::opsets(&model.opset_import)?;
     let mut decoder =
         graph::Decoder::new(&opsets, ExternalFiles::new(base_dir.map(Path::to_path_buf)))
-            .with_functions(&model.functions)?;
+            .with_functions(&model.functions, graph)?;
     let decoded = decoder.decode_graph(graph::GraphParts::of_model(graph), None)?;
     let functions = decoder.functions;
     let mut opsets: Vec<(String, i64)> = opsets.into_iter().collect();

@@ -421,6 +421,56 @@ fn a_function_call_is_expanded_with_the_functions_opsets() {
 }
 
 #[test]
+fn inlined_values_avoid_names_the_model_already_uses() {
+    // The call has no name, so its label is its output "y", and its copy of
+    // the function would name Relu's output "y/twice_relu#1/t": a name the
+    // graph already gives Neg's output (legal ONNX), twice over for the
+    // second count.
+    let f = function(
+        "twice_relu",
+        &["a"],
+        &["b"],
+        vec![node("Relu", &["a"], &["t"]), node("Relu", &["t"], &["b"])],
+    );
+    let data = model_with_functions(
+        vec![
+            node("Neg", &["x"], &["y/twice_relu#1/t"]),
+            node("Abs", &["x"], &["y/twice_relu#2/t"]),
+            call("twice_relu", &["x"], &["y"]),
+        ],
+        vec![f],
+    );
+    let decoded = decode_model(data, None, "m").unwrap();
+    let op = |value: &str| {
+        let (_, tensor) = decoded
+            .value_tensors()
+            .into_iter()
+            .find(|(v, _)| v == value)
+            .unwrap();
+        let name = tensor.split(':').next().unwrap().to_owned();
+        decoded
+            .graph
+            .ops
+            .iter()
+            .find(|op| op.name == name)
+            .unwrap()
+            .clone()
+    };
+    assert!(op("y/twice_relu#1/t").op_type.ends_with("::Neg"));
+    assert!(op("y/twice_relu#2/t").op_type.ends_with("::Abs"));
+    let second_relu = op("y");
+    assert!(second_relu.op_type.ends_with("::Relu"));
+    let first_relu = decoded
+        .graph
+        .ops
+        .iter()
+        .find(|o| o.name == second_relu.inputs[0].node)
+        .unwrap();
+    assert!(first_relu.op_type.ends_with("::Relu"), "{first_relu:?}");
+    assert_eq!(first_relu.inputs[0].node, "x");
+}
+
+#[test]
 fn exponential_nesting_stops_at_the_expansion_budget() {
     // f_k calls f_{k+1} twice; f_25 is one Relu: 2^25 nodes if expanded.
     let depth = 25;
