@@ -364,6 +364,77 @@ def test_an_inlined_value_never_shadows_an_outer_value_a_branch_reads(tmp_path: 
     assert found["z"] == ("FLOAT", (8, 3))
 
 
+def test_a_branch_local_named_like_the_calls_input_does_not_capture_it(tmp_path: Path) -> None:
+    # f(a) = If(c, then: Concat(a, x) where x is the branch's own constant):
+    # called as f(x), the branch's read of `a` becomes a read of the
+    # caller's `x`, which the branch's local `x` must not capture
+    # (Concat(x, x) would have 2 rows, not 3).
+    local = helper.make_node(
+        "Constant", [], ["x"], value=helper.make_tensor("k", TensorProto.FLOAT, [1, 3], [1.0] * 3)
+    )
+    cond = helper.make_node(
+        "Constant", [], ["c"], value=helper.make_tensor("c", TensorProto.BOOL, [], [True])
+    )
+    choose = helper.make_node(
+        "If",
+        ["c"],
+        ["b"],
+        then_branch=branch([local, helper.make_node("Concat", ["a", "x"], ["o"], axis=0)], "o"),
+        else_branch=branch([helper.make_node("Identity", ["a"], ["o2"])], "o2"),
+    )
+    f = function("f", ["a"], ["b"], [cond, choose])
+    inputs = {"x": rng.standard_normal((2, 3)).astype(np.float32)}
+    path = tmp_path / "m.onnx"
+    model = make(path, [call("f", ["x"], ["y"])], inputs, ["y"], [f])
+    found = check_against_reference(path, model, inputs, ["y"])
+    assert found["y"] == ("FLOAT", (3, 3))
+
+
+def test_names_with_counts_in_them_never_clash_between_calls(tmp_path: Path) -> None:
+    # Function "g" names a value "a#2/t"; function "g#1/a" names one "t":
+    # both copies, rooted at "y", would make "y/g#1/a#2/t" if the counts
+    # ignored the names earlier calls made.
+    g = function(
+        "g",
+        ["p"],
+        ["q"],
+        [helper.make_node("Neg", ["p"], ["a#2/t"]), helper.make_node("Identity", ["a#2/t"], ["q"])],
+    )
+    h = function(
+        "g#1/a",
+        ["p"],
+        ["q"],
+        [helper.make_node("Concat", ["p", "p"], ["t"], axis=0), helper.make_node("Identity", ["t"], ["q"])],
+    )
+    nodes = [
+        helper.make_node("g", ["x"], ["u"], domain=LOCAL, name="y"),
+        helper.make_node("g#1/a", ["u"], ["v"], domain=LOCAL, name="y"),
+    ]
+    inputs = {"x": rng.standard_normal((2, 3)).astype(np.float32)}
+    path = tmp_path / "m.onnx"
+    model = make(path, nodes, inputs, ["u", "v"], [g, h])
+    found = check_against_reference(path, model, inputs, ["u", "v"])
+    assert found["v"] == ("FLOAT", (4, 3))
+
+
+def test_a_model_full_of_the_inliners_names_loads_in_linear_time(tmp_path: Path) -> None:
+    # A call of a function with many outputs, in a model naming values the
+    # way the copy's counts 1 ... M would: each count must be one lookup,
+    # not a scan of the function's outputs (M x K).
+    outputs = [f"o{i}" for i in range(20_000)]
+    split = helper.make_node("Split", ["a"], outputs, axis=0, num_outputs=len(outputs))
+    f = function("f", ["a"], ["b"], [split, helper.make_node("Identity", [outputs[-1]], ["b"])], opset=18)
+    taken = [helper.make_node("Identity", ["x"], [f"y/f#{k}/{outputs[-1]}"]) for k in range(1, 20_001)]
+    inputs = {"x": rng.standard_normal((20_000, 2)).astype(np.float32)}
+    path = tmp_path / "m.onnx"
+    make(path, [*taken, call("f", ["x"], ["y"])], inputs, ["y"], [f], opset=18)
+    started = time.perf_counter()
+    graph, report = load_onnx_reported(path)
+    assert time.perf_counter() - started < 5
+    producer, index = report.tensors["y"].rsplit(":", 1)
+    assert tuple(graph.desc(graph.tensor(producer, int(index))).shape) == (1, 2)
+
+
 def test_recursion_through_a_subgraph_names_the_cycle(tmp_path: Path) -> None:
     # f(x) = If(c, then: f(x), else: x): the call sits in a branch.
     cond = helper.make_node(

@@ -17,13 +17,14 @@
 use super::node_slices::{GraphNodes, NodeProtoSlices, NodeTexts, NodeView};
 use super::opset::{canonical_domain, opsets, Opsets};
 use super::pb;
-use super::value_names::mentioned_names;
+use super::value_names::{mentioned_prefixes, numbered_prefixes};
 use crate::frontend::FrontendError;
 use rustc_hash::{FxHashMap, FxHashSet};
 use std::rc::Rc;
 
 /// The most nodes function expansion may add to one model, over all call
-/// sites and nesting levels.
+/// sites and nesting levels (a node with several outputs counts once per
+/// output).
 pub const MAX_INLINED_NODES: usize = 100_000;
 /// How deeply function calls may nest (a call within a called function's
 /// body is one level deeper).
@@ -119,8 +120,9 @@ pub(super) struct Inliner<'m> {
     functions: FxHashMap<Key, &'m pb::FunctionProto>,
     inlined: usize,
     calls: usize,
-    /// The value names the model itself uses, and those inlining has
-    /// created: a new name must be neither.
+    /// The prefixes ending in `#<digits>` of the value names the model
+    /// uses and of those inlining has created (see [`numbered_prefixes`]):
+    /// a call's prefix must be neither, so no name it makes is taken.
     mentioned: FxHashSet<&'m str>,
     created: FxHashSet<String>,
 }
@@ -136,7 +138,7 @@ impl<'m> Inliner<'m> {
         if functions.is_empty() {
             return Ok(inliner);
         }
-        inliner.mentioned = mentioned_names(graph, functions);
+        inliner.mentioned = mentioned_prefixes(graph, functions);
         for f in functions {
             if f.name.is_empty() {
                 return Err(FrontendError::Decode(
@@ -245,7 +247,13 @@ impl<'m> Inliner<'m> {
     ) -> Result<Vec<pb::NodeProto>, FrontendError> {
         let label = call_label(call);
         let name = show(key);
-        let added = function.node.len().saturating_add(function.output.len());
+        // A node with several outputs counts once per output: each is a
+        // name the copy makes.
+        let added = function
+            .node
+            .iter()
+            .map(|n| n.output.len().max(1))
+            .fold(function.output.len(), usize::saturating_add);
         self.inlined = self.inlined.saturating_add(added);
         if self.inlined > MAX_INLINED_NODES {
             return Err(FrontendError::Decode(format!(
@@ -279,7 +287,7 @@ impl<'m> Inliner<'m> {
                     )));
                 }
                 let fresh = format!("{prefix}/{output}");
-                self.created.insert(fresh.clone());
+                self.claim(&fresh);
                 names.insert(output.as_str(), fresh);
             }
         }
@@ -310,7 +318,22 @@ impl<'m> Inliner<'m> {
             }
             resolve_attributes(&mut copy.attribute, call, function, &name, &label)?;
             for attr in &mut copy.attribute {
-                rename_graphs(attr, &names, call, function, &name, &label)?;
+                resolve_in_graphs(attr, call, function, &name, &label)?;
+            }
+            // The values the node's subgraphs define get fresh names too: a
+            // subgraph reads its own value before an outer one, so a local
+            // named like the call's input would capture that input's reads.
+            let mut locals: FxHashMap<String, String> = FxHashMap::default();
+            for attr in &copy.attribute {
+                for local in subgraph_values(attr) {
+                    let fresh = format!("{prefix}/{local}");
+                    self.claim(&fresh);
+                    locals.insert(local.to_owned(), fresh);
+                }
+            }
+            let rename = |value: &str| locals.get(value).or_else(|| names.get(value)).cloned();
+            for attr in &mut copy.attribute {
+                rename_in_graphs(attr, &rename);
             }
             body.push(copy);
         }
@@ -351,7 +374,7 @@ impl<'m> Inliner<'m> {
                     }
                 }
                 for attr in &mut node.attribute {
-                    rename_in_graphs(attr, &rebound);
+                    rename_in_graphs(attr, &|value| rebound.get(value).cloned());
                 }
             }
         }
@@ -362,21 +385,27 @@ impl<'m> Inliner<'m> {
 impl Inliner<'_> {
     /// `<root>/<function>#<k>`, the prefix of the names a call's copy of
     /// `function` gets: unique by the call count `k`, which skips any count
-    /// whose names the model (or an earlier call) already uses. Rooted at
-    /// the outermost call's label (not the whole chain: nested names would
-    /// grow with the depth).
+    /// that begins a name the model (or an earlier call) uses. Rooted at the
+    /// outermost call's label (not the whole chain: nested names would grow
+    /// with the depth).
     fn fresh_prefix(&mut self, function: &pb::FunctionProto, label: &str) -> String {
         let root = label.split('/').next().unwrap_or(label);
         loop {
-            // Terminates: each count that clashes names a distinct taken name.
+            // Ends: each count skipped is a distinct prefix of the sets, and
+            // one lookup each keeps a model full of such names linear.
             self.calls = self.calls.saturating_add(1);
             let prefix = format!("{root}/{}#{}", function.name, self.calls);
-            let taken = |output: &String| {
-                let name = format!("{prefix}/{output}");
-                self.mentioned.contains(name.as_str()) || self.created.contains(&name)
-            };
-            if !function.node.iter().flat_map(|n| &n.output).any(taken) {
+            if !self.mentioned.contains(prefix.as_str()) && !self.created.contains(&prefix) {
                 return prefix;
+            }
+        }
+    }
+
+    /// Records a name a copy makes, so that no later prefix begins it.
+    fn claim(&mut self, name: &str) {
+        for prefix in numbered_prefixes(name) {
+            if !self.created.contains(prefix) {
+                self.created.insert(prefix.to_owned());
             }
         }
     }
@@ -450,55 +479,65 @@ fn resolve_attributes(
     Ok(())
 }
 
-/// Renames, inside the subgraphs of attribute `attr`, the function-scope
-/// values the subgraphs read (`names`), and resolves attribute references
-/// in their nodes.
-fn rename_graphs(
+/// Resolves the attribute references of the nodes inside the subgraphs
+/// of attribute `attr`, to any depth.
+fn resolve_in_graphs(
     attr: &mut pb::AttributeProto,
-    names: &FxHashMap<&str, String>,
     call: &NodeView<'_>,
     function: &pb::FunctionProto,
     name: &str,
     label: &str,
 ) -> Result<(), FrontendError> {
-    let graphs = attr.g.iter_mut().chain(attr.graphs.iter_mut());
-    for graph in graphs {
+    for graph in attr.g.iter_mut().chain(attr.graphs.iter_mut()) {
         for node in &mut graph.node {
-            for value in node.input.iter_mut() {
-                if let Some(actual) = names.get(value.as_str()) {
-                    *value = actual.clone();
-                }
-            }
             resolve_attributes(&mut node.attribute, call, function, name, label)?;
             for inner in &mut node.attribute {
-                rename_graphs(inner, names, call, function, name, label)?;
-            }
-        }
-        for output in &mut graph.output {
-            if let Some(actual) = names.get(output.name.as_str()) {
-                output.name = actual.clone();
+                resolve_in_graphs(inner, call, function, name, label)?;
             }
         }
     }
     Ok(())
 }
 
-/// Renames values read inside the subgraphs of `attr` by `map`.
-fn rename_in_graphs(attr: &mut pb::AttributeProto, map: &FxHashMap<String, String>) {
-    for graph in attr.g.iter_mut().chain(attr.graphs.iter_mut()) {
-        for node in &mut graph.node {
-            for value in node.input.iter_mut() {
-                if let Some(actual) = map.get(value.as_str()) {
-                    *value = actual.clone();
-                }
-            }
-            for inner in &mut node.attribute {
-                rename_in_graphs(inner, map);
+/// The values the subgraphs of attribute `attr` define (inputs,
+/// initializers, node outputs), to any depth.
+fn subgraph_values(attr: &pb::AttributeProto) -> Vec<&str> {
+    let mut values = Vec::new();
+    for graph in attr.g.iter().chain(&attr.graphs) {
+        values.extend(graph.input.iter().map(|i| i.name.as_str()));
+        values.extend(graph.initializer.iter().map(|t| t.name.as_str()));
+        for node in &graph.node {
+            values.extend(node.output.iter().map(String::as_str));
+            for inner in &node.attribute {
+                values.extend(subgraph_values(inner));
             }
         }
-        for output in &mut graph.output {
-            if let Some(actual) = map.get(output.name.as_str()) {
-                output.name = actual.clone();
+    }
+    values.retain(|v| !v.is_empty());
+    values
+}
+
+/// Renames every value inside the subgraphs of `attr` (defined or read, to
+/// any depth) that `rename` maps.
+fn rename_in_graphs(attr: &mut pb::AttributeProto, rename: &dyn Fn(&str) -> Option<String>) {
+    let apply = |value: &mut String| {
+        if let Some(renamed) = rename(value) {
+            *value = renamed;
+        }
+    };
+    for graph in attr.g.iter_mut().chain(attr.graphs.iter_mut()) {
+        for info in graph.input.iter_mut().chain(graph.output.iter_mut()) {
+            apply(&mut info.name);
+        }
+        for tensor in &mut graph.initializer {
+            apply(&mut tensor.name);
+        }
+        for node in &mut graph.node {
+            for value in node.input.iter_mut().chain(node.output.iter_mut()) {
+                apply(value);
+            }
+            for inner in &mut node.attribute {
+                rename_in_graphs(inner, rename);
             }
         }
     }
