@@ -52,11 +52,16 @@ pub fn narrow_ranges(
         Err(why) => return Ok((0, 0, 0, 0, Vec::new(), false, Some(why), Vec::new())),
     };
     let registry = global_registry();
-    let g = &mut graph.graph;
-    let user_ops = uses_user_ops(g, &registry, &mut HashSet::new());
+    let mut prober = Prober {
+        py,
+        user_ops: uses_user_ops(&graph.graph, &registry, &mut HashSet::new()),
+        graph: &mut graph.graph,
+        registry: &registry,
+        only_unbounded: false,
+    };
     let mut merged = false;
     let mut attempt = found.clone();
-    let mut result = probe_or_grid(py, g, &registry, &found, user_ops, false)?;
+    let mut result = prober.probe_or_grid(&found)?;
     if result.is_err() {
         let together = merge_equal_ranges(&found);
         if together.len() < found.len() {
@@ -65,7 +70,8 @@ pub fn narrow_ranges(
             // give no bound at all.
             merged = true;
             attempt = together;
-            result = probe_or_grid(py, g, &registry, &attempt, user_ops, true)?;
+            prober.only_unbounded = true;
+            result = prober.probe_or_grid(&attempt)?;
         }
     }
     let (attempt, result) = match result {
@@ -100,89 +106,79 @@ pub fn narrow_ranges(
 /// narrowed, or the first probe's failure.
 type Probed = Result<(Vec<DimSymbol>, ProbeSummary), ProbeFailure>;
 
-/// Probes `symbols`; where sizes between do not infer, probes the sizes the
-/// failed probe moved on a grid instead (finest first). A failure returned
-/// is the model's: opgraph's own bug or an interrupt is raised, never
-/// retried.
-fn probe_or_grid(
-    py: Python<'_>,
-    graph: &mut Graph,
-    registry: &OpRegistry,
-    symbols: &[DimSymbol],
+/// Infers copies of one graph at fixed sizes of its dynamic dims.
+struct Prober<'a, 'py> {
+    py: Python<'py>,
+    graph: &'a mut Graph,
+    registry: &'a OpRegistry,
+    /// The graph calls a user's (Python) infer function: probes hold the GIL.
     user_ops: bool,
+    /// Narrow only the ranges intervals leave unbounded (the probe's sizes
+    /// are an assumption, not the whole range).
     only_unbounded: bool,
-) -> PyResult<Probed> {
-    let failure = match run(py, graph, registry, symbols, user_ops, only_unbounded)? {
-        Ok(summary) => return Ok(Ok((symbols.to_vec(), summary))),
-        Err(failure) => not_a_bug(py, failure)?,
-    };
-    let grid = first_grid_that_infers(
-        py,
-        graph,
-        registry,
-        symbols,
-        &failure,
-        user_ops,
-        only_unbounded,
-    )?;
-    Ok(grid.ok_or(failure))
 }
 
-/// The first of `symbols`' grids after `failure` (finest first) whose
-/// probes all infer, with what it narrowed. The sizes on a grid are those a
-/// failed probe moved off their maximum; a grid's own failure may blame
-/// another size, which then joins at the same step. An interrupt or
-/// opgraph's own bug in a probe is raised, not retried.
-fn first_grid_that_infers(
-    py: Python<'_>,
-    graph: &mut Graph,
-    registry: &OpRegistry,
-    symbols: &[DimSymbol],
-    failure: &ProbeFailure,
-    user_ops: bool,
-    only_unbounded: bool,
-) -> PyResult<Option<(Vec<DimSymbol>, ProbeSummary)>> {
-    let mut moved = moved_sizes(symbols, &failure.sizes);
-    for step in GRID_STEPS {
-        while let Some(grid) = on_grid(symbols, &moved, step) {
-            match run(py, graph, registry, &grid, user_ops, only_unbounded)? {
-                Ok(summary) => return Ok(Some((grid, summary))),
-                Err(other) => {
-                    let other = not_a_bug(py, other)?;
-                    let blamed = moved_sizes(symbols, &other.sizes);
-                    let new: Vec<String> =
-                        blamed.into_iter().filter(|b| !moved.contains(b)).collect();
-                    if new.is_empty() {
-                        break;
+impl Prober<'_, '_> {
+    /// Probes `symbols`; where sizes between do not infer, probes the sizes
+    /// the failed probe moved on a grid instead (finest first). A failure
+    /// returned is the model's: opgraph's own bug or an interrupt is raised,
+    /// never retried.
+    fn probe_or_grid(&mut self, symbols: &[DimSymbol]) -> PyResult<Probed> {
+        let failure = match self.run(symbols)? {
+            Ok(summary) => return Ok(Ok((symbols.to_vec(), summary))),
+            Err(failure) => not_a_bug(self.py, failure)?,
+        };
+        let grid = self.first_grid_that_infers(symbols, &failure)?;
+        Ok(grid.ok_or(failure))
+    }
+
+    /// The first of `symbols`' grids after `failure` (finest first) whose
+    /// probes all infer, with what it narrowed. The sizes on a grid are
+    /// those a failed probe moved off their maximum; a grid's own failure
+    /// may blame another size, which then joins at the same step. An
+    /// interrupt or opgraph's own bug in a probe is raised, not retried.
+    fn first_grid_that_infers(
+        &mut self,
+        symbols: &[DimSymbol],
+        failure: &ProbeFailure,
+    ) -> PyResult<Option<(Vec<DimSymbol>, ProbeSummary)>> {
+        let mut moved = moved_sizes(symbols, &failure.sizes);
+        for step in GRID_STEPS {
+            while let Some(grid) = on_grid(symbols, &moved, step) {
+                match self.run(&grid)? {
+                    Ok(summary) => return Ok(Some((grid, summary))),
+                    Err(other) => {
+                        let other = not_a_bug(self.py, other)?;
+                        let blamed = moved_sizes(symbols, &other.sizes);
+                        let new: Vec<String> =
+                            blamed.into_iter().filter(|b| !moved.contains(b)).collect();
+                        if new.is_empty() {
+                            break;
+                        }
+                        moved.extend(new);
                     }
-                    moved.extend(new);
                 }
             }
         }
+        Ok(None)
     }
-    Ok(None)
-}
 
-/// One attempt; an internal error in a probe is raised (a copy failed, so
-/// `graph` itself is intact and stays usable).
-fn run(
-    py: Python<'_>,
-    graph: &mut Graph,
-    registry: &OpRegistry,
-    symbols: &[DimSymbol],
-    user_ops: bool,
-    only_unbounded: bool,
-) -> PyResult<Result<ProbeSummary, ProbeFailure>> {
-    let options = InferOptions {
-        collect_errors: false,
-        fold_limit: DEFAULT_FOLD_LIMIT,
-    };
-    let during = "probing the graph's dynamic dims";
-    let probe = || narrow_by_probes(graph, registry, options, symbols, only_unbounded);
-    if user_ops {
-        guard_panics(py, during, probe)
-    } else {
-        guard_panics_detached(py, during, probe)
+    /// One attempt; an internal error in a probe is raised (a copy failed,
+    /// so the graph itself is intact and stays usable).
+    fn run(&mut self, symbols: &[DimSymbol]) -> PyResult<Result<ProbeSummary, ProbeFailure>> {
+        let options = InferOptions {
+            collect_errors: false,
+            fold_limit: DEFAULT_FOLD_LIMIT,
+        };
+        let during = "probing the graph's dynamic dims";
+        let (graph, registry, only_unbounded) =
+            (&mut *self.graph, self.registry, self.only_unbounded);
+        let probe = || narrow_by_probes(graph, registry, options, symbols, only_unbounded);
+        if self.user_ops {
+            guard_panics(self.py, during, probe)
+        } else {
+            guard_panics_detached(self.py, during, probe)
+        }
     }
 }
 

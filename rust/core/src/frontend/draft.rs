@@ -27,7 +27,8 @@ pub struct OpDraft {
     /// into such constants): applied in order, each position counting the
     /// inputs after the earlier ones. A constant fills an absent input at
     /// its position, else is inserted there. Each becomes a Const node
-    /// named `<node>/<label>`.
+    /// named `<node>/<label>`, or `<node>/<label>_<k>` (k = 2, 3 ...) when
+    /// the graph or a framework op already has that name.
     pub const_inputs: Vec<ConstInput>,
 }
 
