@@ -24,7 +24,7 @@ use std::rc::Rc;
 
 /// The most nodes function expansion may add to one model, over all call
 /// sites and nesting levels (a node with several outputs counts once per
-/// output).
+/// output, and the nodes of a function's subgraphs count too).
 pub const MAX_INLINED_NODES: usize = 100_000;
 /// How deeply function calls may nest (a call within a called function's
 /// body is one level deeper).
@@ -125,6 +125,9 @@ pub(super) struct Inliner<'m> {
     /// a call's prefix must be neither, so no name it makes is taken.
     mentioned: FxHashSet<&'m str>,
     created: FxHashSet<String>,
+    /// How many `/` a call's prefix holds, per function name (the root has
+    /// none): only prefixes of these lengths can ever clash.
+    prefix_slashes: FxHashSet<usize>,
 }
 
 impl<'m> Inliner<'m> {
@@ -138,7 +141,11 @@ impl<'m> Inliner<'m> {
         if functions.is_empty() {
             return Ok(inliner);
         }
-        inliner.mentioned = mentioned_prefixes(graph, functions);
+        inliner.prefix_slashes = functions
+            .iter()
+            .map(|f| 1 + f.name.matches('/').count())
+            .collect();
+        inliner.mentioned = mentioned_prefixes(graph, functions, &inliner.prefix_slashes);
         for f in functions {
             if f.name.is_empty() {
                 return Err(FrontendError::Decode(
@@ -247,13 +254,9 @@ impl<'m> Inliner<'m> {
     ) -> Result<Vec<pb::NodeProto>, FrontendError> {
         let label = call_label(call);
         let name = show(key);
-        // A node with several outputs counts once per output: each is a
-        // name the copy makes.
-        let added = function
-            .node
-            .iter()
-            .map(|n| n.output.len().max(1))
-            .fold(function.output.len(), usize::saturating_add);
+        // A node with several outputs counts once per output, and the nodes
+        // of its subgraphs count too: each is something the copy makes.
+        let added = nodes_made(&function.node).saturating_add(function.output.len());
         self.inlined = self.inlined.saturating_add(added);
         if self.inlined > MAX_INLINED_NODES {
             return Err(FrontendError::Decode(format!(
@@ -323,9 +326,16 @@ impl<'m> Inliner<'m> {
             // The values the node's subgraphs define get fresh names too: a
             // subgraph reads its own value before an outer one, so a local
             // named like the call's input would capture that input's reads.
+            // A local named like one of the function's own values (a Loop
+            // body's input may shadow one) keeps that value's binding, as
+            // before: the locals map has no scopes. A graph the call passed
+            // in as an attribute is renamed like the function's own.
             let mut locals: FxHashMap<String, String> = FxHashMap::default();
             for attr in &copy.attribute {
                 for local in subgraph_values(attr) {
+                    if names.contains_key(local) {
+                        continue;
+                    }
                     let fresh = format!("{prefix}/{local}");
                     self.claim(&fresh);
                     locals.insert(local.to_owned(), fresh);
@@ -403,7 +413,7 @@ impl Inliner<'_> {
 
     /// Records a name a copy makes, so that no later prefix begins it.
     fn claim(&mut self, name: &str) {
-        for prefix in numbered_prefixes(name) {
+        for prefix in numbered_prefixes(name, &self.prefix_slashes) {
             if !self.created.contains(prefix) {
                 self.created.insert(prefix.to_owned());
             }
@@ -477,6 +487,23 @@ fn resolve_attributes(
     }
     *attributes = kept;
     Ok(())
+}
+
+/// What copying `nodes` makes: each node once per output (at least once),
+/// with the nodes of its subgraphs, to any depth.
+fn nodes_made(nodes: &[pb::NodeProto]) -> usize {
+    nodes.iter().fold(0usize, |total, node| {
+        let inner = node
+            .attribute
+            .iter()
+            .flat_map(|a| a.g.iter().chain(&a.graphs))
+            .fold(0usize, |sum, graph| {
+                sum.saturating_add(nodes_made(&graph.node))
+            });
+        total
+            .saturating_add(node.output.len().max(1))
+            .saturating_add(inner)
+    })
 }
 
 /// Resolves the attribute references of the nodes inside the subgraphs
