@@ -248,6 +248,46 @@ def test_a_function_reading_an_undefined_value_names_it(tmp_path: Path) -> None:
         load_onnx_reported(path)
 
 
+def branch(nodes: list[onnx.NodeProto], output: str) -> onnx.GraphProto:
+    return helper.make_graph(
+        nodes, "branch", [], [helper.make_tensor_value_info(output, TensorProto.FLOAT, None)]
+    )
+
+
+def called_once(tmp_path: Path, f: onnx.FunctionProto) -> tuple[str, tuple[int, ...]]:
+    """opgraph's dtype and shape of ``y = f(x)``, ``x`` of shape (2, 3),
+    checked against the reference evaluator's."""
+    inputs = {"x": rng.standard_normal((2, 3)).astype(np.float32)}
+    path = tmp_path / "m.onnx"
+    model = make(path, [call("f", ["x"], ["y"])], inputs, ["y"], [f])
+    return check_against_reference(path, model, inputs, ["y"])["y"]
+
+
+def bool_constant(value: bool) -> onnx.NodeProto:
+    """``c``, a constant condition for an If."""
+    return helper.make_node(
+        "Constant", [], ["c"], value=helper.make_tensor("c", TensorProto.BOOL, [], [value])
+    )
+
+
+def loop_body(nodes: list[onnx.NodeProto], state: str, state_out: str) -> onnx.GraphProto:
+    """A Loop body of one float state: inputs (i, cond_in, ``state``),
+    outputs (cond_out, ``state_out``); ``nodes`` must pass cond_in on."""
+    return helper.make_graph(
+        nodes,
+        "body",
+        [
+            helper.make_tensor_value_info("i", TensorProto.INT64, []),
+            helper.make_tensor_value_info("cond_in", TensorProto.BOOL, []),
+            helper.make_tensor_value_info(state, TensorProto.FLOAT, None),
+        ],
+        [
+            helper.make_tensor_value_info("cond_out", TensorProto.BOOL, []),
+            helper.make_tensor_value_info(state_out, TensorProto.FLOAT, None),
+        ],
+    )
+
+
 def test_a_functions_subgraphs_read_its_values_and_a_loop_body_calls_it(tmp_path: Path) -> None:
     # gate(x, flag) = If(flag, then: Relu(x) ++ x, else: x); the branches read
     # the function's input x. The main graph calls it directly and from a
@@ -270,21 +310,13 @@ def test_a_functions_subgraphs_read_its_values_and_a_loop_body_calls_it(tmp_path
         ["y"],
         [helper.make_node("If", ["flag"], ["y"], then_branch=then_branch, else_branch=else_branch)],
     )
-    body = helper.make_graph(
+    body = loop_body(
         [
             call("gate", ["acc_in", "yes"], ["acc_out"]),
             helper.make_node("Identity", ["cond_in"], ["cond_out"]),
         ],
-        "body",
-        [
-            helper.make_tensor_value_info("i", TensorProto.INT64, []),
-            helper.make_tensor_value_info("cond_in", TensorProto.BOOL, []),
-            helper.make_tensor_value_info("acc_in", TensorProto.FLOAT, None),
-        ],
-        [
-            helper.make_tensor_value_info("cond_out", TensorProto.BOOL, []),
-            helper.make_tensor_value_info("acc_out", TensorProto.FLOAT, None),
-        ],
+        "acc_in",
+        "acc_out",
     )
     nodes = [
         call("gate", ["x", "yes"], ["direct"]),
@@ -310,12 +342,6 @@ def test_a_functions_subgraphs_read_its_values_and_a_loop_body_calls_it(tmp_path
     # The Loop's variable grows every iteration: its first dim widens to unknown.
     assert looped.shape == (8, 3)
     assert got("looped") == ("FLOAT", (-1, 3))
-
-
-def branch(nodes: list[onnx.NodeProto], output: str) -> onnx.GraphProto:
-    return helper.make_graph(
-        nodes, "branch", [], [helper.make_tensor_value_info(output, TensorProto.FLOAT, None)]
-    )
 
 
 def widen_function() -> onnx.FunctionProto:
@@ -344,9 +370,7 @@ def test_an_inlined_value_never_shadows_an_outer_value_a_branch_reads(tmp_path: 
     # A branch calls the function and reads the outer value whose name the
     # call's Relu would get: the inlined value shadowed it, a silently wrong
     # shape (Concat of (2, 3) and (4, 3) rows instead of (4, 3) and (4, 3)).
-    cond = helper.make_node(
-        "Constant", [], ["c"], value=helper.make_tensor("c", TensorProto.BOOL, [], [True])
-    )
+    cond = bool_constant(True)
     then_branch = branch(
         [call("widen", ["x"], ["o"]), helper.make_node("Concat", ["o/widen#1/t", "o"], ["out"], axis=0)],
         "out",
@@ -372,9 +396,7 @@ def test_a_branch_local_named_like_the_calls_input_does_not_capture_it(tmp_path:
     local = helper.make_node(
         "Constant", [], ["x"], value=helper.make_tensor("k", TensorProto.FLOAT, [1, 3], [1.0] * 3)
     )
-    cond = helper.make_node(
-        "Constant", [], ["c"], value=helper.make_tensor("c", TensorProto.BOOL, [], [True])
-    )
+    cond = bool_constant(True)
     choose = helper.make_node(
         "If",
         ["c"],
@@ -383,11 +405,7 @@ def test_a_branch_local_named_like_the_calls_input_does_not_capture_it(tmp_path:
         else_branch=branch([helper.make_node("Identity", ["a"], ["o2"])], "o2"),
     )
     f = function("f", ["a"], ["b"], [cond, choose])
-    inputs = {"x": rng.standard_normal((2, 3)).astype(np.float32)}
-    path = tmp_path / "m.onnx"
-    model = make(path, [call("f", ["x"], ["y"])], inputs, ["y"], [f])
-    found = check_against_reference(path, model, inputs, ["y"])
-    assert found["y"] == ("FLOAT", (3, 3))
+    assert called_once(tmp_path, f) == ("FLOAT", (3, 3))
 
 
 def test_names_with_counts_in_them_never_clash_between_calls(tmp_path: Path) -> None:
@@ -440,23 +458,16 @@ def test_a_loop_body_input_shadowing_a_function_input_keeps_both_bindings(tmp_pa
     # f(a) = If(c, then: Concat(Loop(2, a; body(i, cond, a): a + a), a)):
     # the body's own input `a` shadows the function's (ONNX allows it); the
     # branch's read of `a` is still the call's input.
-    body = helper.make_graph(
-        [helper.make_node("Identity", ["cond"], ["cond_o"]), helper.make_node("Add", ["a", "a"], ["a_o"])],
-        "body",
+    body = loop_body(
         [
-            helper.make_tensor_value_info("i", TensorProto.INT64, []),
-            helper.make_tensor_value_info("cond", TensorProto.BOOL, []),
-            helper.make_tensor_value_info("a", TensorProto.FLOAT, None),
+            helper.make_node("Identity", ["cond_in"], ["cond_out"]),
+            helper.make_node("Add", ["a", "a"], ["a_o"]),
         ],
-        [
-            helper.make_tensor_value_info("cond_o", TensorProto.BOOL, []),
-            helper.make_tensor_value_info("a_o", TensorProto.FLOAT, None),
-        ],
+        "a",
+        "a_o",
     )
     trips = helper.make_node("Constant", [], ["m"], value=helper.make_tensor("m", TensorProto.INT64, [], [2]))
-    cond = helper.make_node(
-        "Constant", [], ["c"], value=helper.make_tensor("c", TensorProto.BOOL, [], [True])
-    )
+    cond = bool_constant(True)
     then_branch = branch(
         [
             helper.make_node("Loop", ["m", "", "a"], ["l"], body=body),
@@ -472,20 +483,14 @@ def test_a_loop_body_input_shadowing_a_function_input_keeps_both_bindings(tmp_pa
         else_branch=branch([helper.make_node("Identity", ["a"], ["o2"])], "o2"),
     )
     f = function("f", ["a"], ["b"], [trips, cond, choose])
-    inputs = {"x": rng.standard_normal((2, 3)).astype(np.float32)}
-    path = tmp_path / "m.onnx"
-    model = make(path, [call("f", ["x"], ["y"])], inputs, ["y"], [f])
-    found = check_against_reference(path, model, inputs, ["y"])
-    assert found["y"] == ("FLOAT", (4, 3))
+    assert called_once(tmp_path, f) == ("FLOAT", (4, 3))
 
 
 def test_the_expansion_budget_counts_the_nodes_of_a_functions_subgraphs(tmp_path: Path) -> None:
     # Each call copies the branch's 2,000 nodes: 60 calls are 120,000 nodes,
     # past the budget, although each call's top level is two nodes.
     steps = [helper.make_node("Relu", ["a" if i == 0 else f"r{i - 1}"], [f"r{i}"]) for i in range(2000)]
-    cond = helper.make_node(
-        "Constant", [], ["c"], value=helper.make_tensor("c", TensorProto.BOOL, [], [True])
-    )
+    cond = bool_constant(True)
     choose = helper.make_node(
         "If",
         ["c"],
@@ -522,9 +527,7 @@ def test_a_long_name_full_of_counts_costs_linear_time(tmp_path: Path) -> None:
 
 def test_recursion_through_a_subgraph_names_the_cycle(tmp_path: Path) -> None:
     # f(x) = If(c, then: f(x), else: x): the call sits in a branch.
-    cond = helper.make_node(
-        "Constant", [], ["c"], value=helper.make_tensor("c", TensorProto.BOOL, [], [False])
-    )
+    cond = bool_constant(False)
     choose = helper.make_node(
         "If",
         ["c"],
