@@ -92,6 +92,43 @@ def _doubling_functions(depth: int, recursive: bool = False) -> onnx.ModelProto:
     return _model([call], [_value("x", [4])], ["y"], functions=functions)
 
 
+def _function_calls(body: list[onnx.NodeProto], calls: int) -> onnx.ModelProto:
+    """A chain of ``calls`` calls of one function f(x) -> y with ``body``."""
+    f = helper.make_function("local", "f", ["x"], ["y"], body, [helper.make_opsetid("", OPSET)])
+    nodes = [
+        helper.make_node("f", ["x" if i == 0 else f"h{i - 1}"], [f"h{i}"], domain="local")
+        for i in range(calls)
+    ]
+    return _model(nodes, [_value("x", [4])], [f"h{calls - 1}"], functions=[f])
+
+
+def _function_with_big_branch(branch_nodes: int, calls: int) -> onnx.ModelProto:
+    """A function whose If branch holds ``branch_nodes`` nodes: every call
+    copies the branch, though the call's top level is two nodes."""
+    steps = [
+        helper.make_node("Relu", ["x" if i == 0 else f"r{i - 1}"], [f"r{i}"]) for i in range(branch_nodes)
+    ]
+    then_branch = helper.make_graph(steps, "then", [], [_value(f"r{branch_nodes - 1}", None)])
+    else_branch = helper.make_graph(
+        [helper.make_node("Identity", ["x"], ["e"])], "else", [], [_value("e", None)]
+    )
+    cond = helper.make_node(
+        "Constant", [], ["c"], value=helper.make_tensor("c", TensorProto.BOOL, [], [True])
+    )
+    choose = helper.make_node("If", ["c"], ["y"], then_branch=then_branch, else_branch=else_branch)
+    return _function_calls([cond, choose], calls)
+
+
+def _function_with_a_name_of_counts(parts: int, calls: int) -> onnx.ModelProto:
+    """A function value named "#1/#1/…/t" (``parts`` parts): the names the
+    inliner checks its counts against must not grow with the square of a
+    name's length."""
+    long = "#1/" * parts + "t"
+    return _function_calls(
+        [helper.make_node("Neg", ["x"], [long]), helper.make_node("Identity", [long], ["y"])], calls
+    )
+
+
 def _shared_names(count: int) -> onnx.ModelProto:
     """``count`` nodes all named "n": unique names must not cost O(n^2)."""
     nodes = [
@@ -129,6 +166,8 @@ def _cases() -> Iterator[tuple[str, Callable[[], onnx.ModelProto], dict[str, Any
     yield "onnx_nested_if_30", lambda: _nested_if(30), {}
     yield "onnx_doubling_functions_24", lambda: _doubling_functions(24), {"must_fail": True}
     yield "onnx_recursive_functions", lambda: _doubling_functions(3, recursive=True), {"must_fail": True}
+    yield "onnx_function_branch_copies", lambda: _function_with_big_branch(5_000, 100), {"must_fail": True}
+    yield "onnx_function_name_of_counts", lambda: _function_with_a_name_of_counts(300_000, 50), {}
     yield "onnx_shared_names_200k", lambda: _shared_names(200_000), {"heavy": True}
     yield "onnx_external_dotdot", lambda: _external("../outside.bin"), {"must_fail": True}
     yield "onnx_external_absolute", lambda: _external("/etc/hostname"), {"must_fail": True}

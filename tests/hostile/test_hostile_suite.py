@@ -187,6 +187,8 @@ def test_every_onnx_class_has_cases() -> None:
         "onnx_nested_if",
         "onnx_doubling_functions",
         "onnx_recursive_functions",
+        "onnx_function_branch_copies",
+        "onnx_function_name_of_counts",
         "onnx_shared_names",
         "onnx_external_dotdot",
         "onnx_external_absolute",
