@@ -12,6 +12,7 @@ import numpy as np
 import onnx
 import pytest
 from onnx import TensorProto, helper, numpy_helper
+from onnx.reference import ReferenceEvaluator
 from onnx_model_records import dead_values
 
 import opgraph
@@ -185,6 +186,37 @@ def test_if_branches_read_outer_values(tmp_path: Path) -> None:
     graph = load_onnx(path, input_shapes={"x": [2, 4]})
     assert graph.node("y").op_type == "If"
     assert desc(graph, "y").shape == (2, 4)
+
+
+def test_a_branch_node_named_like_the_decoders_capture_mark_is_not_a_capture(tmp_path: Path) -> None:
+    # The decoder marks a branch's reads of outer values with a prefix that
+    # starts with a NUL; a node whose ONNX name starts the same (legal, if
+    # odd) had its output taken for the outer `x`: (4, 3), not (6, 3).
+    then_branch = helper.make_graph(
+        [
+            helper.make_node("Concat", ["x", "x"], ["n"], axis=0, name="\0capture:x"),
+            helper.make_node("Concat", ["n", "x"], ["o"], axis=0),
+        ],
+        "then",
+        [],
+        [helper.make_tensor_value_info("o", TensorProto.FLOAT, None)],
+    )
+    else_branch = helper.make_graph(
+        [helper.make_node("Identity", ["x"], ["e"])],
+        "else",
+        [],
+        [helper.make_tensor_value_info("e", TensorProto.FLOAT, None)],
+    )
+    cond = helper.make_node(
+        "Constant", [], ["c"], value=helper.make_tensor("c", TensorProto.BOOL, [], [True])
+    )
+    node = helper.make_node("If", ["c"], ["y"], then_branch=then_branch, else_branch=else_branch)
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3])
+    path = save(tmp_path / "m.onnx", [cond, node], [x], ["y"])
+    model = onnx.load(path)
+    (expected,) = ReferenceEvaluator(model).run(None, {"x": np.zeros((2, 3), np.float32)})
+    assert np.asarray(expected).shape == (6, 3)
+    assert desc(load_onnx(path), "y").shape == (6, 3)
 
 
 def test_missing_plugins_are_listed_at_once_with_counts(tmp_path: Path) -> None:

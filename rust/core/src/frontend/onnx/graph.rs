@@ -535,8 +535,8 @@ impl<'m> Decoder<'m> {
 }
 
 /// Marks a not-yet-bound outer value in a subgraph op's input (a prefix no
-/// ONNX value name starts with: names are C identifiers by convention, and
-/// the mark is stripped before anything else sees the op).
+/// op name starts with: [`Names::claim`] replaces a leading NUL; the mark is
+/// stripped before anything else sees the op).
 const CAPTURE_MARK: &str = "\u{0}capture:";
 
 /// Unique op names within one graph: a name already taken gets `_2`, `_3` ...
@@ -558,10 +558,22 @@ impl<'a> Names<'a> {
     }
 
     fn claim(&mut self, preferred: &'a str) -> String {
-        if self.taken.insert(Cow::Borrowed(preferred)) {
-            return preferred.to_owned();
+        match preferred.strip_prefix('\0') {
+            // A NUL is legal in an ONNX name, which only labels the op, but
+            // an op name starting like CAPTURE_MARK would be taken for a
+            // capture: the NUL becomes U+FFFD.
+            Some(rest) => self.claim_cow(Cow::Owned(format!("\u{FFFD}{rest}"))),
+            None => self.claim_cow(Cow::Borrowed(preferred)),
         }
-        let k = self.next_suffix.entry(preferred.to_owned()).or_insert(2);
+    }
+
+    fn claim_cow(&mut self, preferred: Cow<'a, str>) -> String {
+        let name = preferred.to_string();
+        if self.taken.insert(preferred) {
+            return name;
+        }
+        let preferred = name;
+        let k = self.next_suffix.entry(preferred.clone()).or_insert(2);
         loop {
             let name = format!("{preferred}_{k}");
             *k += 1;

@@ -225,6 +225,46 @@ fn subgraph_outer_values_become_extra_inputs_and_arguments() {
 }
 
 #[test]
+fn a_branch_node_named_like_the_capture_mark_is_not_a_capture() {
+    // The branch reads the outer x and a node named "\0capture:x"; that
+    // node's output must stay its own, not become the capture of x.
+    let marked = pb::NodeProto {
+        name: "\u{0}capture:x".into(),
+        ..node("Neg", &["x"], &["n"])
+    };
+    let branch = pb::GraphProto {
+        name: "then".into(),
+        node: vec![marked, node("Add", &["n", "x"], &["a"])],
+        output: vec![value_info("a", 1, &[])],
+        ..Default::default()
+    };
+    let mut if_node = node("If", &["c"], &["z"]);
+    if_node.attribute = vec![pb::AttributeProto {
+        name: "then_branch".into(),
+        r#type: 5,
+        g: Some(branch),
+        ..Default::default()
+    }];
+    let graph = pb::GraphProto {
+        node: vec![if_node],
+        input: vec![value_info("x", 1, &[Ok(2)]), value_info("c", 9, &[])],
+        output: vec![value_info("z", 1, &[])],
+        ..Default::default()
+    };
+    let decoded = decode_model(model(graph, 16), None, "m").unwrap();
+    let then = decoded.graph.function("z/then_branch").unwrap();
+    let add = then.ops.iter().find(|o| o.name == "a").unwrap();
+    let neg = then
+        .ops
+        .iter()
+        .find(|o| o.op_type.ends_with("::Neg"))
+        .unwrap();
+    assert_eq!(neg.name, "\u{FFFD}capture:x");
+    assert_eq!(add.inputs[0].node, neg.name);
+    assert_eq!(add.inputs[1].node, "x");
+}
+
+#[test]
 fn subgraphs_nested_past_the_decoders_bound_are_a_decode_error() {
     // If within If, 200 levels: the message nesting is past prost's
     // recursion limit, so decoding stops with an error, not a stack overflow.
