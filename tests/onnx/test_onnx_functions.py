@@ -254,6 +254,12 @@ def branch(nodes: list[onnx.NodeProto], output: str) -> onnx.GraphProto:
     )
 
 
+def if_else_identity(then_branch: onnx.GraphProto, passed: str, output: str) -> onnx.NodeProto:
+    """``output = If(c, then: then_branch, else: passed)``."""
+    else_branch = branch([helper.make_node("Identity", [passed], ["o2"])], "o2")
+    return helper.make_node("If", ["c"], [output], then_branch=then_branch, else_branch=else_branch)
+
+
 def called_once(tmp_path: Path, f: onnx.FunctionProto) -> tuple[str, tuple[int, ...]]:
     """opgraph's dtype and shape of ``y = f(x)``, ``x`` of shape (2, 3),
     checked against the reference evaluator's."""
@@ -397,12 +403,8 @@ def test_a_branch_local_named_like_the_calls_input_does_not_capture_it(tmp_path:
         "Constant", [], ["x"], value=helper.make_tensor("k", TensorProto.FLOAT, [1, 3], [1.0] * 3)
     )
     cond = bool_constant(True)
-    choose = helper.make_node(
-        "If",
-        ["c"],
-        ["b"],
-        then_branch=branch([local, helper.make_node("Concat", ["a", "x"], ["o"], axis=0)], "o"),
-        else_branch=branch([helper.make_node("Identity", ["a"], ["o2"])], "o2"),
+    choose = if_else_identity(
+        branch([local, helper.make_node("Concat", ["a", "x"], ["o"], axis=0)], "o"), "a", "b"
     )
     f = function("f", ["a"], ["b"], [cond, choose])
     assert called_once(tmp_path, f) == ("FLOAT", (3, 3))
@@ -475,13 +477,7 @@ def test_a_loop_body_input_shadowing_a_function_input_keeps_both_bindings(tmp_pa
         ],
         "o",
     )
-    choose = helper.make_node(
-        "If",
-        ["c"],
-        ["b"],
-        then_branch=then_branch,
-        else_branch=branch([helper.make_node("Identity", ["a"], ["o2"])], "o2"),
-    )
+    choose = if_else_identity(then_branch, "a", "b")
     f = function("f", ["a"], ["b"], [trips, cond, choose])
     assert called_once(tmp_path, f) == ("FLOAT", (4, 3))
 
@@ -491,13 +487,7 @@ def test_the_expansion_budget_counts_the_nodes_of_a_functions_subgraphs(tmp_path
     # past the budget, although each call's top level is two nodes.
     steps = [helper.make_node("Relu", ["a" if i == 0 else f"r{i - 1}"], [f"r{i}"]) for i in range(2000)]
     cond = bool_constant(True)
-    choose = helper.make_node(
-        "If",
-        ["c"],
-        ["b"],
-        then_branch=branch(steps, "r1999"),
-        else_branch=branch([helper.make_node("Identity", ["a"], ["o2"])], "o2"),
-    )
+    choose = if_else_identity(branch(steps, "r1999"), "a", "b")
     f = function("f", ["a"], ["b"], [cond, choose])
     nodes = [call("f", ["x" if i == 0 else f"h{i - 1}"], [f"h{i}"]) for i in range(60)]
     path = tmp_path / "m.onnx"
@@ -528,13 +518,7 @@ def test_a_long_name_full_of_counts_costs_linear_time(tmp_path: Path) -> None:
 def test_recursion_through_a_subgraph_names_the_cycle(tmp_path: Path) -> None:
     # f(x) = If(c, then: f(x), else: x): the call sits in a branch.
     cond = bool_constant(False)
-    choose = helper.make_node(
-        "If",
-        ["c"],
-        ["y"],
-        then_branch=branch([call("f", ["x"], ["o"])], "o"),
-        else_branch=branch([helper.make_node("Identity", ["x"], ["o2"])], "o2"),
-    )
+    choose = if_else_identity(branch([call("f", ["x"], ["o"])], "o"), "x", "y")
     path = tmp_path / "r.onnx"
     make(
         path,
@@ -553,13 +537,7 @@ def test_exponential_nesting_through_subgraphs_stops_at_the_budget(tmp_path: Pat
     functions = []
     for k in range(depth):
         twice = [call(f"g{k + 1}", ["x", "c"], ["a"]), call(f"g{k + 1}", ["a", "c"], ["o"])]
-        choose = helper.make_node(
-            "If",
-            ["c"],
-            ["y"],
-            then_branch=branch(twice, "o"),
-            else_branch=branch([helper.make_node("Identity", ["x"], ["o2"])], "o2"),
-        )
+        choose = if_else_identity(branch(twice, "o"), "x", "y")
         functions.append(function(f"g{k}", ["x", "c"], ["y"], [choose]))
     functions.append(function(f"g{depth}", ["x", "c"], ["y"], [helper.make_node("Relu", ["x"], ["y"])]))
     path = tmp_path / "bomb.onnx"

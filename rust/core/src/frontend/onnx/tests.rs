@@ -436,14 +436,19 @@ fn model_with_functions(
     .into()
 }
 
-#[test]
-fn a_function_call_is_expanded_with_the_functions_opsets() {
-    let f = function(
+/// twice_relu(a) = Relu(Relu(a)), its middle value named "t".
+fn twice_relu() -> pb::FunctionProto {
+    function(
         "twice_relu",
         &["a"],
         &["b"],
         vec![node("Relu", &["a"], &["t"]), node("Relu", &["t"], &["b"])],
-    );
+    )
+}
+
+#[test]
+fn a_function_call_is_expanded_with_the_functions_opsets() {
+    let f = twice_relu();
     let data = model_with_functions(vec![call("twice_relu", &["x"], &["y"])], vec![f]);
     let decoded = decode_model(data, None, "m").unwrap();
     let relus: Vec<&crate::frontend::FrameworkOp> = decoded
@@ -466,12 +471,7 @@ fn inlined_values_avoid_names_the_model_already_uses() {
     // the function would name Relu's output "y/twice_relu#1/t": a name the
     // graph already gives Neg's output (legal ONNX), twice over for the
     // second count.
-    let f = function(
-        "twice_relu",
-        &["a"],
-        &["b"],
-        vec![node("Relu", &["a"], &["t"]), node("Relu", &["t"], &["b"])],
-    );
+    let f = twice_relu();
     let data = model_with_functions(
         vec![
             node("Neg", &["x"], &["y/twice_relu#1/t"]),
