@@ -183,6 +183,28 @@ fn bad_models_are_decode_errors_naming_the_problem() {
         .contains("not an ONNX model"));
 }
 
+/// An opset-16 model of `z = If(c, ...)` over inputs `x: [2]` and `c`,
+/// with the given branches (attribute name, graph).
+fn if_model(branches: Vec<(&str, pb::GraphProto)>) -> bytes::Bytes {
+    let mut if_node = node("If", &["c"], &["z"]);
+    if_node.attribute = branches
+        .into_iter()
+        .map(|(name, g)| pb::AttributeProto {
+            name: name.into(),
+            r#type: 5,
+            g: Some(g),
+            ..Default::default()
+        })
+        .collect();
+    let graph = pb::GraphProto {
+        node: vec![if_node],
+        input: vec![value_info("x", 1, &[Ok(2)]), value_info("c", 9, &[])],
+        output: vec![value_info("z", 1, &[])],
+        ..Default::default()
+    };
+    model(graph, 16)
+}
+
 #[test]
 fn subgraph_outer_values_become_extra_inputs_and_arguments() {
     let branch = |out: &str| pb::GraphProto {
@@ -191,24 +213,15 @@ fn subgraph_outer_values_become_extra_inputs_and_arguments() {
         output: vec![value_info(out, 1, &[])],
         ..Default::default()
     };
-    let graph_attr = |name: &str, g: pb::GraphProto| pb::AttributeProto {
-        name: name.into(),
-        r#type: 5,
-        g: Some(g),
-        ..Default::default()
-    };
-    let mut if_node = node("If", &["c"], &["z"]);
-    if_node.attribute = vec![
-        graph_attr("then_branch", branch("a")),
-        graph_attr("else_branch", branch("b")),
-    ];
-    let graph = pb::GraphProto {
-        node: vec![if_node],
-        input: vec![value_info("x", 1, &[Ok(2)]), value_info("c", 9, &[])],
-        output: vec![value_info("z", 1, &[])],
-        ..Default::default()
-    };
-    let decoded = decode_model(model(graph, 16), None, "m").unwrap();
+    let decoded = decode_model(
+        if_model(vec![
+            ("then_branch", branch("a")),
+            ("else_branch", branch("b")),
+        ]),
+        None,
+        "m",
+    )
+    .unwrap();
     let op = decoded.graph.ops.iter().find(|o| o.name == "z").unwrap();
     let inputs: Vec<&str> = op.inputs.iter().map(|i| i.node.as_str()).collect();
     assert_eq!(inputs, ["c", "x"]);
@@ -238,20 +251,7 @@ fn a_branch_node_named_like_the_capture_mark_is_not_a_capture() {
         output: vec![value_info("a", 1, &[])],
         ..Default::default()
     };
-    let mut if_node = node("If", &["c"], &["z"]);
-    if_node.attribute = vec![pb::AttributeProto {
-        name: "then_branch".into(),
-        r#type: 5,
-        g: Some(branch),
-        ..Default::default()
-    }];
-    let graph = pb::GraphProto {
-        node: vec![if_node],
-        input: vec![value_info("x", 1, &[Ok(2)]), value_info("c", 9, &[])],
-        output: vec![value_info("z", 1, &[])],
-        ..Default::default()
-    };
-    let decoded = decode_model(model(graph, 16), None, "m").unwrap();
+    let decoded = decode_model(if_model(vec![("then_branch", branch)]), None, "m").unwrap();
     let then = decoded.graph.function("z/then_branch").unwrap();
     let add = then.ops.iter().find(|o| o.name == "a").unwrap();
     let neg = then
