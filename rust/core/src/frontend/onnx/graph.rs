@@ -535,7 +535,7 @@ impl<'m> Decoder<'m> {
 }
 
 /// Marks a not-yet-bound outer value in a subgraph op's input (a prefix no
-/// op name starts with: [`Names::claim`] replaces a leading NUL; the mark is
+/// op name starts with: [`Names::claim`] replaces its NUL; the mark is
 /// stripped before anything else sees the op).
 const CAPTURE_MARK: &str = "\u{0}capture:";
 
@@ -558,11 +558,13 @@ impl<'a> Names<'a> {
     }
 
     fn claim(&mut self, preferred: &'a str) -> String {
-        match preferred.strip_prefix('\0') {
+        match preferred.strip_prefix(CAPTURE_MARK) {
             // A NUL is legal in an ONNX name, which only labels the op, but
-            // an op name starting like CAPTURE_MARK would be taken for a
-            // capture: the NUL becomes U+FFFD.
-            Some(rest) => self.claim_cow(Cow::Owned(format!("\u{FFFD}{rest}"))),
+            // an op name starting with CAPTURE_MARK would be taken for a
+            // capture: its NUL becomes U+FFFD. Other names stay as given.
+            Some(rest) => {
+                self.claim_cow(Cow::Owned(format!("\u{FFFD}{}{rest}", &CAPTURE_MARK[1..])))
+            }
             None => self.claim_cow(Cow::Borrowed(preferred)),
         }
     }

@@ -265,6 +265,22 @@ fn a_branch_node_named_like_the_capture_mark_is_not_a_capture() {
 }
 
 #[test]
+fn only_names_starting_with_the_capture_mark_change() {
+    // Another NUL-led name is not a mark: it names its op as given.
+    let graph = pb::GraphProto {
+        node: vec![pb::NodeProto {
+            name: "\u{0}capture".into(),
+            ..node("Neg", &["x"], &["y"])
+        }],
+        input: vec![value_info("x", 1, &[Ok(2)])],
+        output: vec![value_info("y", 1, &[])],
+        ..Default::default()
+    };
+    let decoded = decode_model(model(graph, 16), None, "m").unwrap();
+    assert!(decoded.graph.ops.iter().any(|o| o.name == "\u{0}capture"));
+}
+
+#[test]
 fn subgraphs_nested_past_the_decoders_bound_are_a_decode_error() {
     // If within If, 200 levels: the message nesting is past prost's
     // recursion limit, so decoding stops with an error, not a stack overflow.
