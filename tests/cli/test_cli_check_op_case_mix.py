@@ -4,6 +4,7 @@ and fails a vacuous case mix, so a buggy pooling rule is caught."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pooling_rule
@@ -25,20 +26,51 @@ ATTRS = (
     "--shape",
     "x=1..2,1..3,1..8,1..8",
 )
+# The checks below that must catch the bug draw from a fixed seed, so they do
+# not depend on the run's luck (check_op_catch_rate.py measures that luck).
+SEED = ("--seed", "20261130")
 
 
 def test_buggy_rule_is_caught_with_attribute_strategies() -> None:
     done = run_cli(
-        "check-op", f"{RULE}:pool", "--reference", f"{RULE}:reference", "--examples", "200", *ATTRS
+        "check-op", f"{RULE}:pool", "--reference", f"{RULE}:reference", "--examples", "200", *ATTRS, *SEED
     )
     assert done.returncode == 1, done.stdout + done.stderr
     assert "FAIL" in done.stdout and "output 0 shape" in done.stdout
+    assert "hypothesis seed 20261130 (replay: --seed 20261130)" in done.stdout
 
 
 def test_buggy_rule_never_passes_without_them() -> None:
-    done = run_cli("check-op", f"{RULE}:pool", "--reference", f"{RULE}:reference", "--examples", "200")
+    done = run_cli("check-op", f"{RULE}:pool", "--reference", f"{RULE}:reference", "--examples", "200", *SEED)
     assert done.returncode == 1, done.stdout + done.stderr
     assert "VACUOUS" in done.stdout or "FAIL" in done.stdout
+
+
+def test_a_printed_seed_replays_the_same_cases(tmp_path: Path) -> None:
+    """Without --seed a run draws one and prints it; that seed replays the
+    run (the same tally of accepted and rejected cases), and two other seeds
+    draw other cases. Each run has its own empty directory, so no example
+    database carries cases from one to the next."""
+    args = ("check-op", f"{RULE}:fixed_pool", "--reference", f"{RULE}:reference", "--examples", "40")
+
+    def run(*extra: str) -> str:
+        where = tmp_path / str(len(list(tmp_path.iterdir())))
+        where.mkdir()
+        done = run_cli(*args, *ATTRS, *extra, cwd=where)
+        assert done.returncode == 0, done.stdout + done.stderr
+        return re.sub(r"\s+", " ", done.stdout)
+
+    first = run()
+    seed = re.search(r"hypothesis seed (\d+) \(replay: --seed \1\)", first)
+    assert seed is not None, first
+    assert run("--seed", seed.group(1)) == first
+
+    def accepted(seed: str) -> str:
+        tally = re.search(r"the reference accepted \d+", run("--seed", seed))
+        assert tally is not None
+        return tally.group()
+
+    assert accepted("1") != accepted("2")
 
 
 def test_ok_prints_the_case_mix() -> None:
@@ -121,6 +153,18 @@ def test_library_returns_the_tally_and_flags_vacuous_mixes() -> None:
     )
     assert isinstance(tally, CaseTally) and tally.cases >= 50
     assert tally.reference_accepted + tally.reference_rejected == tally.cases
+    seeded = [
+        check_inference(
+            pooling_rule.fixed_pool,
+            pooling_rule.reference,
+            attrs=pooling_rule.STRATEGIES,
+            shapes=pooling_rule.SHAPES,
+            settings=settings(max_examples=30, database=None),
+            seed=7,
+        )
+        for _ in range(2)
+    ]
+    assert seeded[0] == seeded[1]
     with pytest.raises(VacuousCheckError) as raised:
         check_inference(
             pooling_rule.fixed_pool,

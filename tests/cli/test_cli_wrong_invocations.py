@@ -218,6 +218,16 @@ CASES = {
         2,
         ("--examples", "-3"),
     ),
+    "--seed negative": Case(
+        ("check-op", "{w}/ops_mod.py:UNKNOWN", "--reference", "{w}/ops_mod.py:ref", "--seed", "-1"),
+        2,
+        ("--seed", "-1 is negative"),
+    ),
+    "--seed not a number": Case(
+        ("check-op", "{w}/ops_mod.py:UNKNOWN", "--reference", "{w}/ops_mod.py:ref", "--seed", "x1"),
+        2,
+        ("--seed", "'x1' is not a whole number"),
+    ),
     "check-op module raises": Case(
         ("check-op", "{w}/boom.py:OP", "--reference", "{w}/ops_mod.py:ref"), 2, ("boom.py", "RuntimeError")
     ),

@@ -91,6 +91,16 @@ def _positive(text: str) -> int:
     return value
 
 
+def _seed(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"{value} is negative")
+    return value
+
+
 def _split_list(values: list[str] | None, sep: str = ",") -> list[str]:
     return [v.strip() for value in values or [] for v in value.split(sep) if v.strip()]
 
@@ -262,6 +272,13 @@ def _parser() -> argparse.ArgumentParser:
         default=0.2,
         metavar="SHARE",
         help="fail when the reference accepts less than this share of the cases (default 0.2)",
+    )
+    k.add_argument(
+        "--seed",
+        type=_seed,
+        metavar="N",
+        help="hypothesis's random seed (default: a random one, printed with the result; "
+        "the same seed replays the same cases)",
     )
     return parser
 
@@ -548,6 +565,7 @@ def _dispatch(argv: Sequence[str] | None, err: Console) -> int:
             strategies_spec=args.strategies,
             shape_options=args.shape,
             min_accepted=args.min_accepted,
+            seed=args.seed,
         )
     parser.print_help()
     return EXIT_USAGE

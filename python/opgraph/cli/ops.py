@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import fnmatch
+import secrets
 from collections.abc import Sequence
 
 from rich.console import Console
@@ -79,6 +80,7 @@ def check_op_command(
     strategies_spec: str | None = None,
     shape_options: Sequence[str] = (),
     min_accepted: float = 0.2,
+    seed: int | None = None,
 ) -> int:
     try:
         from ..testing import VacuousCheckError, check_inference
@@ -116,18 +118,30 @@ def check_op_command(
         listed = ", ".join(sorted(inputs)) or "none"
         raise UsageError(f"--shape names {', '.join(unknown_ports)}, not inputs of the op ({listed})")
     name = escape(op.op_type if isinstance(op, OpDef) else op)
+    # A drawn seed, printed with the result, makes every run replayable.
+    seed = secrets.randbits(64) if seed is None else seed
+    replay = f"hypothesis seed {seed} (replay: --seed {seed})"
     try:
         tally = check_inference(
-            op, reference, max_examples=examples, attrs=attrs, shapes=shapes, min_accepted=min_accepted
+            op,
+            reference,
+            max_examples=examples,
+            attrs=attrs,
+            shapes=shapes,
+            min_accepted=min_accepted,
+            seed=seed,
         )
     except VacuousCheckError as vacuous:
         console.print(f"[red]VACUOUS[/red] {name} against {escape(reference_spec)}:")
         console.print(str(vacuous), markup=False)
+        console.print(replay, markup=False, highlight=False)
         return 1
     except AssertionError as failure:
         console.print(f"[red]FAIL[/red] {name} against {escape(reference_spec)}:")
         console.print(str(failure), markup=False)
+        console.print(replay, markup=False, highlight=False)
         return 1
     console.print(f"[green]OK[/green] {name} agrees with {escape(reference_spec)} on {examples} examples")
     console.print(tally.describe(), markup=False, highlight=False)
+    console.print(replay, markup=False, highlight=False)
     return 0

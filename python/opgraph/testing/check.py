@@ -332,6 +332,7 @@ def check_inference(
     dynamic_sizes: tuple[int, int] = (0, 3),
     settings: hypothesis.settings | None = None,
     min_accepted: float = 0.0,
+    seed: int | None = None,
 ) -> CaseTally:
     """Checks ``op``'s verify / infer-dtype / infer-shape against ``reference``
     on cases drawn by :func:`~opgraph.testing.op_cases` (see it for ``shapes``,
@@ -351,8 +352,10 @@ def check_inference(
 
     ``max_examples`` defaults to the active hypothesis profile's;
     ``settings`` gives full control (its ``max_examples`` unless overridden).
-    Deadlines are off, one failure is reported (no explain phase). Raises AssertionError with
-    the shrunk counterexample.
+    ``seed`` fixes hypothesis's random draws (as ``@hypothesis.seed``): the
+    same seed, examples and strategies draw the same cases. Deadlines are
+    off, one failure is reported (no explain phase). Raises AssertionError
+    with the shrunk counterexample.
 
     Returns the :class:`CaseTally`. With ``min_accepted`` (e.g.
     :data:`MIN_ACCEPTED`, 0.2, as ``opgraph check-op`` does), a check where
@@ -390,7 +393,10 @@ def check_inference(
     # Keeps hypothesis's example database and seed apart per op and reference.
     qualname = getattr(reference, "__qualname__", type(reference).__name__)
     check_one._hypothesis_internal_add_digest = f"{op_type}:{qualname}".encode()  # type: ignore[attr-defined]
-    chosen(given(cases)(check_one))()
+    test = chosen(given(cases)(check_one))
+    if seed is not None:
+        test = hypothesis.seed(seed)(test)
+    test()
     check_case_mix(definition.op_type, tally, min_accepted)
     return tally
 
