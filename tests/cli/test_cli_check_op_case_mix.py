@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import numpy as np
 import pooling_rule
 import pytest
 from cli_helpers import run_cli
@@ -37,7 +38,7 @@ def test_buggy_rule_is_caught_with_attribute_strategies() -> None:
     )
     assert done.returncode == 1, done.stdout + done.stderr
     assert "FAIL" in done.stdout and "output 0 shape" in done.stdout
-    assert "hypothesis seed 20261130 (replay: --seed 20261130)" in done.stdout
+    assert "hypothesis seed 20261130: --seed 20261130 with the same options replays" in done.stdout
 
 
 def test_buggy_rule_never_passes_without_them() -> None:
@@ -46,31 +47,34 @@ def test_buggy_rule_never_passes_without_them() -> None:
     assert "VACUOUS" in done.stdout or "FAIL" in done.stdout
 
 
-def test_a_printed_seed_replays_the_same_cases(tmp_path: Path) -> None:
-    """Without --seed a run draws one and prints it; that seed replays the
-    run (the same tally of accepted and rejected cases), and two other seeds
-    draw other cases. Each run has its own empty directory, so no example
-    database carries cases from one to the next."""
-    args = ("check-op", f"{RULE}:fixed_pool", "--reference", f"{RULE}:reference", "--examples", "40")
+def test_a_printed_seed_replays_the_same_cases(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Without --seed a run draws a seed and prints it; that seed draws the
+    same cases again (the reference writes down each case it is given), and
+    other seeds draw other cases."""
+    recorder = tmp_path / "recording.py"
+    recorder.write_text(
+        "import os\n"
+        "from pooling_rule import reference as pool_reference\n"
+        "def reference(x, kernel, stride, pad):\n"
+        "    with open(os.environ['CHECK_OP_CASES'], 'a') as out:\n"
+        "        out.write(f'{x.shape} {kernel} {stride} {pad}\\n')\n"
+        "    return pool_reference(x, kernel, stride, pad)\n"
+    )
+    monkeypatch.setenv("PYTHONPATH", str(RULE.parent))
+    args = ("check-op", f"{RULE}:fixed_pool", "--reference", f"{recorder}:reference", "--examples", "40")
 
-    def run(*extra: str) -> str:
-        where = tmp_path / str(len(list(tmp_path.iterdir())))
-        where.mkdir()
-        done = run_cli(*args, *ATTRS, *extra, cwd=where)
+    def cases(*extra: str) -> tuple[str, str]:
+        log = tmp_path / f"cases{len(list(tmp_path.glob('cases*')))}.txt"
+        monkeypatch.setenv("CHECK_OP_CASES", str(log))
+        done = run_cli(*args, *ATTRS, *extra)
         assert done.returncode == 0, done.stdout + done.stderr
-        return re.sub(r"\s+", " ", done.stdout)
+        return done.stdout, log.read_text()
 
-    first = run()
-    seed = re.search(r"hypothesis seed (\d+) \(replay: --seed \1\)", first)
-    assert seed is not None, first
-    assert run("--seed", seed.group(1)) == first
-
-    def accepted(seed: str) -> str:
-        tally = re.search(r"the reference accepted \d+", run("--seed", seed))
-        assert tally is not None
-        return tally.group()
-
-    assert accepted("1") != accepted("2")
+    stdout, first = cases()
+    seed = re.search(r"hypothesis seed (\d+): --seed \1 with the same options replays", stdout)
+    assert seed is not None, stdout
+    assert cases("--seed", seed.group(1))[1] == first
+    assert len({first, *(cases("--seed", s)[1] for s in ("1", "2", "3"))}) >= 3
 
 
 def test_ok_prints_the_case_mix() -> None:
@@ -153,18 +157,26 @@ def test_library_returns_the_tally_and_flags_vacuous_mixes() -> None:
     )
     assert isinstance(tally, CaseTally) and tally.cases >= 50
     assert tally.reference_accepted + tally.reference_rejected == tally.cases
-    seeded = [
+
+    def drawn(seed: int) -> list[tuple[object, ...]]:
+        """The cases a check with ``seed`` hands the reference."""
+        seen: list[tuple[object, ...]] = []
+
+        def recording(x: np.ndarray, kernel: int, stride: int, pad: int) -> np.ndarray:
+            seen.append((x.shape, kernel, stride, pad))
+            return pooling_rule.reference(x, kernel, stride, pad)
+
         check_inference(
             pooling_rule.fixed_pool,
-            pooling_rule.reference,
+            recording,
             attrs=pooling_rule.STRATEGIES,
             shapes=pooling_rule.SHAPES,
-            settings=settings(max_examples=30, database=None),
-            seed=7,
+            settings=settings(max_examples=30, database=None, derandomize=False),
+            seed=seed,
         )
-        for _ in range(2)
-    ]
-    assert seeded[0] == seeded[1]
+        return seen
+
+    assert drawn(7) == drawn(7) != drawn(8)
     with pytest.raises(VacuousCheckError) as raised:
         check_inference(
             pooling_rule.fixed_pool,
@@ -175,3 +187,14 @@ def test_library_returns_the_tally_and_flags_vacuous_mixes() -> None:
         )
     assert raised.value.tally.reference_accepted == 0
     assert "is vacuous" in str(raised.value)
+
+
+def test_the_seed_is_printed_when_the_reference_breaks(tmp_path: Path) -> None:
+    # A reference that returns nothing is an error in the user's code, not a
+    # verdict: reported as an error, with the seed that reaches it again.
+    module = tmp_path / "silent.py"
+    module.write_text("def reference(x, kernel, stride, pad):\n    return None\n")
+    done = run_cli("check-op", f"{RULE}:fixed_pool", "--reference", f"{module}:reference", *ATTRS, *SEED)
+    assert done.returncode not in (0, 1), done.stdout + done.stderr
+    assert "hypothesis seed 20261130" in done.stdout and "Traceback" not in done.stderr
+    assert "returned None" in done.stdout + done.stderr

@@ -120,7 +120,7 @@ def check_op_command(
     name = escape(op.op_type if isinstance(op, OpDef) else op)
     # A drawn seed, printed with the result, makes every run replayable.
     seed = secrets.randbits(64) if seed is None else seed
-    replay = f"hypothesis seed {seed} (replay: --seed {seed})"
+    replay = f"hypothesis seed {seed}: --seed {seed} with the same options replays these cases"
     try:
         tally = check_inference(
             op,
@@ -141,6 +141,11 @@ def check_op_command(
         console.print(str(failure), markup=False)
         console.print(replay, markup=False, highlight=False)
         return 1
+    except BaseException:
+        # A health check, a reference returning None, Ctrl-C: the error is
+        # reported by main, and the seed replays the cases that led to it.
+        console.print(replay, markup=False, highlight=False)
+        raise
     console.print(f"[green]OK[/green] {name} agrees with {escape(reference_spec)} on {examples} examples")
     console.print(tally.describe(), markup=False, highlight=False)
     console.print(replay, markup=False, highlight=False)

@@ -352,8 +352,9 @@ def check_inference(
 
     ``max_examples`` defaults to the active hypothesis profile's;
     ``settings`` gives full control (its ``max_examples`` unless overridden).
-    ``seed`` fixes hypothesis's random draws (as ``@hypothesis.seed``): the
-    same seed, examples and strategies draw the same cases. Deadlines are
+    ``seed`` fixes hypothesis's random draws (as ``@hypothesis.seed``, which
+    also leaves the example database unused): the same seed, examples,
+    strategies and hypothesis version draw the same cases. Deadlines are
     off, one failure is reported (no explain phase). Raises AssertionError
     with the shrunk counterexample.
 
