@@ -86,12 +86,13 @@ pub(super) fn to_i64(v: i128) -> Result<i64, OpError> {
 }
 
 /// ONNX pooling's output size along one axis (MaxPool / AveragePool /
-/// LpPool): SAME_* is `ceil(in / stride)`, VALID is
-/// `floor((in - effective) / stride) + 1`, explicit pads
+/// LpPool): SAME_* is `ceil(in / stride)`; explicit pads (none for VALID)
 /// `floor_or_ceil((in + pads - effective) / stride) + 1` where with
 /// `ceil_mode` a last window starting at or past `in + pad_begin` (wholly
-/// in the end padding) is dropped. A window larger than the (padded) input
-/// is an error. Unknown input, unknown output.
+/// in the end padding, or past the input) is dropped. VALID takes
+/// `ceil_mode` too, as onnx's shape inference and onnxruntime do (the
+/// spec's formula for it has only the floor). A window larger than the
+/// (padded) input is an error. Unknown input, unknown output.
 #[allow(
     clippy::arithmetic_side_effects,
     reason = "int64 values widened to i128 cannot overflow; the stride was checked >= 1"
@@ -107,32 +108,32 @@ pub(super) fn pool_output(
     }
     let (size, stride) = (i128::from(input), i128::from(axis.stride.max(1)));
     let effective = axis.effective();
-    let out = match auto_pad {
-        AutoPad::SameUpper | AutoPad::SameLower => (size + stride - 1) / stride,
+    let (begin, end) = match auto_pad {
+        AutoPad::SameUpper | AutoPad::SameLower => return to_i64((size + stride - 1) / stride),
         AutoPad::Valid => {
             if size < effective {
                 bail!("VALID padding needs the input size {size} >= the effective window size {effective}");
             }
-            (size - effective) / stride + 1
+            (0, 0)
         }
-        AutoPad::NotSet => {
-            let begin = i128::from(axis.pad_begin);
-            let padded = size + begin + i128::from(axis.pad_end);
-            if padded < effective {
-                bail!("the padded input size {padded} is smaller than the effective window size {effective}");
-            }
-            let span = padded - effective;
-            if ceil_mode {
-                let out = (span + stride - 1) / stride + 1;
-                if (out - 1) * stride >= size + begin {
-                    out - 1
-                } else {
-                    out
-                }
-            } else {
-                span / stride + 1
-            }
+        AutoPad::NotSet => (i128::from(axis.pad_begin), i128::from(axis.pad_end)),
+    };
+    let padded = size + begin + end;
+    if padded < effective {
+        bail!(
+            "the padded input size {padded} is smaller than the effective window size {effective}"
+        );
+    }
+    let span = padded - effective;
+    let out = if ceil_mode {
+        let out = (span + stride - 1) / stride + 1;
+        if (out - 1) * stride >= size + begin {
+            out - 1
+        } else {
+            out
         }
+    } else {
+        span / stride + 1
     };
     to_i64(out)
 }
@@ -181,6 +182,21 @@ mod tests {
         assert_eq!(
             pool_output(7, &axis(3, 2, (0, 0)), AutoPad::Valid, false).unwrap(),
             3
+        );
+        // VALID with ceil_mode, as onnx's shape inference and onnxruntime
+        // give: in 4, k 3, s 3: ceil(1 / 3) + 1 = 2 (floor: 1); in 5, k 1,
+        // s 3: ceil(4 / 3) + 1 = 3, but the last window starts at 6 >= 5.
+        assert_eq!(
+            pool_output(4, &axis(3, 3, (0, 0)), AutoPad::Valid, true).unwrap(),
+            2
+        );
+        assert_eq!(
+            pool_output(4, &axis(3, 3, (0, 0)), AutoPad::Valid, false).unwrap(),
+            1
+        );
+        assert_eq!(
+            pool_output(5, &axis(1, 3, (0, 0)), AutoPad::Valid, true).unwrap(),
+            2
         );
         assert!(pool_output(2, &axis(3, 1, (0, 0)), AutoPad::Valid, false).is_err());
         assert!(pool_output(2, &axis(4, 1, (1, 0)), AutoPad::NotSet, false).is_err());
