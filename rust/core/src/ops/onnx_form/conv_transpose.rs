@@ -4,7 +4,8 @@
 //! / GE's Conv2DTranspose (an `input_size` input, 4-D data_format lists),
 //! the output size comes from ONNX's formula
 //! `stride * (in - 1) + output_padding + dilation * (k - 1) + 1 - pads`,
-//! or is `in * stride` for SAME_UPPER / SAME_LOWER, or is `output_shape`
+//! or is `in * stride` for SAME_UPPER / SAME_LOWER (at most the unpadded
+//! size: SAME never pads negatively), or is `output_shape`
 //! when given (the pads are then derived from it and do not change the
 //! shape). `output_shape` may list the spatial dims or all dims (the last
 //! ones are taken, as onnxruntime does).
@@ -201,8 +202,10 @@ struct SpatialAxis {
 }
 
 impl SpatialAxis {
-    /// `in * stride` for SAME_*, else `stride * (in - 1) + output_padding +
-    /// dilation * (k - 1) + 1 - pads`; an error when negative.
+    /// `stride * (in - 1) + output_padding + dilation * (k - 1) + 1 - pads`
+    /// (an error when negative); for SAME_* `in * stride`, or that size
+    /// unpadded when it is smaller: the padding SAME derives is never
+    /// negative (onnx's shape inference and onnxruntime clamp it at 0).
     #[allow(
         clippy::arithmetic_side_effects,
         reason = "int64 values widened to i128 cannot overflow"
@@ -212,12 +215,12 @@ impl SpatialAxis {
             return Ok(UNKNOWN_DIM);
         }
         let (size, stride) = (i128::from(input), i128::from(self.stride));
+        let effective = i128::from(self.dilation) * (i128::from(self.kernel) - 1) + 1;
+        let unpadded = stride * (size - 1) + i128::from(self.output_padding) + effective;
         let dim = if self.same {
-            size * stride
+            (size * stride).min(unpadded)
         } else {
-            let total_pads = i128::from(self.pads.0) + i128::from(self.pads.1);
-            let effective = i128::from(self.dilation) * (i128::from(self.kernel) - 1) + 1;
-            stride * (size - 1) + i128::from(self.output_padding) + effective - total_pads
+            unpadded - i128::from(self.pads.0) - i128::from(self.pads.1)
         };
         if dim < 0 {
             bail!(

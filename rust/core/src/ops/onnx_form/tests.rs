@@ -66,6 +66,28 @@ fn conv_transpose_negative_and_huge_outputs_are_errors() {
 }
 
 #[test]
+fn conv_transpose_same_never_pads_negatively() {
+    // in 5, stride 3, kernel 1: SAME's in * stride = 15 would need -2 of
+    // padding; the unpadded size 3 * 4 + 1 = 13 is the output (onnx's shape
+    // inference and onnxruntime agree). With kernel 5 it is 15.
+    for (kernel, want) in [(1, 13), (5, 15)] {
+        let mut c = OpCase::new();
+        let x = c.input(F32, &[1, 1, 5]);
+        let w = c.input(F32, &[1, 1, kernel]);
+        let y = c.op(
+            "ConvTranspose",
+            &[x, w],
+            &[
+                ("strides", ints(&[3])),
+                ("auto_pad", AttrValue::Str("SAME_UPPER".into())),
+            ],
+        );
+        c.infer().unwrap();
+        assert_eq!(c.dims(y), [1, 1, want], "kernel {kernel}");
+    }
+}
+
+#[test]
 fn resize_gemm_one_hot_and_nms_rules() {
     let mut c = OpCase::new();
     let x = c.input(F32, &[1, 3, 4, 4]);
