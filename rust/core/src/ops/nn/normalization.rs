@@ -14,7 +14,9 @@ pub(super) fn schemas() -> Vec<OpSchema> {
     let layer_norm = OpSchema::new("LayerNorm")
         .input(PortDef::new("x", ParamType::Required).dtypes(FLOATS))
         .input(PortDef::new("gamma", ParamType::Required).dtypes(FLOATS))
-        .input(PortDef::new("beta", ParamType::Required).dtypes(FLOATS))
+        // Required in GE; optional here, as ONNX's LayerNormalization bias is
+        // (PyTorch's LayerNorm(bias=False) exports without it).
+        .input(PortDef::new("beta", ParamType::Optional).dtypes(FLOATS))
         .output(PortDef::new("y", ParamType::Required).follow("x", FollowType::All))
         .output(PortDef::new("mean", ParamType::Required).follow("x", FollowType::Dtype))
         .output(PortDef::new("variance", ParamType::Required).follow("x", FollowType::Dtype))
@@ -45,8 +47,9 @@ pub(super) fn schemas() -> Vec<OpSchema> {
     vec![layer_norm, lrn]
 }
 
-/// gamma and beta cover x's dims from `begin_params_axis`; mean and
-/// variance keep x's dims before `begin_norm_axis` and are 1 after it.
+/// gamma and beta (when given) cover x's dims from `begin_params_axis`;
+/// mean and variance keep x's dims before `begin_norm_axis` and are 1
+/// after it.
 #[allow(
     clippy::arithmetic_side_effects,
     reason = "index arithmetic on ranks and positions already checked against the rank above"
@@ -72,7 +75,9 @@ fn infer_layer_norm(ctx: &mut OpContext<'_>) -> Result<(), OpError> {
     let params_axis = normalize_axis(ctx.attr_int("begin_params_axis")?, rank)?;
     let expected = &x.dims()[params_axis..];
     for (i, name) in [(1, "gamma"), (2, "beta")] {
-        let p = ctx.input_shape(i)?;
+        let Some(p) = ctx.optional_input_desc(i)?.map(|d| d.shape()) else {
+            continue;
+        };
         if p.is_unknown_rank() {
             continue;
         }
