@@ -9,6 +9,7 @@
 //! as extra inputs after its own, so the IR sees ordinary data edges.
 
 use super::attrs::{attr_value, kind_of};
+use super::conv_kernels::complete_conv_kernels;
 use super::dtype::{ge_dtype, onnx_dtype_name};
 use super::external::ExternalFiles;
 use super::functions::{Expanded, Inliner, Scope};
@@ -262,6 +263,12 @@ impl<'m> Decoder<'m> {
                 self.decode_node(node, scope.as_ref(), name, function, &values, &mut captures)?;
             ops.push(op);
         }
+        let (sources, decoded) = ops.split_at_mut(first_node);
+        complete_conv_kernels(
+            decoded,
+            &sources[..graph.initializer.len()],
+            graph.initializer,
+        );
         // Outer values read by this graph become `_Arg` ops after the formal inputs.
         let mut arguments: FxHashMap<&str, FrameworkInput> = FxHashMap::default();
         for (k, capture) in captures.iter().enumerate() {

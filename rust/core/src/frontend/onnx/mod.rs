@@ -52,6 +52,7 @@ use std::path::Path;
 
 mod attrs;
 mod builtin;
+mod conv_kernels;
 pub mod dtype;
 mod external;
 mod functions;

@@ -590,3 +590,37 @@ fn deep_chains_stop_at_the_depth_limit_and_recursion_is_named() {
     let err = decode_model(data, None, "m").unwrap_err().to_string();
     assert!(err.contains("local::p -> local::q -> local::p"), "{err}");
 }
+
+#[test]
+fn a_conv_without_kernel_shape_takes_it_from_an_initializer_w() {
+    // ONNX infers kernel_shape from W when it is absent; the plugin needs it
+    // to tell a 1-D or 3-D Conv from a 2-D one.
+    let weight = |name: &str, dims: Vec<i64>| pb::TensorProto {
+        name: name.into(),
+        dims,
+        data_type: 1,
+        raw_data: bytes::Bytes::from(vec![0u8; 4 * 3]),
+        ..Default::default()
+    };
+    let graph = pb::GraphProto {
+        node: vec![
+            node("Conv", &["x", "w"], &["y"]),
+            node("Conv", &["x", "runtime_w"], &["z"]),
+        ],
+        input: vec![
+            value_info("x", 1, &[Ok(1), Ok(1), Ok(8)]),
+            value_info("runtime_w", 1, &[Ok(1), Ok(1), Ok(3)]),
+        ],
+        output: vec![value_info("y", 1, &[]), value_info("z", 1, &[])],
+        initializer: vec![weight("w", vec![1, 1, 3])],
+        ..Default::default()
+    };
+    let decoded = decode_model(model(graph, 13), None, "m").unwrap();
+    let conv = |name: &str| decoded.graph.ops.iter().find(|o| o.name == name).unwrap();
+    assert_eq!(
+        conv("y").attrs.get("kernel_shape"),
+        Some(&AttrValue::ListInt(vec![3]))
+    );
+    // W a graph input: its dims are not the decoder's to read.
+    assert_eq!(conv("z").attrs.get("kernel_shape"), None);
+}
