@@ -221,7 +221,7 @@ CASES = {
     "--seed negative": Case(
         ("check-op", "{w}/ops_mod.py:UNKNOWN", "--reference", "{w}/ops_mod.py:ref", "--seed", "-1"),
         2,
-        ("--seed", "-1 is negative"),
+        ("--seed", "-1 is not at least 0"),
     ),
     "--seed not a number": Case(
         ("check-op", "{w}/ops_mod.py:UNKNOWN", "--reference", "{w}/ops_mod.py:ref", "--seed", "x1"),
