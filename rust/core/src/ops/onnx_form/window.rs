@@ -87,12 +87,13 @@ pub(super) fn to_i64(v: i128) -> Result<i64, OpError> {
 
 /// ONNX pooling's output size along one axis (MaxPool / AveragePool /
 /// LpPool): SAME_* is `ceil(in / stride)`; explicit pads (none for VALID)
-/// `floor_or_ceil((in + pads - effective) / stride) + 1` where with
-/// `ceil_mode` a last window starting at or past `in + pad_begin` (wholly
-/// in the end padding, or past the input) is dropped. VALID takes
-/// `ceil_mode` too, as onnx's shape inference and onnxruntime do (the
-/// spec's formula for it has only the floor). A window larger than the
-/// (padded) input is an error. Unknown input, unknown output.
+/// `floor_or_ceil((in + pads - effective) / stride) + 1`. With `ceil_mode`
+/// a last window starting at or past `in + pad_begin` (wholly in the end
+/// padding, or past the input) is dropped, as onnxruntime and PyTorch do,
+/// and a window larger than the padded input still gives one output while
+/// it starts inside. VALID takes `ceil_mode` too, as onnx's shape inference
+/// and onnxruntime do (the spec's formula for it has only the floor). No
+/// output at all is an error. Unknown input, unknown output.
 #[allow(
     clippy::arithmetic_side_effects,
     reason = "int64 values widened to i128 cannot overflow; the stride was checked >= 1"
@@ -110,31 +111,32 @@ pub(super) fn pool_output(
     let effective = axis.effective();
     let (begin, end) = match auto_pad {
         AutoPad::SameUpper | AutoPad::SameLower => return to_i64((size + stride - 1) / stride),
-        AutoPad::Valid => {
-            if size < effective {
-                bail!("VALID padding needs the input size {size} >= the effective window size {effective}");
-            }
-            (0, 0)
-        }
+        AutoPad::Valid => (0, 0),
         AutoPad::NotSet => (i128::from(axis.pad_begin), i128::from(axis.pad_end)),
     };
     let padded = size + begin + end;
-    if padded < effective {
-        bail!(
-            "the padded input size {padded} is smaller than the effective window size {effective}"
-        );
-    }
+    // May be negative: a window larger than the padded input.
     let span = padded - effective;
     let out = if ceil_mode {
-        let out = (span + stride - 1) / stride + 1;
-        if (out - 1) * stride >= size + begin {
+        let out = (span + stride - 1).div_euclid(stride) + 1;
+        if out > 0 && (out - 1) * stride >= size + begin {
             out - 1
         } else {
             out
         }
     } else {
-        span / stride + 1
+        span.div_euclid(stride) + 1
     };
+    if out < 1 {
+        match auto_pad {
+            AutoPad::Valid => bail!(
+                "VALID padding needs the input size {size} >= the effective window size {effective}"
+            ),
+            _ => bail!(
+                "the padded input size {padded} is smaller than the effective window size {effective}"
+            ),
+        }
+    }
     to_i64(out)
 }
 
@@ -185,7 +187,8 @@ mod tests {
         );
         // VALID with ceil_mode, as onnx's shape inference and onnxruntime
         // give: in 4, k 3, s 3: ceil(1 / 3) + 1 = 2 (floor: 1); in 5, k 1,
-        // s 3: ceil(4 / 3) + 1 = 3, but the last window starts at 6 >= 5.
+        // s 3: ceil(4 / 3) + 1 = 3, but the last window starts at 6 >= 5
+        // (onnxruntime drops it; onnx's shape inference does not).
         assert_eq!(
             pool_output(4, &axis(3, 3, (0, 0)), AutoPad::Valid, true).unwrap(),
             2
@@ -199,6 +202,18 @@ mod tests {
             2
         );
         assert!(pool_output(2, &axis(3, 1, (0, 0)), AutoPad::Valid, false).is_err());
+        // A window larger than its input: with ceil_mode one output while it
+        // starts inside (in 2, k 3, s 3: ceil(-1 / 3) + 1 = 1), none when
+        // even the ceiling is 0 (in 2, k 5, s 3: ceil(-3 / 3) + 1 = 0).
+        assert_eq!(
+            pool_output(2, &axis(3, 3, (0, 0)), AutoPad::Valid, true).unwrap(),
+            1
+        );
+        assert_eq!(
+            pool_output(1, &axis(3, 2, (0, 1)), AutoPad::NotSet, true).unwrap(),
+            1
+        );
+        assert!(pool_output(2, &axis(5, 3, (0, 0)), AutoPad::NotSet, true).is_err());
         assert!(pool_output(2, &axis(4, 1, (1, 0)), AutoPad::NotSet, false).is_err());
         assert_eq!(
             pool_output(-1, &axis(3, 1, (0, 0)), AutoPad::NotSet, false).unwrap(),
