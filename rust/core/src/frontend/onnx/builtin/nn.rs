@@ -458,11 +458,6 @@ fn parse_depth_space(src: &FrameworkOp, dst: &mut OpDraft) -> Result<(), PluginE
     let Some(block) = node.int("blocksize")? else {
         return Err(node.error("it needs attribute 'blocksize'"));
     };
-    if block == 1 {
-        // ONNX allows 1, which moves nothing; GE's ops need 2 or more.
-        dst.op_type = "Identity".into();
-        return Ok(());
-    }
     dst.set_attr("block_size", AttrValue::Int(block));
     dst.set_attr("data_format", AttrValue::Str("NCHW".into()));
     dst.format = Some(Format::Nchw);
