@@ -9,7 +9,7 @@
 //! `[N, M, out...]` with the output size of ONNX's Conv (the pooling
 //! formula without ceil_mode).
 
-use super::window::{per_axis, pool_output, AutoPad, Axis};
+use super::window::{per_axis, pool_output, AutoPad, Axis, Rounding};
 use super::FLOATS;
 use crate::bail;
 use crate::infer::OpContext;
@@ -196,7 +196,7 @@ fn infer_conv(ctx: &mut OpContext<'_>, x: usize, w: usize) -> Result<(), OpError
             pad_end: pads[spatial.saturating_add(i)],
         });
         out.push(match &axis {
-            Some(axis) => pool_output(input, axis, auto_pad, false)?,
+            Some(axis) => pool_output(input, axis, auto_pad, Rounding::Fit)?,
             None => UNKNOWN_DIM,
         });
         windows.push(axis);
@@ -228,12 +228,12 @@ fn set_conv_range(
     for (i, window) in windows.iter().enumerate() {
         let input = xr.get(i.saturating_add(2)).copied().unwrap_or(ranges::ANY);
         out.push(match window {
-            Some(axis) => {
-                ranges::monotonic(input, |d| match pool_output(d, axis, auto_pad, false)? {
+            Some(axis) => ranges::monotonic(input, |d| {
+                match pool_output(d, axis, auto_pad, Rounding::Fit)? {
                     UNKNOWN_DIM => bail!("unknown"),
                     v => Ok(v),
-                })
-            }
+                }
+            }),
             None => ranges::ANY,
         });
     }

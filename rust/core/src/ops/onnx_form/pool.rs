@@ -10,7 +10,7 @@
 //! is a DYNAMIC port with zero or one instance: the IR has no OPTIONAL
 //! outputs.
 
-use super::window::{per_axis, pool_output, AutoPad, Axis};
+use super::window::{per_axis, pool_output, AutoPad, Axis, Rounding};
 use crate::bail;
 use crate::infer::OpContext;
 use crate::op::{op_fn, FollowType, OpError, OpSchema, ParamType, PortDef};
@@ -179,7 +179,7 @@ fn infer_pool(ctx: &mut OpContext<'_>) -> Result<(), OpError> {
         (Some(_), false) => {
             let mut out = x.dims().to_vec();
             for (o, axis) in out.iter_mut().skip(2).zip(&p.axes) {
-                *o = pool_output(*o, axis, p.auto_pad, p.ceil_mode)?;
+                *o = pool_output(*o, axis, p.auto_pad, Rounding::pooling(p.ceil_mode))?;
             }
             Shape::from_dims(out)
         }
@@ -199,7 +199,7 @@ fn infer_pool(ctx: &mut OpContext<'_>) -> Result<(), OpError> {
     } else {
         for (range, axis) in r.iter_mut().skip(2).zip(&p.axes) {
             *range = ranges::monotonic(*range, |d| {
-                match pool_output(d, axis, p.auto_pad, p.ceil_mode)? {
+                match pool_output(d, axis, p.auto_pad, Rounding::pooling(p.ceil_mode))? {
                     UNKNOWN_DIM => bail!("unknown"),
                     v => Ok(v),
                 }

@@ -85,15 +85,38 @@ pub(super) fn to_i64(v: i128) -> Result<i64, OpError> {
     i64::try_from(v).map_err(|_| OpError::new(format!("the output size {v} overflows int64")))
 }
 
-/// ONNX pooling's output size along one axis (MaxPool / AveragePool /
-/// LpPool): SAME_* is `ceil(in / stride)`; explicit pads (none for VALID)
-/// `floor_or_ceil((in + pads - effective) / stride) + 1`. With `ceil_mode`
-/// a last window starting at or past `in + pad_begin` (wholly in the end
-/// padding, or past the input) is dropped, as onnxruntime and PyTorch do,
-/// and a window larger than the padded input still gives one output while
-/// it starts inside. VALID takes `ceil_mode` too, as onnx's shape inference
-/// and onnxruntime do (the spec's formula for it has only the floor). No
-/// output at all is an error. Unknown input, unknown output.
+/// How a window op rounds its count of window positions.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Rounding {
+    /// Conv: the floor; every window must fit in the padded input
+    /// (onnxruntime refuses a Conv whose kernel does not).
+    Fit,
+    /// Pooling: `span / stride` truncated toward zero, as onnxruntime and
+    /// onnx's shape inference compute it: a window larger than the padded
+    /// input by less than a stride still gives one (partial) window.
+    Truncate,
+    /// Pooling with `ceil_mode`: the ceiling, a last window that starts at
+    /// or past `in + pad_begin` dropped (as onnxruntime and PyTorch do).
+    Ceil,
+}
+
+impl Rounding {
+    /// A pooling op's rounding for its `ceil_mode`.
+    pub fn pooling(ceil_mode: bool) -> Rounding {
+        if ceil_mode {
+            Rounding::Ceil
+        } else {
+            Rounding::Truncate
+        }
+    }
+}
+
+/// An ONNX window op's output size along one axis: SAME_* is
+/// `ceil(in / stride)`; explicit pads (none for VALID) give
+/// `round((in + pads - effective) / stride) + 1` by `rounding` (VALID takes
+/// `ceil_mode` too, as onnx's shape inference and onnxruntime do, though the
+/// spec's formula for it has only the floor). No output at all is an
+/// error. Unknown input, unknown output.
 #[allow(
     clippy::arithmetic_side_effects,
     reason = "int64 values widened to i128 cannot overflow; the stride was checked >= 1"
@@ -102,7 +125,7 @@ pub(super) fn pool_output(
     input: i64,
     axis: &Axis,
     auto_pad: AutoPad,
-    ceil_mode: bool,
+    rounding: Rounding,
 ) -> Result<i64, OpError> {
     if input == UNKNOWN_DIM {
         return Ok(UNKNOWN_DIM);
@@ -115,17 +138,21 @@ pub(super) fn pool_output(
         AutoPad::NotSet => (i128::from(axis.pad_begin), i128::from(axis.pad_end)),
     };
     let padded = size + begin + end;
-    // May be negative: a window larger than the padded input.
+    // Negative for a window larger than the padded input.
     let span = padded - effective;
-    let out = if ceil_mode {
-        let out = (span + stride - 1).div_euclid(stride) + 1;
-        if out > 0 && (out - 1) * stride >= size + begin {
-            out - 1
-        } else {
-            out
+    let out = match rounding {
+        Rounding::Fit if span < 0 => 0,
+        Rounding::Fit => span / stride + 1,
+        // i128 division truncates toward zero, as C++'s does.
+        Rounding::Truncate => span / stride + 1,
+        Rounding::Ceil => {
+            let out = (span + stride - 1).div_euclid(stride) + 1;
+            if out > 0 && (out - 1) * stride >= size + begin {
+                out - 1
+            } else {
+                out
+            }
         }
-    } else {
-        span.div_euclid(stride) + 1
     };
     if out < 1 {
         match auto_pad {
@@ -158,31 +185,31 @@ mod tests {
     fn pooling_sizes() {
         // floor((5 + 0 - 2) / 2) + 1 = 2; ceil gives 3 (window at 4 starts inside).
         assert_eq!(
-            pool_output(5, &axis(2, 2, (0, 0)), AutoPad::NotSet, false).unwrap(),
+            pool_output(5, &axis(2, 2, (0, 0)), AutoPad::NotSet, Rounding::Fit).unwrap(),
             2
         );
         assert_eq!(
-            pool_output(5, &axis(2, 2, (0, 0)), AutoPad::NotSet, true).unwrap(),
+            pool_output(5, &axis(2, 2, (0, 0)), AutoPad::NotSet, Rounding::Ceil).unwrap(),
             3
         );
         // in 4, pads (1, 1), k 2, s 2: ceil((6 - 2) / 2) + 1 = 3; last window
         // starts at 4 >= 4 + 1? no, kept.
         assert_eq!(
-            pool_output(4, &axis(2, 2, (1, 1)), AutoPad::NotSet, true).unwrap(),
+            pool_output(4, &axis(2, 2, (1, 1)), AutoPad::NotSet, Rounding::Ceil).unwrap(),
             3
         );
         // in 2, pads (0, 2), k 1, s 3: ceil(3 / 3) + 1 = 2, the last window
         // starts at 3 >= 2: dropped.
         assert_eq!(
-            pool_output(2, &axis(1, 3, (0, 2)), AutoPad::NotSet, true).unwrap(),
+            pool_output(2, &axis(1, 3, (0, 2)), AutoPad::NotSet, Rounding::Ceil).unwrap(),
             1
         );
         assert_eq!(
-            pool_output(7, &axis(3, 2, (0, 0)), AutoPad::SameLower, false).unwrap(),
+            pool_output(7, &axis(3, 2, (0, 0)), AutoPad::SameLower, Rounding::Fit).unwrap(),
             4
         );
         assert_eq!(
-            pool_output(7, &axis(3, 2, (0, 0)), AutoPad::Valid, false).unwrap(),
+            pool_output(7, &axis(3, 2, (0, 0)), AutoPad::Valid, Rounding::Fit).unwrap(),
             3
         );
         // VALID with ceil_mode, as onnx's shape inference and onnxruntime
@@ -190,33 +217,41 @@ mod tests {
         // s 3: ceil(4 / 3) + 1 = 3, but the last window starts at 6 >= 5
         // (onnxruntime drops it; onnx's shape inference does not).
         assert_eq!(
-            pool_output(4, &axis(3, 3, (0, 0)), AutoPad::Valid, true).unwrap(),
+            pool_output(4, &axis(3, 3, (0, 0)), AutoPad::Valid, Rounding::Ceil).unwrap(),
             2
         );
         assert_eq!(
-            pool_output(4, &axis(3, 3, (0, 0)), AutoPad::Valid, false).unwrap(),
+            pool_output(4, &axis(3, 3, (0, 0)), AutoPad::Valid, Rounding::Fit).unwrap(),
             1
         );
         assert_eq!(
-            pool_output(5, &axis(1, 3, (0, 0)), AutoPad::Valid, true).unwrap(),
+            pool_output(5, &axis(1, 3, (0, 0)), AutoPad::Valid, Rounding::Ceil).unwrap(),
             2
         );
-        assert!(pool_output(2, &axis(3, 1, (0, 0)), AutoPad::Valid, false).is_err());
+        assert!(pool_output(2, &axis(3, 1, (0, 0)), AutoPad::Valid, Rounding::Fit).is_err());
         // A window larger than its input: with ceil_mode one output while it
         // starts inside (in 2, k 3, s 3: ceil(-1 / 3) + 1 = 1), none when
         // even the ceiling is 0 (in 2, k 5, s 3: ceil(-3 / 3) + 1 = 0).
         assert_eq!(
-            pool_output(2, &axis(3, 3, (0, 0)), AutoPad::Valid, true).unwrap(),
+            pool_output(2, &axis(3, 3, (0, 0)), AutoPad::Valid, Rounding::Ceil).unwrap(),
             1
         );
         assert_eq!(
-            pool_output(1, &axis(3, 2, (0, 1)), AutoPad::NotSet, true).unwrap(),
+            pool_output(1, &axis(3, 2, (0, 1)), AutoPad::NotSet, Rounding::Ceil).unwrap(),
             1
         );
-        assert!(pool_output(2, &axis(5, 3, (0, 0)), AutoPad::NotSet, true).is_err());
-        assert!(pool_output(2, &axis(4, 1, (1, 0)), AutoPad::NotSet, false).is_err());
+        assert!(pool_output(2, &axis(5, 3, (0, 0)), AutoPad::NotSet, Rounding::Ceil).is_err());
+        // Pooling without ceil_mode truncates as onnxruntime does: in 1, k 2,
+        // s 2: -1 / 2 + 1 = 1 (one partial window); a Conv needs the fit.
         assert_eq!(
-            pool_output(-1, &axis(3, 1, (0, 0)), AutoPad::NotSet, false).unwrap(),
+            pool_output(1, &axis(2, 2, (0, 0)), AutoPad::NotSet, Rounding::Truncate).unwrap(),
+            1
+        );
+        assert!(pool_output(1, &axis(2, 2, (0, 0)), AutoPad::NotSet, Rounding::Fit).is_err());
+        assert!(pool_output(1, &axis(3, 2, (0, 0)), AutoPad::NotSet, Rounding::Truncate).is_err());
+        assert!(pool_output(2, &axis(4, 1, (1, 0)), AutoPad::NotSet, Rounding::Fit).is_err());
+        assert_eq!(
+            pool_output(-1, &axis(3, 1, (0, 0)), AutoPad::NotSet, Rounding::Fit).unwrap(),
             -1
         );
         let huge = Axis {
@@ -226,6 +261,6 @@ mod tests {
             pad_begin: i64::MAX,
             pad_end: i64::MAX,
         };
-        assert!(pool_output(i64::MAX, &huge, AutoPad::NotSet, false).is_err());
+        assert!(pool_output(i64::MAX, &huge, AutoPad::NotSet, Rounding::Fit).is_err());
     }
 }
