@@ -64,8 +64,6 @@ class Limit:
     error: type[OpgraphError]
     message: str
     why: str
-    #: The modes (see :data:`MODES`) it applies in; all when None.
-    modes: frozenset[str] | None = None
 
 
 UNSUPPORTED_TYPES = "FLOAT8|FLOAT4|INT2|UINT2|UINT4|e8m0|e4m3|e5m2|float4|int2|uint2|uint4"
@@ -107,15 +105,6 @@ LIMITS = [
         VerifyError,
         "does not match its prototype",
         "GE's Pow takes base and exponent of one dtype; ONNX (opset 12) lets them differ",
-    ),
-    Limit(
-        r"test_causal_conv_with_state_.*_expanded",
-        InvalidShapeError,
-        "must be 4-D",
-        "the expanded function's Conv has no kernel_shape, strides, dilations or pads and its "
-        "weight is a graph input, so its spatial rank is only in a run-time shape, which a "
-        "plugin does not see; 2-D is assumed (an initializer's dims give kernel_shape)",
-        frozenset({"runtime"}),
     ),
     Limit(
         r"test_affine_grid_3d(_align_corners)?_expanded",
@@ -277,15 +266,8 @@ def _onnx_inferred(model: onnx.ModelProto) -> dict[str, list[int] | None]:
     return found
 
 
-def _limit_for(name: str, mode: str) -> Limit | None:
-    return next(
-        (
-            limit
-            for limit in LIMITS
-            if re.fullmatch(limit.cases, name) and (limit.modes is None or mode in limit.modes)
-        ),
-        None,
-    )
+def _limit_for(name: str) -> Limit | None:
+    return next((limit for limit in LIMITS if re.fullmatch(limit.cases, name)), None)
 
 
 def _shape_problems(
@@ -368,7 +350,7 @@ def check_case(name: str, mode: str, directory: Path) -> Outcome:
     path = directory / f"{name}.onnx"
     path.write_bytes(model.SerializeToString())
     reference = _reference_outputs(case)
-    limit = _limit_for(name, mode)
+    limit = _limit_for(name)
     try:
         graph, got = _load(path, list(reference))
     except OpgraphError as error:

@@ -264,11 +264,7 @@ impl<'m> Decoder<'m> {
             ops.push(op);
         }
         let (sources, decoded) = ops.split_at_mut(first_node);
-        complete_conv_kernels(
-            decoded,
-            &sources[..graph.initializer.len()],
-            graph.initializer,
-        );
+        complete_conv_kernels(decoded, sources, graph.initializer);
         // Outer values read by this graph become `_Arg` ops after the formal inputs.
         let mut arguments: FxHashMap<&str, FrameworkInput> = FxHashMap::default();
         for (k, capture) in captures.iter().enumerate() {

@@ -592,7 +592,7 @@ fn deep_chains_stop_at_the_depth_limit_and_recursion_is_named() {
 }
 
 #[test]
-fn a_conv_without_kernel_shape_takes_it_from_an_initializer_w() {
+fn a_conv_without_kernel_shape_takes_it_from_w_when_decoding_knows_it() {
     // ONNX infers kernel_shape from W when it is absent; the plugin needs it
     // to tell a 1-D or 3-D Conv from a 2-D one.
     let weight = |name: &str, dims: Vec<i64>| pb::TensorProto {
@@ -621,6 +621,9 @@ fn a_conv_without_kernel_shape_takes_it_from_an_initializer_w() {
         conv("y").attrs.get("kernel_shape"),
         Some(&AttrValue::ListInt(vec![3]))
     );
-    // W a graph input: its dims are not the decoder's to read.
-    assert_eq!(conv("z").attrs.get("kernel_shape"), None);
+    // W a graph input declaring its dims: those.
+    assert_eq!(
+        conv("z").attrs.get("kernel_shape"),
+        Some(&AttrValue::ListInt(vec![3]))
+    );
 }
