@@ -5,26 +5,32 @@ For each group of ops in :mod:`onnx_node_draws`, hypothesis draws models
 accepts, and opgraph must load and infer the same dtype and shape for every
 output. The fixed cases of ``test_onnx_ops.py`` and onnx's own node suite
 each try a few points; these draws cross the attributes, which is where
-the bugs were: a VALID pooling with ``ceil_mode`` (one dim short), a
-LayerNormalization without its optional bias (refused), a 1-D or 3-D Conv
-without ``kernel_shape`` (refused), ``blocksize`` 1 (refused).
+the bugs were (:data:`FOUND`): a VALID pooling with ``ceil_mode`` one
+element short, a pooling window larger than its input refused where
+onnxruntime still computes one (partial) window, ConvTranspose with SAME and a kernel
+smaller than its stride too long, a LayerNormalization without its
+optional bias refused, a 1-D or 3-D Conv without ``kernel_shape`` refused.
 
-Where onnxruntime departs from the ONNX spec, onnx's own shape inference
-decides: opgraph may differ from onnxruntime only by agreeing with it
-exactly. The cases seen: pooling with ``auto_pad`` SAME and dilations
-(onnxruntime leaves the dilation out of the padding), Slice with an end
-of INT64_MAX and a negative step (onnxruntime reads it as "to the
-start"); where onnx's shape inference departs too (SAME with
-``ceil_mode``), its reference evaluator decides. Resize with negative
-``axes`` (onnxruntime ignores them) is checked against the same model
-with non-negative ones. A refusal must be a typed error; the only
-refusals accepted are those in :data:`REFUSALS`."""
+Where onnxruntime departs from the ONNX spec, the shape is put to a vote
+of three implementations: onnxruntime, onnx's shape inference and onnx's
+reference evaluator, rank first, then dim by dim: opgraph must give what
+two of them give; only where all three differ may it give any one of
+theirs, and where the spec
+is plain and only onnx's shape inference follows it
+(:data:`SPEC_OVER_MAJORITY`), that one. The departures
+seen: pooling with ``auto_pad`` SAME and dilations or ``ceil_mode``,
+Slice with an end of INT64_MAX and a negative step (onnxruntime reads it
+as "to the start"), a PRelu slope of more dims than x. Resize with
+negative ``axes`` (onnxruntime ignores them) is checked against the same
+model with non-negative ones. A refusal must be a typed error listed in
+:data:`REFUSALS`."""
 
 from __future__ import annotations
 
 import re
 import warnings
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 
@@ -34,23 +40,38 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from onnx_cases import NP_TO_OPGRAPH, OpCase, inferred
-from onnx_node_draws import DRAWS
+from onnx_node_draws import DRAWS, draw_case
 
 from opgraph.errors import OpgraphError
 
 ort = pytest.importorskip("onnxruntime", reason="onnxruntime is the peer these models run on")
 
-#: What opgraph refuses that onnxruntime runs, and why that is right.
+#: What opgraph refuses that onnxruntime runs, and why that is right:
+#: message pattern → whether onnxruntime's output must then be empty.
 REFUSALS = {
+    # A pooling window larger than its padded input, where no window fits:
     # onnxruntime returns an empty tensor; opgraph, like TensorFlow and
     # Caffe, reports the window that does not fit.
-    r"the padded input size \d+ is smaller than the effective window size \d+",
-    r"VALID padding needs the input size \d+ >= the effective window size \d+",
+    r"the padded input size \d+ is smaller than the effective window size \d+": True,
+    r"VALID padding needs the input size \d+ >= the effective window size \d+": True,
     # GE's Pow takes one dtype for base and exponent; ONNX's (12+) two.
-    r"\(Pow\) does not match its prototype: its input dtypes \(x1=\w+, x2=\w+\)",
+    r"\(Pow\) does not match its prototype: its input dtypes \(x1=\w+, x2=\w+\)": False,
     # GE's PRelu takes one slope per channel (or one for all); ONNX's
     # broadcasts the slope from the right.
-    r"the PReLU weight (length vs x's channels|has shape)",
+    r"the PReLU weight (length vs x's channels|has shape)": False,
+    # GE's DepthToSpace / SpaceToDepth need a block of 2 or more (as
+    # TensorFlow's); ONNX allows 1, which moves nothing.
+    r"block_size is 1; it must be >= 2": False,
+}
+#: Where opgraph follows the spec against both onnxruntime and onnx's
+#: reference evaluator, onnx's shape inference agreeing: why → which cases.
+SPEC_OVER_MAJORITY: dict[str, Callable[[OpCase], bool]] = {
+    # Both leave the dilation out of the padding SAME derives, which can
+    # leave no window at all; the spec's output is ceil(in / stride).
+    "SAME padding with dilations": lambda case: (
+        str(case.attrs.get("auto_pad", "")).startswith("SAME")
+        and any(d > 1 for d in case.attrs.get("dilations", []))
+    ),
 }
 #: Ops whose output sizes depend on input values: a dim opgraph leaves
 #: unknown (-1) is right there; a dim it gives must still be onnxruntime's.
@@ -116,6 +137,27 @@ def reference_shapes(case: OpCase) -> list[tuple[int, ...]] | None:
             return None
 
 
+def _elected(ours: int, ballots: list[int]) -> bool:
+    """Whether ``ours`` is what most ballots say or, with no majority, one of them."""
+    counts = Counter(ballots)
+    (top, count), *rest = counts.most_common()
+    if count >= 2 and all(c < count for _, c in rest):
+        return ours == top
+    return ours in counts
+
+
+def _vote(ours: tuple[int, ...], votes: list[tuple[int, ...]]) -> str | None:
+    """None when ``ours`` wins the vote of the implementations' ``votes``,
+    rank first, then dim by dim; else what it lost."""
+    if not _elected(len(ours), [len(v) for v in votes]):
+        return f"rank {len(ours)} loses to {sorted(len(v) for v in votes)}"
+    for axis, dim in enumerate(ours):
+        ballots = [v[axis] for v in votes if len(v) == len(ours)]
+        if not _elected(dim, ballots):
+            return f"dim {axis} = {dim} loses to {sorted(ballots)}"
+    return None
+
+
 def judge(case: OpCase, workdir: Path, tally: Counter[str]) -> None:
     tally["drawn"] += 1
     expected = run_onnxruntime(case)
@@ -126,9 +168,14 @@ def judge(case: OpCase, workdir: Path, tally: Counter[str]) -> None:
         ours = inferred(case, workdir)
     except OpgraphError as error:
         message = str(error)
-        assert any(re.search(p, message) for p in REFUSALS), f"{case.id}: refused: {message}"
+        listed = [empty for pattern, empty in REFUSALS.items() if re.search(pattern, message)]
+        assert listed, f"{case.id}: refused: {message}"
+        if listed[0]:
+            empty = any(0 in r.shape for r in expected)
+            assert empty, f"{case.id}: refused, but onnxruntime's outputs are not empty: {message}"
         tally["refused (see REFUSALS)"] += 1
         return
+    outcome = "agree"
     for i, ((dtype, shape), theirs) in enumerate(zip(ours, expected, strict=True)):
         assert dtype == NP_TO_OPGRAPH[theirs.dtype], f"{case.id}: output {i} is {dtype}, not {theirs.dtype}"
         if shape == theirs.shape:
@@ -136,21 +183,26 @@ def judge(case: OpCase, workdir: Path, tally: Counter[str]) -> None:
         if _data_decides(case) and _within(shape, theirs.shape):
             tally["unknown where the data decides"] += 1
             continue
-        # onnxruntime departs from the spec: onnx's two implementations of
-        # it decide, and opgraph must agree with one of them exactly.
+        # onnxruntime departs from the spec: put it to a vote.
+        votes = [theirs.shape]
         inferred_by_onnx = onnx_shapes(case)[i]
-        if shape == inferred_by_onnx:
-            tally["onnxruntime departs; onnx's shape inference agrees"] += 1
-            return
+        if inferred_by_onnx is not None:
+            votes.append(inferred_by_onnx)
         evaluated = reference_shapes(case)
-        assert evaluated is not None and shape == evaluated[i], (
-            f"{case.id}: output {i} has shape {shape}; onnxruntime gives {theirs.shape}, "
-            f"onnx's shape inference {inferred_by_onnx}, onnx's reference evaluator "
-            f"{None if evaluated is None else evaluated[i]}"
+        if evaluated is not None:
+            votes.append(evaluated[i])
+        verdict = _vote(shape, votes)
+        spec_rules = [why for why, applies in SPEC_OVER_MAJORITY.items() if applies(case)]
+        if verdict is not None and spec_rules and shape == inferred_by_onnx:
+            outcome = "onnxruntime outvoted"
+            continue
+        assert verdict is None, (
+            f"{case.id}: output {i} has shape {shape}; {verdict} (onnxruntime {theirs.shape}, "
+            f"onnx's shape inference {inferred_by_onnx}, reference evaluator "
+            f"{None if evaluated is None else evaluated[i]})"
         )
-        tally["onnxruntime departs; onnx's reference evaluator agrees"] += 1
-        return
-    tally["agree"] += 1
+        outcome = "onnxruntime outvoted"
+    tally[outcome] += 1
 
 
 def _x(*shape: int) -> np.ndarray:
@@ -181,8 +233,19 @@ FOUND = [
     OpCase("LayerNormalization", [_x(2, 3), _x(3)], {"axis": 1}, 17, (1,), outputs=3),
     OpCase("Conv", [_x(1, 2, 7), _x(4, 2, 3)], {}, 13, (1,)),
     OpCase("Conv", [_x(1, 2, 5, 5, 5), _x(4, 1, 3, 3, 3)], {"group": 2}, 13, (1,)),
-    OpCase("DepthToSpace", [_x(1, 2, 2, 2)], {"blocksize": 1}, 13),
-    OpCase("SpaceToDepth", [_x(1, 2, 3, 3)], {"blocksize": 1}, 13),
+    OpCase(
+        "MaxPool",
+        [_x(1, 1, 2)],
+        {"kernel_shape": [3], "strides": [3], "auto_pad": "VALID", "ceil_mode": 1},
+        22,
+    ),
+    OpCase(
+        "AveragePool",
+        [_x(1, 1, 1)],
+        {"kernel_shape": [3], "strides": [2], "pads": [0, 1], "ceil_mode": 1},
+        19,
+    ),
+    OpCase("MaxPool", [_x(1, 2, 1)], {"kernel_shape": [2], "strides": [2]}, 22),
     OpCase(
         "ConvTranspose",
         [_x(1, 1, 5, 5), _x(1, 1, 1, 1)],
@@ -205,14 +268,17 @@ def test_what_the_draws_found(case: OpCase, tmp_path: Path) -> None:
 def test_matches_onnxruntime(group: str, workdir: Path) -> None:
     tally: Counter[str] = Counter()
 
-    @settings(max_examples=EXAMPLES, suppress_health_check=[HealthCheck.too_slow])
+    # No example database: every group's nested `check` would share one key.
+    @settings(max_examples=EXAMPLES, database=None, suppress_health_check=[HealthCheck.too_slow])
     @given(data=st.data())
     def check(data: st.DataObject) -> None:
-        judge(DRAWS[group](data), workdir, tally)
+        judge(draw_case(group, data), workdir, tally)
 
     check()
-    # Most draws must be models onnxruntime runs and opgraph is judged on.
-    assert tally["run by onnxruntime"] >= tally["drawn"] // 2, dict(tally)
+    # Enough draws must be models onnxruntime runs and opgraph is judged on
+    # (a quarter: some groups draw many that onnxruntime rejects, e.g.
+    # Attention's masks and past state).
+    assert tally["run by onnxruntime"] >= tally["drawn"] // 4, dict(tally)
     assert tally["agree"] >= tally["run by onnxruntime"] // 2, dict(tally)
 
 
@@ -222,7 +288,7 @@ def test_negative_resize_axes_mean_what_positive_ones_do(data: st.DataObject, wo
     # onnxruntime ignores negative Resize axes, so the draws give
     # non-negative ones; the same model with some made negative must infer
     # the same.
-    case = DRAWS["Resize"](data)
+    case = draw_case("Resize", data)
     axes = case.attrs.get("axes")
     if axes is None:
         return
@@ -242,9 +308,7 @@ def report(examples: int = 400) -> None:
     import tempfile
 
     totals: Counter[str] = Counter()
-    columns = ["drawn", "run by onnxruntime", "agree"]
-    columns += [f"onnxruntime departs; onnx's {k} agrees" for k in ("shape inference", "reference evaluator")]
-    columns.append("refused (see REFUSALS)")
+    columns = ["drawn", "run by onnxruntime", "agree", "onnxruntime outvoted", "refused (see REFUSALS)"]
     print(f"onnxruntime {ort.__version__}, onnx {onnx.__version__}, {examples} draws per group")
     print("| group | " + " | ".join(columns) + " |")
     with tempfile.TemporaryDirectory() as tmp:
@@ -254,7 +318,7 @@ def report(examples: int = 400) -> None:
             @settings(max_examples=examples, database=None, derandomize=True)
             @given(data=st.data())
             def check(data: st.DataObject) -> None:
-                judge(DRAWS[group](data), Path(tmp), tally)  # noqa: B023  (run at once)
+                judge(draw_case(group, data), Path(tmp), tally)  # noqa: B023  (run at once)
 
             check()
             totals.update(tally)
