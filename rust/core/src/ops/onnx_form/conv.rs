@@ -186,6 +186,10 @@ fn infer_conv(ctx: &mut OpContext<'_>, x: usize, w: usize) -> Result<(), OpError
         if k != UNKNOWN_DIM && k < 1 {
             bail!("the kernel size {k} of spatial dim {i} must be >= 1");
         }
+        let from_w = dim(ws, at);
+        if kernel.is_some() && from_w != UNKNOWN_DIM && from_w != k {
+            bail!("kernel_shape has {k} for spatial dim {i}, but w {ws} has {from_w}");
+        }
         let input = dim(xs, at);
         let same = matches!(auto_pad, AutoPad::SameUpper | AutoPad::SameLower);
         let axis = (k != UNKNOWN_DIM || same).then(|| Axis {
