@@ -383,7 +383,7 @@ def expand_tile(d: st.DataObject) -> OpCase:
 
 @_draw("DepthSpace")
 def depth_space(d: st.DataObject) -> OpCase:
-    block = d.draw(st.sampled_from([2, 3, 1]))  # 1 is refused (REFUSALS): drawn least
+    block = d.draw(st.sampled_from([2, 3, 1]))  # 1 is refused (REFUSALS): last, not shrunk to
     if d.draw(st.booleans()):
         x = f32((1, block * block * d.draw(st.integers(1, 2)), *dims(d, 2, 1, 4)))
         attrs: dict[str, Any] = {"blocksize": block}

@@ -13,16 +13,15 @@ optional bias refused, a 1-D or 3-D Conv without ``kernel_shape`` refused.
 
 Where onnxruntime departs from the ONNX spec, the shape is put to a vote
 of three implementations: onnxruntime, onnx's shape inference and onnx's
-reference evaluator, rank first, then dim by dim: opgraph must give what
-two of them give; only where all three differ may it give any one of
-theirs, and where the spec
-is plain and only onnx's shape inference follows it
-(:data:`SPEC_OVER_MAJORITY`), that one. The departures
-seen: pooling with ``auto_pad`` SAME and dilations or ``ceil_mode``,
-Slice with an end of INT64_MAX and a negative step (onnxruntime reads it
-as "to the start"), a PRelu slope of more dims than x. Resize with
-negative ``axes`` (onnxruntime ignores them) is checked against the same
-model with non-negative ones. A refusal must be a typed error listed in
+reference evaluator, rank first, then dim by dim. opgraph must give what
+two of them give; only where three ballots all differ may it give any one
+of theirs. Where the spec's rule is plain (SAME pooling's
+``ceil(in / stride)``, :data:`SPEC_RULES`), the rule decides instead. The
+departures seen: pooling with ``auto_pad`` SAME and dilations or
+``ceil_mode``, Slice with an end of INT64_MAX and a negative step
+(onnxruntime reads it as "to the start"). Resize with negative ``axes``
+(onnxruntime ignores them) is checked against the same model with
+non-negative ones. A refusal must be a typed error listed in
 :data:`REFUSALS`."""
 
 from __future__ import annotations
@@ -63,16 +62,24 @@ REFUSALS = {
     # TensorFlow's); ONNX allows 1, which moves nothing.
     r"block_size is 1; it must be >= 2": False,
 }
-#: Where opgraph follows the spec against both onnxruntime and onnx's
-#: reference evaluator, onnx's shape inference agreeing: why → which cases.
-SPEC_OVER_MAJORITY: dict[str, Callable[[OpCase], bool]] = {
-    # Both leave the dilation out of the padding SAME derives, which can
-    # leave no window at all; the spec's output is ceil(in / stride).
-    "SAME padding with dilations": lambda case: (
-        str(case.attrs.get("auto_pad", "")).startswith("SAME")
-        and any(d > 1 for d in case.attrs.get("dilations", []))
-    ),
-}
+
+
+def _same_pooling(case: OpCase) -> tuple[int, ...] | None:
+    """SAME_UPPER / SAME_LOWER pooling's output by the spec: each spatial
+    dim ``ceil(in / stride)``, whatever the dilations and ``ceil_mode``
+    (onnxruntime and the reference evaluator leave the dilation out of the
+    padding; onnx's shape inference applies ``ceil_mode`` on top)."""
+    pooling = case.op_type in ("MaxPool", "AveragePool", "LpPool")
+    x = case.inputs[0]
+    if not pooling or not str(case.attrs.get("auto_pad", "")).startswith("SAME") or x is None:
+        return None
+    strides = case.attrs.get("strides", [1] * (x.ndim - 2))
+    return (*x.shape[:2], *(-(-n // s) for n, s in zip(x.shape[2:], strides, strict=True)))
+
+
+#: Where the spec's rule is plain, it decides a disputed shape: each rule
+#: gives a case's expected output 0, or None where it does not apply.
+SPEC_RULES: list[Callable[[OpCase], tuple[int, ...] | None]] = [_same_pooling]
 #: Ops whose output sizes depend on input values: a dim opgraph leaves
 #: unknown (-1) is right there; a dim it gives must still be onnxruntime's.
 DATA_DEPENDENT = {"NonZero", "Compress", "Unique", "NonMaxSuppression"}
@@ -138,12 +145,14 @@ def reference_shapes(case: OpCase) -> list[tuple[int, ...]] | None:
 
 
 def _elected(ours: int, ballots: list[int]) -> bool:
-    """Whether ``ours`` is what most ballots say or, with no majority, one of them."""
+    """Whether ``ours`` is what most ballots say or, where three or more
+    ballots have no majority, one of them. Two ballots that differ elect
+    nothing."""
     counts = Counter(ballots)
     (top, count), *rest = counts.most_common()
     if count >= 2 and all(c < count for _, c in rest):
         return ours == top
-    return ours in counts
+    return len(ballots) >= 3 and ours in counts
 
 
 def _vote(ours: tuple[int, ...], votes: list[tuple[int, ...]]) -> str | None:
@@ -183,7 +192,12 @@ def judge(case: OpCase, workdir: Path, tally: Counter[str]) -> None:
         if _data_decides(case) and _within(shape, theirs.shape):
             tally["unknown where the data decides"] += 1
             continue
-        # onnxruntime departs from the spec: put it to a vote.
+        # onnxruntime departs from the spec: a plain rule decides, else a vote.
+        ruled = [rule(case) for rule in SPEC_RULES]
+        if i == 0 and any(r is not None for r in ruled):
+            assert shape in ruled, f"{case.id}: output 0 has shape {shape}; the spec gives {ruled}"
+            outcome = "onnxruntime outvoted"
+            continue
         votes = [theirs.shape]
         inferred_by_onnx = onnx_shapes(case)[i]
         if inferred_by_onnx is not None:
@@ -192,10 +206,6 @@ def judge(case: OpCase, workdir: Path, tally: Counter[str]) -> None:
         if evaluated is not None:
             votes.append(evaluated[i])
         verdict = _vote(shape, votes)
-        spec_rules = [why for why, applies in SPEC_OVER_MAJORITY.items() if applies(case)]
-        if verdict is not None and spec_rules and shape == inferred_by_onnx:
-            outcome = "onnxruntime outvoted"
-            continue
         assert verdict is None, (
             f"{case.id}: output {i} has shape {shape}; {verdict} (onnxruntime {theirs.shape}, "
             f"onnx's shape inference {inferred_by_onnx}, reference evaluator "
@@ -276,9 +286,9 @@ def test_matches_onnxruntime(group: str, workdir: Path) -> None:
 
     check()
     # Enough draws must be models onnxruntime runs and opgraph is judged on
-    # (a quarter: some groups draw many that onnxruntime rejects, e.g.
-    # Attention's masks and past state).
-    assert tally["run by onnxruntime"] >= tally["drawn"] // 4, dict(tally)
+    # (a third: Attention's masks and past state make it reject up to half
+    # of that group's draws in a run of 80).
+    assert tally["run by onnxruntime"] >= tally["drawn"] // 3, dict(tally)
     assert tally["agree"] >= tally["run by onnxruntime"] // 2, dict(tally)
 
 
