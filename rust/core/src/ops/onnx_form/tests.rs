@@ -134,6 +134,17 @@ fn integer_and_one_d_convolutions_check_channels_and_overflow() {
     );
     assert!(c.error().contains("effective window size"));
 
+    // kernel_shape must be w's spatial dims (the decoder may take it from
+    // a declared input shape that input_shapes later changes).
+    let mut c = OpCase::new();
+    let (x, w) = (c.input(F32, &[1, 2, 9]), c.input(F32, &[4, 2, 3]));
+    c.op("Conv1D", &[x, w], &[("kernel_shape", ints(&[2]))]);
+    let err = c.error();
+    assert!(
+        err.contains("kernel_shape has 2") && err.contains("has 3"),
+        "{err}"
+    );
+
     // ConvInteger: INT32 out, the window rule of Conv.
     let mut c = OpCase::new();
     let x = c.input(DataType::Uint8, &[1, 3, 7, 7]);
