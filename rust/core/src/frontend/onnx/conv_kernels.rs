@@ -24,7 +24,10 @@ pub(super) fn complete_conv_kernels(
     // Built on the first Conv that needs it: most models never do.
     let mut weights: Option<FxHashMap<&str, &[i64]>> = None;
     for op in nodes {
-        let standard = matches!(split_origin(&op.op_type), Some(("ai.onnx", _, "Conv")));
+        // Every node of every load passes here: a suffix test first, the
+        // split only for Convs.
+        let standard = op.op_type.ends_with("::Conv")
+            && matches!(split_origin(&op.op_type), Some(("ai.onnx", _, "Conv")));
         if !standard || op.attrs.get("kernel_shape").is_some() {
             continue;
         }
