@@ -111,7 +111,8 @@ impl PyTensorDesc {
 
     /// For a scalar or 1-D integer tensor whose value is not fully known:
     /// inclusive ``(min, max)`` per element (``max == -1``: unbounded), GE's
-    /// value range; ``Shape`` of an ``x`` with a shape range records it, and a
+    /// value range; ``(0, -1)`` says nothing of its element, which may be
+    /// negative. ``Shape`` of an ``x`` with a shape range records it, and a
     /// cast of such sizes to float keeps it. None when not set.
     #[getter]
     fn value_range(&self) -> Option<Vec<(i64, i64)>> {

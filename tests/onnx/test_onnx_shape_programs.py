@@ -1,0 +1,185 @@
+"""opgraph's ONNX frontend against onnxruntime on drawn shape programs
+(:mod:`shape_programs`): the Shape → Gather → arithmetic → Concat →
+Reshape / Expand / ConstantOfShape chains exporters write, on an input whose
+dims are static or symbolic.
+
+Every value of a program is a graph output, so onnxruntime computes each
+one. opgraph must give every output's dtype, and every dim it gives must be
+onnxruntime's; for an integer value, every element it knows (a folded
+value, a partial shape value) must be onnxruntime's and every value range
+must hold it. Where the input is static, nothing may be left unknown: every
+dim is given and every integer value is folded (all of them are computed
+from shapes alone)."""
+
+from __future__ import annotations
+
+import warnings
+from collections import Counter
+from pathlib import Path
+
+import numpy as np
+import onnx
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from onnx_cases import NP_TO_OPGRAPH
+from shape_programs import Program, draw_program
+
+from opgraph import TensorDesc
+from opgraph.onnx import load_onnx_reported
+
+ort = pytest.importorskip("onnxruntime", reason="onnxruntime is the peer these models run on")
+
+#: opgraph's shape of unknown rank (GE's).
+UNKNOWN_RANK = (-2,)
+#: Drawn programs per test; each takes a few milliseconds.
+EXAMPLES = 300
+
+
+def run_onnxruntime(program: Program) -> dict[str, np.ndarray] | None:
+    """Every output onnxruntime computes, or None when it refuses the model."""
+    options = ort.SessionOptions()
+    options.log_severity_level = 4
+    try:
+        session = ort.InferenceSession(
+            program.model().SerializeToString(), options, providers=["CPUExecutionProvider"]
+        )
+        results = session.run(None, {"x": program.x})
+    except Exception:  # onnxruntime raises its own error classes
+        return None
+    return {name: np.asarray(r) for name, r in zip(program.outputs, results, strict=True)}
+
+
+def onnx_dims(program: Program) -> dict[str, tuple[int | None, ...] | None]:
+    """Each output's dims by onnx's shape inference with data propagation
+    (None for a dim or a shape it does not give)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            model = onnx.shape_inference.infer_shapes(program.model(), data_prop=True)
+        except Exception:  # onnx raises several error classes
+            return {}
+    found: dict[str, tuple[int | None, ...] | None] = {}
+    for output in model.graph.output:
+        tensor = output.type.tensor_type
+        if not tensor.HasField("shape"):
+            found[output.name] = None
+            continue
+        found[output.name] = tuple(d.dim_value if d.HasField("dim_value") else None for d in tensor.shape.dim)
+    return found
+
+
+def check_value(desc: TensorDesc, theirs: np.ndarray, where: str) -> None:
+    """What opgraph knows of an integer value is onnxruntime's value."""
+    value = desc.value
+    if value is not None:
+        assert value.shape == theirs.shape and np.array_equal(value, theirs), (
+            f"{where}: opgraph folds {value.tolist()}, onnxruntime computes {theirs.tolist()}"
+        )
+    flat = theirs.reshape(-1).tolist()
+    partial = desc.shape_value
+    if partial is not None:
+        assert len(partial) == len(flat) and all(o in (-1, t) for o, t in zip(partial, flat, strict=True)), (
+            f"{where}: opgraph knows {list(partial)} (-1 unknown), onnxruntime computes {flat}"
+        )
+    ranges = desc.value_range
+    if ranges is not None:
+        # (0, -1) claims nothing: the element may even be negative.
+        inside = all(
+            (lo, hi) == (0, -1) or (lo <= t and (hi == -1 or t <= hi))
+            for (lo, hi), t in zip(ranges, flat, strict=True)
+        )
+        assert len(ranges) == len(flat) and inside, (
+            f"{where}: onnxruntime computes {flat}, outside opgraph's value ranges {ranges}"
+        )
+
+
+def judge(program: Program, workdir: Path, tally: Counter[str]) -> None:
+    tally["drawn"] += 1
+    expected = run_onnxruntime(program)
+    if expected is None:
+        return
+    tally["run by onnxruntime"] += 1
+    path = workdir / "program.onnx"
+    onnx.save(program.model(), path)
+    graph, report = load_onnx_reported(path)
+    by_onnx = onnx_dims(program) if program.symbolic else {}
+    tally["with symbolic dims" if program.symbolic else "static"] += 1
+    tally["outputs judged"] += len(expected)
+    for name, theirs in expected.items():
+        node, index = report.tensors[name].rsplit(":", 1)
+        desc = graph.desc(graph.tensor(node, int(index)))
+        where = f"{program.id}: {name}"
+        assert desc.dtype.name == NP_TO_OPGRAPH[theirs.dtype], (
+            f"{where} is {desc.dtype.name}, not {theirs.dtype}"
+        )
+        ours = tuple(desc.shape)
+        unknown_rank = ours == UNKNOWN_RANK
+        assert unknown_rank or (
+            len(ours) == theirs.ndim and all(o in (-1, t) for o, t in zip(ours, theirs.shape, strict=True))
+        ), f"{where} has shape {ours}; onnxruntime's is {theirs.shape}"
+        if theirs.dtype == np.int64:
+            check_value(desc, theirs, where)
+        if not program.symbolic:
+            assert -1 not in ours and not unknown_rank, (
+                f"{where}: the input is static, yet opgraph leaves shape {ours} open"
+            )
+            if theirs.dtype == np.int64 and name not in program.data_dependent:
+                assert desc.value is not None, f"{where}: the input is static, yet opgraph does not fold it"
+            continue
+        # Symbolic input: which of opgraph and onnx knows more of the shape.
+        theirs_by_onnx = by_onnx.get(name)
+        if unknown_rank:
+            known_by_onnx = theirs_by_onnx is not None
+            tally["ranks onnx gives and opgraph does not" if known_by_onnx else "ranks neither gives"] += 1
+            continue
+        for axis, dim in enumerate(ours):
+            onnx_dim = theirs_by_onnx[axis] if theirs_by_onnx and axis < len(theirs_by_onnx) else None
+            if dim == -1 and onnx_dim is not None:
+                tally["dims onnx gives and opgraph does not"] += 1
+            elif dim != -1 and onnx_dim is None:
+                tally["dims opgraph gives and onnx does not"] += 1
+    tally["agree"] += 1
+
+
+@pytest.fixture(scope="module")
+def workdir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("shape_programs")
+
+
+@pytest.mark.timeout(300)  # a few hundred programs, each run by onnxruntime and opgraph
+def test_shape_programs_match_onnxruntime(workdir: Path) -> None:
+    tally: Counter[str] = Counter()
+
+    @settings(max_examples=EXAMPLES, database=None, suppress_health_check=[HealthCheck.too_slow])
+    @given(data=st.data())
+    def check(data: st.DataObject) -> None:
+        judge(draw_program(data), workdir, tally)
+
+    check()
+    # Most drawn programs must be models onnxruntime runs (the draw keeps
+    # steps valid); every one it runs, opgraph agrees on.
+    assert tally["run by onnxruntime"] >= tally["drawn"] * 3 // 4, dict(tally)
+    assert tally["agree"] == tally["run by onnxruntime"], dict(tally)
+
+
+def report(examples: int = 2000) -> None:
+    """The README's figures: how the drawn programs came out."""
+    import tempfile
+
+    tally: Counter[str] = Counter()
+    with tempfile.TemporaryDirectory() as tmp:
+
+        @settings(max_examples=examples, database=None, derandomize=True)
+        @given(data=st.data())
+        def check(data: st.DataObject) -> None:
+            judge(draw_program(data), Path(tmp), tally)
+
+        check()
+    print(f"onnxruntime {ort.__version__}, onnx {onnx.__version__}, {examples} programs")
+    for key, count in tally.items():
+        print(f"{key}: {count:,}")
+
+
+if __name__ == "__main__":
+    report()
