@@ -45,3 +45,18 @@ def test_python_ops_see_folded_shape_values(op_type: str) -> None:
     g.add_node(op_type, "probe", [g.add_node("Identity", "same", [target])])
     opgraph.infer(g)
     assert seen == [(3, 1, 2)]
+
+
+def test_comparisons_and_select_of_empty_tensors_fold_to_empty_values() -> None:
+    # Nothing is known of x's elements, but it has none: Equal and SelectV2
+    # over it are empty, a value known whole (ReduceProd of it folds to 1).
+    g = Graph("g")
+    x = g.add_input("x", DataType.INT64, (0, 3))
+    one = g.add_const("one", np.array(1, np.int64))
+    equal = g.add_node("Equal", "equal", [x, one])
+    ones = g.add_input("ones", DataType.INT64, (1, 3))
+    select = g.add_node("SelectV2", "select", [equal, ones, x])
+    opgraph.infer(g)
+    for tensor in (equal, select):
+        value = g.desc(tensor).value
+        assert value is not None and value.shape == (0, 3)

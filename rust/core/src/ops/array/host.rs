@@ -165,11 +165,19 @@ impl Elems {
     /// True when input instance `i` records anything about its elements (a
     /// value, a partial shape value or a value range): folds whose result
     /// is unknown without it skip building [`Elems::unknown`] element by
-    /// element (SSDlite compares 90 score tensors of 3,234 elements).
+    /// element (SSDlite compares 90 score tensors of 3,234 elements) unless
+    /// the output is empty ([`Self::output_empty`]).
     pub fn input_informed(ctx: &OpContext<'_>, i: usize) -> bool {
         ctx.input_desc(i).is_some_and(|d| {
             d.value.is_some() || d.shape_value.is_some() || d.value_range.is_some()
         })
+    }
+
+    /// True when output `o` has a static shape with no elements: its value
+    /// (empty) is known whatever the inputs hold.
+    pub fn output_empty(ctx: &OpContext<'_>, o: usize) -> bool {
+        ctx.output_desc(o)
+            .is_some_and(|d| d.shape().num_elements() == Ok(Some(0)))
     }
 
     /// Input instance `i` as elements: its value, its partial shape value

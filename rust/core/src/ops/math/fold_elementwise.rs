@@ -142,7 +142,8 @@ pub(crate) fn fold_clip(ctx: &mut OpContext<'_>) -> Result<(), OpError> {
 /// `Where(Equal(shape, -1), ones, shape)`: once the comparison is decided
 /// (see [`fold_compare`]), the shape's known entries and value ranges pass.
 pub(crate) fn fold_select(ctx: &mut OpContext<'_>) -> Result<(), OpError> {
-    if !(Elems::input_informed(ctx, 1) || Elems::input_informed(ctx, 2)) {
+    let informed = Elems::input_informed(ctx, 1) || Elems::input_informed(ctx, 2);
+    if !informed && !Elems::output_empty(ctx, 0) {
         return Ok(()); // each element comes from a branch that says nothing
     }
     let Some(inputs) = [0, 1, 2]
@@ -208,7 +209,8 @@ fn broadcast_all(shapes: &[&Vec<i64>]) -> Option<(Vec<i64>, usize)> {
 /// only on how its operands order, so a pair strictly ordered by its
 /// bounds compares like any pair so ordered.
 pub(crate) fn fold_compare(ctx: &mut OpContext<'_>, f: Binary) -> Result<(), OpError> {
-    if !(Elems::input_informed(ctx, 0) && Elems::input_informed(ctx, 1)) {
+    let informed = Elems::input_informed(ctx, 0) && Elems::input_informed(ctx, 1);
+    if !informed && !Elems::output_empty(ctx, 0) {
         return Ok(()); // every element needs a value or bounds on both sides
     }
     let (Some(a), Some(b)) = (Elems::input(ctx, 0), Elems::input(ctx, 1)) else {
