@@ -42,6 +42,7 @@ from onnx_cases import NP_TO_OPGRAPH, OpCase, inferred
 from onnx_node_draws import DRAWS, draw_case
 
 from opgraph.errors import OpgraphError
+from opgraph.onnx import load_onnx_reported
 
 ort = pytest.importorskip("onnxruntime", reason="onnxruntime is the peer these models run on")
 
@@ -311,6 +312,36 @@ def test_matches_onnxruntime(group: str, workdir: Path) -> None:
     # of that group's draws in a run of 80).
     assert tally["run by onnxruntime"] >= tally["drawn"] // 3, dict(tally)
     assert tally["agree"] >= tally["run by onnxruntime"] // 2, dict(tally)
+
+
+@pytest.mark.parametrize(
+    ("x", "w", "group"), [((1, 2, 7), (4, 2, 3), 1), ((1, 2, 5, 5, 5), (4, 1, 3, 3, 3), 2)], ids=["1d", "3d"]
+)
+def test_conv_takes_its_kernel_from_a_constant_node(
+    x: tuple[int, ...], w: tuple[int, ...], group: int, tmp_path: Path
+) -> None:
+    # W made by a Constant node, not an initializer: its dims still give the
+    # kernel (the plugin would otherwise take a Conv without window
+    # attributes as 2-D and refuse these).
+    weights = onnx.numpy_helper.from_array(np.zeros(w, np.float32))
+    nodes = [
+        onnx.helper.make_node("Constant", [], ["w"], value=weights),
+        onnx.helper.make_node("Conv", ["x", "w"], ["y"], group=group),
+    ]
+    graph = onnx.helper.make_graph(
+        nodes,
+        "conv",
+        [onnx.helper.make_tensor_value_info("x", onnx.TensorProto.FLOAT, x)],
+        [onnx.ValueInfoProto(name="y")],
+    )
+    model = onnx.helper.make_model(graph, opset_imports=[onnx.helper.make_opsetid("", 13)])
+    model.ir_version = 8
+    session = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
+    (theirs,) = session.run(None, {"x": np.zeros(x, np.float32)})
+    onnx.save(model, tmp_path / "conv.onnx")
+    graph_ir, report = load_onnx_reported(tmp_path / "conv.onnx")
+    node, index = report.tensors["y"].rsplit(":", 1)
+    assert graph_ir.desc(graph_ir.tensor(node, int(index))).shape == theirs.shape
 
 
 @settings(max_examples=EXAMPLES, suppress_health_check=[HealthCheck.too_slow])
