@@ -11,6 +11,7 @@ an Expand that broadcasts); the judge trusts onnxruntime alone."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -21,7 +22,7 @@ from hypothesis import strategies as st
 from onnx import TensorProto, helper, numpy_helper
 
 #: Opsets drawn: Shape took start/end at 15, ReduceProd's axes became an
-#: input at 18 (both spellings of "all axes" are drawn).
+#: input at 18.
 OPSETS = (13, 15, 17, 18)
 #: The most elements a drawn tensor may have (keeps onnxruntime quick).
 MAX_ELEMENTS = 2000
@@ -107,6 +108,11 @@ def _step(draw: Step) -> Step:
 
 def _i64(values: Any) -> np.ndarray:
     return np.asarray(values, dtype=np.int64)
+
+
+def _count(sizes: Any) -> int:
+    """The product of ``sizes`` in Python integers (numpy's int64 wraps)."""
+    return math.prod(int(n) for n in sizes)
 
 
 def _pick(d: st.DataObject, names: list[str]) -> str | None:
@@ -233,8 +239,15 @@ def reduce_prod(p: Program, d: st.DataObject) -> bool:
     if v is None:
         return False
     keepdims = d.draw(st.sampled_from([0, 1]))
-    result = _i64(np.prod(p.values[v]))
-    p.op("ReduceProd", [v], result.reshape(1) if keepdims else result, keepdims=keepdims)
+    result = _i64(_count(p.values[v]))
+    result = result.reshape(1) if keepdims else result
+    # "All axes" either way: no axes, or axis 0 (an attribute before 18).
+    if not d.draw(st.booleans()):
+        p.op("ReduceProd", [v], result, keepdims=keepdims)
+    elif p.opset >= 18:
+        p.op("ReduceProd", [v, p.const(_i64([0]))], result, keepdims=keepdims)
+    else:
+        p.op("ReduceProd", [v], result, keepdims=keepdims, axes=[0])
     return True
 
 
@@ -247,8 +260,41 @@ def where_minus_one(p: Program, d: st.DataObject) -> bool:
     value = p.values[v]
     mark = d.draw(st.sampled_from([-1, 1, 2]))
     equal = p.op("Equal", [v, p.const(_i64(mark))], value == mark)
-    fill = p.const(np.ones_like(value))
-    p.op("Where", [equal, fill, v], np.where(value == mark, 1, value).astype(np.int64))
+    # The entries to fill in: ones, or another shape of the same length.
+    fill = _pick(d, [n for n in p.ints(1) if n != v and p.values[n].shape == value.shape])
+    if fill is None or d.draw(st.booleans()):
+        fill = p.const(np.ones_like(value))
+    p.op("Where", [equal, fill, v], np.where(value == mark, p.values[fill], value))
+    return True
+
+
+#: Comparisons as numpy does them.
+COMPARISONS: dict[str, Callable[[np.ndarray, np.ndarray], np.ndarray]] = {
+    "Equal": np.equal,
+    "Less": np.less,
+    "Greater": np.greater,
+    "LessOrEqual": np.less_equal,
+    "GreaterOrEqual": np.greater_equal,
+}
+
+
+@_step
+def compare_select(p: Program, d: st.DataObject) -> bool:
+    """``torch.where(a < b, a, b)`` and the like, on two computed values."""
+    a = _pick(d, p.ints())
+    if a is None:
+        return False
+    b = _pick(d, [n for n in p.ints() if n != a and p.values[n].shape in ((), p.values[a].shape)])
+    if b is None:
+        return False
+    op_type = d.draw(st.sampled_from(sorted(COMPARISONS)))
+    condition = COMPARISONS[op_type](p.values[a], p.values[b])
+    compared = p.op(op_type, [a, b], condition)
+    if d.draw(st.booleans()):
+        compared = p.op("Not", [compared], ~condition)
+        condition = ~condition
+    first, second = (a, b) if d.draw(st.booleans()) else (b, a)
+    p.op("Where", [compared, first, second], np.where(condition, p.values[first], p.values[second]))
     return True
 
 
@@ -271,7 +317,7 @@ def reshape(p: Program, d: st.DataObject) -> bool:
 
     def divides(n: str) -> bool:
         sizes = p.values[n]
-        return bool((sizes > 0).all()) and size % max(1, int(np.prod(sizes))) == 0
+        return bool((sizes > 0).all()) and size % max(1, _count(sizes)) == 0
 
     v = _pick(d, [n for n in p.ints(1) if divides(n)])
     if v is None:
@@ -290,7 +336,7 @@ def expand(p: Program, d: st.DataObject) -> bool:
             out = np.broadcast_shapes(p.values[t].shape, tuple(p.values[n]))
         except ValueError:
             return False
-        return int(np.prod(out)) <= MAX_ELEMENTS
+        return _count(out) <= MAX_ELEMENTS
 
     v = _pick(d, [n for n in p.ints(1) if (p.values[n] >= 0).all() and broadcasts(n)])
     if v is None:
@@ -303,7 +349,7 @@ def expand(p: Program, d: st.DataObject) -> bool:
 
 @_step
 def constant_of_shape(p: Program, d: st.DataObject) -> bool:
-    fits = [n for n in p.ints(1) if (p.values[n] >= 0).all() and np.prod(p.values[n]) <= MAX_ELEMENTS]
+    fits = [n for n in p.ints(1) if (p.values[n] >= 0).all() and _count(p.values[n]) <= MAX_ELEMENTS]
     v = _pick(d, fits)
     if v is None:
         return False
@@ -313,7 +359,7 @@ def constant_of_shape(p: Program, d: st.DataObject) -> bool:
 
 @_step
 def tile(p: Program, d: st.DataObject) -> bool:
-    t = d.draw(st.sampled_from(p.tensors()))
+    t = d.draw(st.sampled_from([n for n in p.tensors() if p.values[n].ndim >= 1]))
     value = p.values[t]
 
     def fits(n: str) -> bool:
@@ -321,7 +367,7 @@ def tile(p: Program, d: st.DataObject) -> bool:
         return (
             len(repeats) == value.ndim
             and bool((repeats >= 0).all())
-            and value.size * int(np.prod(repeats)) <= MAX_ELEMENTS
+            and value.size * _count(repeats) <= MAX_ELEMENTS
         )
 
     v = _pick(d, [n for n in p.ints(1) if fits(n)])
@@ -431,7 +477,7 @@ def pad(p: Program, d: st.DataObject) -> bool:
         if len(pads) != 2 * value.ndim or (pads < 0).any():
             return False
         padded = [s + pads[i] + pads[i + value.ndim] for i, s in enumerate(value.shape)]
-        return int(np.prod(padded)) <= MAX_ELEMENTS
+        return _count(padded) <= MAX_ELEMENTS
 
     v = _pick(d, [n for n in p.ints(1) if fits(n)])
     if v is None:
@@ -462,7 +508,9 @@ def top_k(p: Program, d: st.DataObject) -> bool:
 
 
 def draw_program(d: st.DataObject) -> Program:
-    """A program of 2 to 9 steps that starts from the input's shape."""
+    """A program that starts from the input's shape and takes 1 to 8 more
+    steps (a step whose operands are not there yet is drawn again, up to
+    four tries per step)."""
     rank = d.draw(st.integers(1, 4), label="rank")
     sizes = d.draw(st.lists(st.integers(1, 5), min_size=rank, max_size=rank), label="sizes")
     symbolic = d.draw(st.lists(st.booleans(), min_size=rank, max_size=rank), label="symbolic")
@@ -473,7 +521,11 @@ def draw_program(d: st.DataObject) -> Program:
     x = np.random.default_rng(seed).standard_normal(sizes).astype(np.float32)
     p = Program(d.draw(st.sampled_from(OPSETS), label="opset"), dims, x, d.draw(st.booleans()))
     shape(p, d)
-    for _ in range(d.draw(st.integers(1, 8), label="steps")):
+    wanted = d.draw(st.integers(1, 8), label="steps")
+    taken = 0
+    for _ in range(4 * wanted):
         name = d.draw(st.sampled_from(sorted(STEPS)))
-        STEPS[name](p, d)
+        taken += STEPS[name](p, d)
+        if taken == wanted:
+            break
     return p

@@ -5,11 +5,12 @@ dims are static or symbolic.
 
 Every value of a program is a graph output, so onnxruntime computes each
 one. opgraph must give every output's dtype, and every dim it gives must be
-onnxruntime's; for an integer value, every element it knows (a folded
-value, a partial shape value) must be onnxruntime's and every value range
-must hold it. Where the input is static, nothing may be left unknown: every
-dim is given and every integer value is folded (all of them are computed
-from shapes alone)."""
+onnxruntime's; every value it folds (integer, boolean or float) must be
+onnxruntime's, every element of a partial shape value it knows too, and
+every value range must hold onnxruntime's value. Where the input is static,
+nothing may be left unknown: every dim is given and every integer and
+boolean value is folded (all of them are computed from shapes alone, except
+TopK's indices)."""
 
 from __future__ import annotations
 
@@ -50,15 +51,15 @@ def run_onnxruntime(program: Program) -> dict[str, np.ndarray] | None:
     return {name: np.asarray(r) for name, r in zip(program.outputs, results, strict=True)}
 
 
-def onnx_dims(program: Program) -> dict[str, tuple[int | None, ...] | None]:
+def onnx_dims(program: Program) -> dict[str, tuple[int | None, ...] | None] | None:
     """Each output's dims by onnx's shape inference with data propagation
-    (None for a dim or a shape it does not give)."""
+    (None for a dim or a shape it does not give); None when it fails."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         try:
             model = onnx.shape_inference.infer_shapes(program.model(), data_prop=True)
         except Exception:  # onnx raises several error classes
-            return {}
+            return None
     found: dict[str, tuple[int | None, ...] | None] = {}
     for output in model.graph.output:
         tensor = output.type.tensor_type
@@ -69,41 +70,71 @@ def onnx_dims(program: Program) -> dict[str, tuple[int | None, ...] | None]:
     return found
 
 
-def check_value(desc: TensorDesc, theirs: np.ndarray, where: str) -> None:
-    """What opgraph knows of an integer value is onnxruntime's value."""
+def check_value(desc: TensorDesc, theirs: np.ndarray, where: str, tally: Counter[str]) -> None:
+    """What opgraph knows of a value is onnxruntime's value: a folded value
+    exactly (floats included: both compute in float32 on small whole
+    numbers), a partial shape value element by element, value ranges."""
     value = desc.value
     if value is not None:
+        tally["folded values checked"] += 1
         assert value.shape == theirs.shape and np.array_equal(value, theirs), (
             f"{where}: opgraph folds {value.tolist()}, onnxruntime computes {theirs.tolist()}"
         )
     flat = theirs.reshape(-1).tolist()
     partial = desc.shape_value
     if partial is not None:
-        assert len(partial) == len(flat) and all(o in (-1, t) for o, t in zip(partial, flat, strict=True)), (
+        tally["partial shape values checked"] += 1
+        assert len(partial) == len(flat), f"{where}: opgraph knows {len(partial)} elements of {len(flat)}"
+        assert all(o in (-1, t) for o, t in zip(partial, flat, strict=True)), (
             f"{where}: opgraph knows {list(partial)} (-1 unknown), onnxruntime computes {flat}"
         )
     ranges = desc.value_range
     if ranges is not None:
+        tally["value ranges checked"] += 1
+        assert len(ranges) == len(flat), f"{where}: {len(ranges)} value ranges for {len(flat)} elements"
         # (0, -1) claims nothing: the element may even be negative.
         inside = all(
             (lo, hi) == (0, -1) or (lo <= t and (hi == -1 or t <= hi))
             for (lo, hi), t in zip(ranges, flat, strict=True)
         )
-        assert len(ranges) == len(flat) and inside, (
-            f"{where}: onnxruntime computes {flat}, outside opgraph's value ranges {ranges}"
-        )
+        assert inside, f"{where}: onnxruntime computes {flat}, outside opgraph's value ranges {ranges}"
 
 
-def judge(program: Program, workdir: Path, tally: Counter[str]) -> None:
+def _shape_fits(ours: tuple[int, ...], theirs: tuple[int, ...]) -> bool:
+    """Every dim opgraph gives is onnxruntime's (an unknown rank gives none)."""
+    if ours == UNKNOWN_RANK:
+        return True
+    return len(ours) == len(theirs) and all(o in (-1, t) for o, t in zip(ours, theirs, strict=True))
+
+
+def _compare_with_onnx(
+    ours: tuple[int, ...], by_onnx: tuple[int | None, ...] | None, tally: Counter[str]
+) -> None:
+    """Tallies which of opgraph and onnx's shape inference knows more."""
+    if ours == UNKNOWN_RANK:
+        tally["ranks onnx gives and opgraph does not" if by_onnx is not None else "ranks neither gives"] += 1
+        return
+    for axis, dim in enumerate(ours):
+        onnx_dim = by_onnx[axis] if by_onnx is not None and axis < len(by_onnx) else None
+        if dim == -1 and onnx_dim is not None:
+            tally["dims onnx gives and opgraph does not"] += 1
+        elif dim != -1 and onnx_dim is None:
+            tally["dims opgraph gives and onnx does not"] += 1
+
+
+def judge(program: Program, workdir: Path, tally: Counter[str], refused: list[str]) -> None:
     tally["drawn"] += 1
     expected = run_onnxruntime(program)
     if expected is None:
+        refused.append(program.id)
         return
     tally["run by onnxruntime"] += 1
     path = workdir / "program.onnx"
     onnx.save(program.model(), path)
     graph, report = load_onnx_reported(path)
-    by_onnx = onnx_dims(program) if program.symbolic else {}
+    by_onnx = onnx_dims(program) if program.symbolic else None
+    if program.symbolic and by_onnx is None:
+        tally["symbolic programs onnx's shape inference fails on"] += 1
     tally["with symbolic dims" if program.symbolic else "static"] += 1
     tally["outputs judged"] += len(expected)
     for name, theirs in expected.items():
@@ -114,31 +145,19 @@ def judge(program: Program, workdir: Path, tally: Counter[str]) -> None:
             f"{where} is {desc.dtype.name}, not {theirs.dtype}"
         )
         ours = tuple(desc.shape)
-        unknown_rank = ours == UNKNOWN_RANK
-        assert unknown_rank or (
-            len(ours) == theirs.ndim and all(o in (-1, t) for o, t in zip(ours, theirs.shape, strict=True))
-        ), f"{where} has shape {ours}; onnxruntime's is {theirs.shape}"
-        if theirs.dtype == np.int64:
-            check_value(desc, theirs, where)
+        assert _shape_fits(ours, theirs.shape), f"{where} has shape {ours}; onnxruntime's is {theirs.shape}"
+        check_value(desc, theirs, where, tally)
         if not program.symbolic:
-            assert -1 not in ours and not unknown_rank, (
+            assert -1 not in ours and ours != UNKNOWN_RANK, (
                 f"{where}: the input is static, yet opgraph leaves shape {ours} open"
             )
-            if theirs.dtype == np.int64 and name not in program.data_dependent:
-                assert desc.value is not None, f"{where}: the input is static, yet opgraph does not fold it"
-            continue
-        # Symbolic input: which of opgraph and onnx knows more of the shape.
-        theirs_by_onnx = by_onnx.get(name)
-        if unknown_rank:
-            known_by_onnx = theirs_by_onnx is not None
-            tally["ranks onnx gives and opgraph does not" if known_by_onnx else "ranks neither gives"] += 1
-            continue
-        for axis, dim in enumerate(ours):
-            onnx_dim = theirs_by_onnx[axis] if theirs_by_onnx and axis < len(theirs_by_onnx) else None
-            if dim == -1 and onnx_dim is not None:
-                tally["dims onnx gives and opgraph does not"] += 1
-            elif dim != -1 and onnx_dim is None:
-                tally["dims opgraph gives and onnx does not"] += 1
+            # Integers and booleans here are computed from shapes alone.
+            from_shapes = theirs.dtype != np.float32 and name not in program.data_dependent
+            assert desc.value is not None or not from_shapes, (
+                f"{where}: the input is static, yet opgraph does not fold it"
+            )
+        elif by_onnx is not None:
+            _compare_with_onnx(ours, by_onnx.get(name), tally)
     tally["agree"] += 1
 
 
@@ -150,17 +169,18 @@ def workdir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.mark.timeout(300)  # a few hundred programs, each run by onnxruntime and opgraph
 def test_shape_programs_match_onnxruntime(workdir: Path) -> None:
     tally: Counter[str] = Counter()
+    refused: list[str] = []
 
     @settings(max_examples=EXAMPLES, database=None, suppress_health_check=[HealthCheck.too_slow])
     @given(data=st.data())
     def check(data: st.DataObject) -> None:
-        judge(draw_program(data), workdir, tally)
+        judge(draw_program(data), workdir, tally, refused)
 
     check()
-    # Most drawn programs must be models onnxruntime runs (the draw keeps
-    # steps valid); every one it runs, opgraph agrees on.
-    assert tally["run by onnxruntime"] >= tally["drawn"] * 3 // 4, dict(tally)
-    assert tally["agree"] == tally["run by onnxruntime"], dict(tally)
+    # The draw keeps each step valid, so onnxruntime runs (nearly) every
+    # program: a step kind that made invalid models would judge nothing.
+    assert len(refused) <= tally["drawn"] // 50, f"onnxruntime refuses {refused}"
+    assert tally["folded values checked"] >= tally["drawn"], dict(tally)
 
 
 def report(examples: int = 2000) -> None:
@@ -168,17 +188,20 @@ def report(examples: int = 2000) -> None:
     import tempfile
 
     tally: Counter[str] = Counter()
+    refused: list[str] = []
     with tempfile.TemporaryDirectory() as tmp:
 
         @settings(max_examples=examples, database=None, derandomize=True)
         @given(data=st.data())
         def check(data: st.DataObject) -> None:
-            judge(draw_program(data), Path(tmp), tally)
+            judge(draw_program(data), Path(tmp), tally, refused)
 
         check()
     print(f"onnxruntime {ort.__version__}, onnx {onnx.__version__}, {examples} programs")
-    for key, count in tally.items():
+    for key, count in sorted(tally.items()):
         print(f"{key}: {count:,}")
+    for program in refused:
+        print(f"refused by onnxruntime: {program}")
 
 
 if __name__ == "__main__":
