@@ -26,6 +26,12 @@ from onnx import TensorProto, helper, numpy_helper
 OPSETS = (13, 15, 17, 18)
 #: The most elements a drawn tensor may have (keeps onnxruntime quick).
 MAX_ELEMENTS = 2000
+#: Integer values stay below this magnitude: opgraph leaves an overflowing
+#: element unknown where onnxruntime wraps (INT32 casts, int64 products),
+#: and a static program must fold every value.
+MAX_MAGNITUDE = 2**31
+#: The most elements opgraph folds in a float value (its FLOAT_FOLD_LIMIT).
+FLOAT_FOLD_LIMIT = 256
 
 
 @dataclass
@@ -115,6 +121,17 @@ def _count(sizes: Any) -> int:
     return math.prod(int(n) for n in sizes)
 
 
+def _small(values: np.ndarray) -> bool:
+    """Whether every element is below :data:`MAX_MAGNITUDE`."""
+    return bool((np.abs(values) < MAX_MAGNITUDE).all())
+
+
+def _partners(p: Program, a: str) -> list[str]:
+    """The other integer values an element-wise op may pair with ``a``:
+    scalars, and values of ``a``'s shape."""
+    return [n for n in p.ints() if n != a and p.values[n].shape in ((), p.values[a].shape)]
+
+
 def _pick(d: st.DataObject, names: list[str]) -> str | None:
     return d.draw(st.sampled_from(names)) if names else None
 
@@ -202,7 +219,7 @@ def arithmetic(p: Program, d: st.DataObject) -> bool:
     op_type = d.draw(st.sampled_from(sorted(ARITHMETIC)))
     low = 1 if op_type == "Div" else -2
     value = p.values[a]
-    partners = [n for n in p.ints() if p.values[n].shape in ((), value.shape) and n != a]
+    partners = _partners(p, a)
     b = _pick(d, partners) if d.draw(st.booleans()) else None
     if b is None or (op_type == "Div" and (p.values[b] == 0).any()):
         shape = () if d.draw(st.booleans()) else value.shape
@@ -210,6 +227,8 @@ def arithmetic(p: Program, d: st.DataObject) -> bool:
     first, second = (a, b) if op_type == "Div" or d.draw(st.booleans()) else (b, a)
     with np.errstate(all="ignore"):
         result = ARITHMETIC[op_type](p.values[first], p.values[second])
+    if not _small(result):  # operands below 2**31: an int64 product cannot wrap
+        return False
     p.op(op_type, [first, second], _i64(result))
     return True
 
@@ -217,12 +236,14 @@ def arithmetic(p: Program, d: st.DataObject) -> bool:
 @_step
 def scaled(p: Program, d: st.DataObject) -> bool:
     """An interpolation size: ``floor(size * scale)`` done in float."""
-    a = _pick(d, p.ints())
+    a = _pick(d, [n for n in p.ints() if p.values[n].size <= FLOAT_FOLD_LIMIT])
     if a is None:
         return False
-    as_float = p.op("Cast", [a], p.values[a].astype(np.float32), to=TensorProto.FLOAT)
     scale = np.float32(d.draw(st.sampled_from([0.5, 0.75, 1.5, 2.0])))
     op_type = d.draw(st.sampled_from(["Mul", "Div"]))
+    if not _small(p.values[a].astype(np.float64) * 2):
+        return False
+    as_float = p.op("Cast", [a], p.values[a].astype(np.float32), to=TensorProto.FLOAT)
     product = p.values[as_float] * scale if op_type == "Mul" else p.values[as_float] / scale
     scaled_value = p.op(
         op_type, [as_float, p.const(np.asarray(scale, np.float32))], product.astype(np.float32)
@@ -239,8 +260,10 @@ def reduce_prod(p: Program, d: st.DataObject) -> bool:
     if v is None:
         return False
     keepdims = d.draw(st.sampled_from([0, 1]))
-    result = _i64(_count(p.values[v]))
-    result = result.reshape(1) if keepdims else result
+    product = _count(p.values[v])
+    if abs(product) >= MAX_MAGNITUDE:
+        return False
+    result = _i64(product).reshape(1) if keepdims else _i64(product)
     # "All axes" either way: no axes, or axis 0 (an attribute before 18).
     if not d.draw(st.booleans()):
         p.op("ReduceProd", [v], result, keepdims=keepdims)
@@ -284,7 +307,7 @@ def compare_select(p: Program, d: st.DataObject) -> bool:
     a = _pick(d, p.ints())
     if a is None:
         return False
-    b = _pick(d, [n for n in p.ints() if n != a and p.values[n].shape in ((), p.values[a].shape)])
+    b = _pick(d, _partners(p, a))
     if b is None:
         return False
     op_type = d.draw(st.sampled_from(sorted(COMPARISONS)))
@@ -508,9 +531,9 @@ def top_k(p: Program, d: st.DataObject) -> bool:
 
 
 def draw_program(d: st.DataObject) -> Program:
-    """A program that starts from the input's shape and takes 1 to 8 more
-    steps (a step whose operands are not there yet is drawn again, up to
-    four tries per step)."""
+    """A program that starts from the input's shape and takes up to 8
+    more steps: it draws 1 to 8 and tries four times as many step kinds (a
+    kind whose operands are not there yet takes no step)."""
     rank = d.draw(st.integers(1, 4), label="rank")
     sizes = d.draw(st.lists(st.integers(1, 5), min_size=rank, max_size=rank), label="sizes")
     symbolic = d.draw(st.lists(st.booleans(), min_size=rank, max_size=rank), label="symbolic")
