@@ -142,9 +142,9 @@ pub(super) fn pool_output(
     let span = padded - effective;
     let out = match rounding {
         Rounding::Fit if span < 0 => 0,
-        Rounding::Fit => span / stride + 1,
-        // i128 division truncates toward zero, as C++'s does.
-        Rounding::Truncate => span / stride + 1,
+        // i128 division truncates toward zero, as C++'s does: a negative
+        // span short of a stride still counts one window when pooling.
+        Rounding::Fit | Rounding::Truncate => span / stride + 1,
         Rounding::Ceil => {
             let out = (span + stride - 1).div_euclid(stride) + 1;
             if out > 0 && (out - 1) * stride >= size + begin {
