@@ -13,7 +13,8 @@ import onnx
 from onnx import helper, numpy_helper
 from onnx.reference import ReferenceEvaluator
 
-from opgraph.onnx import load_onnx_reported
+from opgraph import Graph, TensorDesc
+from opgraph.onnx import OnnxReport, load_onnx_reported
 
 #: numpy dtype → opgraph DataType name.
 NP_TO_OPGRAPH = {
@@ -82,17 +83,33 @@ class OpCase:
         return [np.asarray(r) for r in result]
 
 
+def value_desc(graph: Graph, report: OnnxReport, value: str) -> TensorDesc:
+    """What opgraph infers for ONNX value ``value`` of a loaded model."""
+    node, index = report.tensors[value].rsplit(":", 1)
+    return graph.desc(graph.tensor(node, int(index)))
+
+
+def run_onnxruntime(model: onnx.ModelProto, feeds: dict[str, np.ndarray]) -> list[np.ndarray] | None:
+    """The outputs onnxruntime computes for ``model``, or None when it
+    refuses the model. Callers skip first where onnxruntime is absent."""
+    import onnxruntime as ort
+
+    options = ort.SessionOptions()
+    options.log_severity_level = 4
+    try:
+        session = ort.InferenceSession(model.SerializeToString(), options, providers=["CPUExecutionProvider"])
+        return [np.asarray(r) for r in session.run(None, feeds)]
+    except Exception:  # onnxruntime raises its own error classes
+        return None
+
+
 def inferred(case: OpCase, directory: Path) -> list[tuple[str, tuple[int, ...]]]:
     """The dtype name and shape opgraph infers for each of the case's outputs."""
     path = directory / "case.onnx"
     onnx.save(case.model(), path)
     graph, report = load_onnx_reported(path)
-    found = []
-    for i in range(case.outputs):
-        node, index = report.tensors[f"out{i}"].rsplit(":", 1)
-        desc = graph.desc(graph.tensor(node, int(index)))
-        found.append((desc.dtype.name, tuple(desc.shape)))
-    return found
+    descs = [value_desc(graph, report, f"out{i}") for i in range(case.outputs)]
+    return [(desc.dtype.name, tuple(desc.shape)) for desc in descs]
 
 
 def expected(case: OpCase) -> list[tuple[str, tuple[int, ...]]]:

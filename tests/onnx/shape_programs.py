@@ -20,6 +20,7 @@ import numpy as np
 import onnx
 from hypothesis import strategies as st
 from onnx import TensorProto, helper, numpy_helper
+from onnx_node_draws import i64
 
 #: Opsets drawn: Shape took start/end at 15, ReduceProd's axes became an
 #: input at 18.
@@ -112,10 +113,6 @@ def _step(draw: Step) -> Step:
     return draw
 
 
-def _i64(values: Any) -> np.ndarray:
-    return np.asarray(values, dtype=np.int64)
-
-
 def _count(sizes: Any) -> int:
     """The product of ``sizes`` in Python integers (numpy's int64 wraps)."""
     return math.prod(int(n) for n in sizes)
@@ -146,7 +143,7 @@ def shape(p: Program, d: st.DataObject) -> bool:
             if d.draw(st.booleans()):
                 attrs[key] = d.draw(st.integers(-rank - 1, rank + 1))
     dims = p.values[t].shape[attrs.get("start", 0) : attrs.get("end", rank)]
-    p.op("Shape", [t], _i64(dims), **attrs)
+    p.op("Shape", [t], i64(dims), **attrs)
     return True
 
 
@@ -156,9 +153,9 @@ def gather(p: Program, d: st.DataObject) -> bool:
     if v is None or len(p.values[v]) == 0:
         return False
     n = len(p.values[v])
-    index = _i64(d.draw(st.integers(-n, n - 1)))
+    index = i64(d.draw(st.integers(-n, n - 1)))
     if d.draw(st.booleans()):
-        index = _i64(d.draw(st.lists(st.integers(-n, n - 1), min_size=1, max_size=3)))
+        index = i64(d.draw(st.lists(st.integers(-n, n - 1), min_size=1, max_size=3)))
     p.op("Gather", [v, p.const(index)], p.values[v][index], axis=0)
     return True
 
@@ -171,9 +168,9 @@ def slice_(p: Program, d: st.DataObject) -> bool:
     n = len(p.values[v])
     start, end = (d.draw(st.integers(-n - 2, n + 2)) for _ in range(2))
     step = d.draw(st.sampled_from([1, 1, 2, -1]))
-    inputs = [v, p.const(_i64([start])), p.const(_i64([end]))]
+    inputs = [v, p.const(i64([start])), p.const(i64([end]))]
     if step != 1 or d.draw(st.booleans()):
-        inputs += [p.const(_i64([0])), p.const(_i64([step]))]
+        inputs += [p.const(i64([0])), p.const(i64([step]))]
     p.op("Slice", inputs, p.values[v][slice(start, end, step)])
     return True
 
@@ -183,7 +180,7 @@ def unsqueeze(p: Program, d: st.DataObject) -> bool:
     s = _pick(d, p.ints(0))
     if s is None:
         return False
-    p.op("Unsqueeze", [s, p.const(_i64([0]))], p.values[s].reshape(1))
+    p.op("Unsqueeze", [s, p.const(i64([0]))], p.values[s].reshape(1))
     return True
 
 
@@ -194,7 +191,7 @@ def concat(p: Program, d: st.DataObject) -> bool:
         return False
     b = _pick(d, p.ints(1)) if d.draw(st.booleans()) else None
     if b is None:
-        b = p.const(_i64(d.draw(st.lists(st.integers(1, 4), min_size=1, max_size=2))))
+        b = p.const(i64(d.draw(st.lists(st.integers(1, 4), min_size=1, max_size=2))))
     first, second = (a, b) if d.draw(st.booleans()) else (b, a)
     p.op("Concat", [first, second], np.concatenate([p.values[first], p.values[second]]), axis=0)
     return True
@@ -229,7 +226,7 @@ def arithmetic(p: Program, d: st.DataObject) -> bool:
         result = ARITHMETIC[op_type](p.values[first], p.values[second])
     if not _small(result):  # operands below 2**31: an int64 product cannot wrap
         return False
-    p.op(op_type, [first, second], _i64(result))
+    p.op(op_type, [first, second], i64(result))
     return True
 
 
@@ -263,12 +260,12 @@ def reduce_prod(p: Program, d: st.DataObject) -> bool:
     product = _count(p.values[v])
     if abs(product) >= MAX_MAGNITUDE:
         return False
-    result = _i64(product).reshape(1) if keepdims else _i64(product)
+    result = i64(product).reshape(1) if keepdims else i64(product)
     # "All axes" either way: no axes, or axis 0 (an attribute before 18).
     if not d.draw(st.booleans()):
         p.op("ReduceProd", [v], result, keepdims=keepdims)
     elif p.opset >= 18:
-        p.op("ReduceProd", [v, p.const(_i64([0]))], result, keepdims=keepdims)
+        p.op("ReduceProd", [v, p.const(i64([0]))], result, keepdims=keepdims)
     else:
         p.op("ReduceProd", [v], result, keepdims=keepdims, axes=[0])
     return True
@@ -282,7 +279,7 @@ def where_minus_one(p: Program, d: st.DataObject) -> bool:
         return False
     value = p.values[v]
     mark = d.draw(st.sampled_from([-1, 1, 2]))
-    equal = p.op("Equal", [v, p.const(_i64(mark))], value == mark)
+    equal = p.op("Equal", [v, p.const(i64(mark))], value == mark)
     # The entries to fill in: ones, or another shape of the same length.
     fill = _pick(d, [n for n in p.ints(1) if n != v and p.values[n].shape == value.shape])
     if fill is None or d.draw(st.booleans()):
@@ -328,7 +325,7 @@ def range_(p: Program, d: st.DataObject) -> bool:
         return False
     start, delta = d.draw(st.integers(0, 2)), d.draw(st.integers(1, 2))
     result = np.arange(start, int(p.values[s]), delta, dtype=np.int64)
-    p.op("Range", [p.const(_i64(start)), s, p.const(_i64(delta))], result)
+    p.op("Range", [p.const(i64(start)), s, p.const(i64(delta))], result)
     return True
 
 
@@ -345,7 +342,7 @@ def reshape(p: Program, d: st.DataObject) -> bool:
     v = _pick(d, [n for n in p.ints(1) if divides(n)])
     if v is None:
         return False
-    target = p.op("Concat", [v, p.const(_i64([-1]))], np.append(p.values[v], -1), axis=0)
+    target = p.op("Concat", [v, p.const(i64([-1]))], np.append(p.values[v], -1), axis=0)
     p.op("Reshape", [t, target], p.values[t].reshape(p.values[target]))
     return True
 
@@ -405,7 +402,7 @@ def squeeze(p: Program, d: st.DataObject) -> bool:
     v = _pick(d, [n for n in p.ints(1) if len(p.values[n]) == 1])
     if v is None:
         return False
-    inputs = [v, p.const(_i64([0]))] if d.draw(st.booleans()) else [v]
+    inputs = [v, p.const(i64([0]))] if d.draw(st.booleans()) else [v]
     p.op("Squeeze", inputs, p.values[v].reshape(()))
     return True
 
@@ -424,7 +421,7 @@ def int32_round_trip(p: Program, d: st.DataObject) -> bool:
 @_step
 def size(p: Program, d: st.DataObject) -> bool:
     t = d.draw(st.sampled_from(p.tensors()))
-    p.op("Size", [t], _i64(p.values[t].size))
+    p.op("Size", [t], i64(p.values[t].size))
     return True
 
 
@@ -445,7 +442,7 @@ def clip(p: Program, d: st.DataObject) -> bool:
         return False
     low, high = sorted(d.draw(st.integers(-1, 5)) for _ in range(2))
     result = np.clip(p.values[v], low, high)
-    p.op("Clip", [v, p.const(_i64(low)), p.const(_i64(high))], result)
+    p.op("Clip", [v, p.const(i64(low)), p.const(i64(high))], result)
     return True
 
 
@@ -460,7 +457,7 @@ def split(p: Program, d: st.DataObject) -> bool:
     names = [f"v{len(p.values)}", f"v{len(p.values) + 1}"]
     p.nodes.append(
         helper.make_node(
-            "Split", [v, p.const(_i64([cut, len(value) - cut]))], names, name=f"n{len(p.nodes)}", axis=0
+            "Split", [v, p.const(i64([cut, len(value) - cut]))], names, name=f"n{len(p.nodes)}", axis=0
         )
     )
     for name, part in zip(names, (value[:cut], value[cut:]), strict=True):
@@ -479,13 +476,13 @@ def slice_tensor(p: Program, d: st.DataObject) -> bool:
         s = _pick(d, p.ints(0))
         if s is None:
             return False
-        ends = p.op("Unsqueeze", [s, p.const(_i64([0]))], p.values[s].reshape(1))
+        ends = p.op("Unsqueeze", [s, p.const(i64([0]))], p.values[s].reshape(1))
     if len(p.values[ends]) != 1:
         return False
     end = int(p.values[ends][0])
     index = [slice(None)] * p.values[t].ndim
     index[axis] = slice(0, end)
-    p.op("Slice", [t, p.const(_i64([0])), ends, p.const(_i64([axis]))], p.values[t][tuple(index)])
+    p.op("Slice", [t, p.const(i64([0])), ends, p.const(i64([axis]))], p.values[t][tuple(index)])
     return True
 
 

@@ -23,7 +23,7 @@ import onnx
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from onnx_cases import NP_TO_OPGRAPH
+from onnx_cases import NP_TO_OPGRAPH, run_onnxruntime, value_desc
 from shape_programs import Program, draw_program
 
 from opgraph import TensorDesc
@@ -37,18 +37,10 @@ UNKNOWN_RANK = (-2,)
 EXAMPLES = 300
 
 
-def run_onnxruntime(program: Program) -> dict[str, np.ndarray] | None:
-    """Every output onnxruntime computes, or None when it refuses the model."""
-    options = ort.SessionOptions()
-    options.log_severity_level = 4
-    try:
-        session = ort.InferenceSession(
-            program.model().SerializeToString(), options, providers=["CPUExecutionProvider"]
-        )
-        results = session.run(None, {"x": program.x})
-    except Exception:  # onnxruntime raises its own error classes
-        return None
-    return {name: np.asarray(r) for name, r in zip(program.outputs, results, strict=True)}
+def onnxruntime_values(program: Program) -> dict[str, np.ndarray] | None:
+    """Every output onnxruntime computes, by name, or None when it refuses the model."""
+    results = run_onnxruntime(program.model(), {"x": program.x})
+    return None if results is None else dict(zip(program.outputs, results, strict=True))
 
 
 def onnx_dims(program: Program) -> dict[str, tuple[int | None, ...] | None] | None:
@@ -124,7 +116,7 @@ def _compare_with_onnx(
 
 def judge(program: Program, workdir: Path, tally: Counter[str], refused: list[str]) -> None:
     tally["drawn"] += 1
-    expected = run_onnxruntime(program)
+    expected = onnxruntime_values(program)
     if expected is None:
         refused.append(program.id)
         return
@@ -138,8 +130,7 @@ def judge(program: Program, workdir: Path, tally: Counter[str], refused: list[st
     tally["with symbolic dims" if program.symbolic else "static"] += 1
     tally["outputs judged"] += len(expected)
     for name, theirs in expected.items():
-        node, index = report.tensors[name].rsplit(":", 1)
-        desc = graph.desc(graph.tensor(node, int(index)))
+        desc = value_desc(graph, report, name)
         where = f"{program.id}: {name}"
         assert desc.dtype.name == NP_TO_OPGRAPH[theirs.dtype], (
             f"{where} is {desc.dtype.name}, not {theirs.dtype}"
