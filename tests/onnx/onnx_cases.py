@@ -4,6 +4,7 @@ ONNX plugins and the IR ops behind them."""
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -16,6 +17,8 @@ from onnx.reference import ReferenceEvaluator
 from opgraph import Graph, TensorDesc
 from opgraph.onnx import OnnxReport, load_onnx_reported
 
+#: opgraph's shape of unknown rank (GE's).
+UNKNOWN_RANK = (-2,)
 #: numpy dtype → opgraph DataType name.
 NP_TO_OPGRAPH = {
     np.dtype(np.float32): "FLOAT",
@@ -103,14 +106,63 @@ def run_onnxruntime(model: onnx.ModelProto, feeds: dict[str, np.ndarray]) -> lis
         return None
 
 
-def inferred(case: OpCase, directory: Path) -> list[tuple[str, tuple[int, ...]]]:
-    """The dtype name and shape opgraph infers for each of the case's outputs."""
+def inferred_descs(case: OpCase, directory: Path) -> list[TensorDesc]:
+    """What opgraph infers for each of the case's outputs."""
     path = directory / "case.onnx"
     onnx.save(case.model(), path)
     graph, report = load_onnx_reported(path)
-    descs = [value_desc(graph, report, f"out{i}") for i in range(case.outputs)]
-    return [(desc.dtype.name, tuple(desc.shape)) for desc in descs]
+    return [value_desc(graph, report, f"out{i}") for i in range(case.outputs)]
+
+
+def inferred(case: OpCase, directory: Path) -> list[tuple[str, tuple[int, ...]]]:
+    """The dtype name and shape opgraph infers for each of the case's outputs."""
+    return [(desc.dtype.name, tuple(desc.shape)) for desc in inferred_descs(case, directory)]
 
 
 def expected(case: OpCase) -> list[tuple[str, tuple[int, ...]]]:
     return [(NP_TO_OPGRAPH[r.dtype], tuple(r.shape)) for r in case.reference()]
+
+
+def shape_fits(ours: tuple[int, ...], theirs: tuple[int, ...]) -> bool:
+    """Every dim opgraph gives is onnxruntime's (an unknown rank gives none)."""
+    if ours == UNKNOWN_RANK:
+        return True
+    return len(ours) == len(theirs) and all(o in (-1, t) for o, t in zip(ours, theirs, strict=True))
+
+
+def check_value(
+    desc: TensorDesc, theirs: np.ndarray, where: str, tally: Counter[str], *, rtol: float = 0.0
+) -> None:
+    """What opgraph knows of a value is onnxruntime's value: a folded value
+    (floats within ``rtol``; exactly by default, where both compute in
+    float32 on small whole numbers), a partial shape value element by
+    element, value ranges."""
+    value = desc.value
+    if value is not None:
+        tally["folded values checked"] += 1
+        close = (
+            np.allclose(value, theirs, rtol=rtol, atol=rtol * 1e-2, equal_nan=True)
+            if rtol and np.issubdtype(theirs.dtype, np.floating)
+            else np.array_equal(value, theirs)
+        )
+        assert value.shape == theirs.shape and close, (
+            f"{where}: opgraph folds {value.tolist()}, onnxruntime computes {theirs.tolist()}"
+        )
+    flat = theirs.reshape(-1).tolist()
+    partial = desc.shape_value
+    if partial is not None:
+        tally["partial shape values checked"] += 1
+        assert len(partial) == len(flat), f"{where}: opgraph knows {len(partial)} elements of {len(flat)}"
+        assert all(o in (-1, t) for o, t in zip(partial, flat, strict=True)), (
+            f"{where}: opgraph knows {list(partial)} (-1 unknown), onnxruntime computes {flat}"
+        )
+    ranges = desc.value_range
+    if ranges is not None:
+        tally["value ranges checked"] += 1
+        assert len(ranges) == len(flat), f"{where}: {len(ranges)} value ranges for {len(flat)} elements"
+        # (0, -1) claims nothing: the element may even be negative.
+        inside = all(
+            (lo, hi) == (0, -1) or (lo <= t and (hi == -1 or t <= hi))
+            for (lo, hi), t in zip(ranges, flat, strict=True)
+        )
+        assert inside, f"{where}: onnxruntime computes {flat}, outside opgraph's value ranges {ranges}"

@@ -23,16 +23,13 @@ import onnx
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from onnx_cases import NP_TO_OPGRAPH, run_onnxruntime, value_desc
+from onnx_cases import NP_TO_OPGRAPH, UNKNOWN_RANK, check_value, run_onnxruntime, shape_fits, value_desc
 from shape_programs import Program, draw_program
 
-from opgraph import TensorDesc
 from opgraph.onnx import load_onnx_reported
 
 ort = pytest.importorskip("onnxruntime", reason="onnxruntime is the peer these models run on")
 
-#: opgraph's shape of unknown rank (GE's).
-UNKNOWN_RANK = (-2,)
 #: Drawn programs per test; each takes a few milliseconds.
 EXAMPLES = 300
 
@@ -60,43 +57,6 @@ def onnx_dims(program: Program) -> dict[str, tuple[int | None, ...] | None] | No
             continue
         found[output.name] = tuple(d.dim_value if d.HasField("dim_value") else None for d in tensor.shape.dim)
     return found
-
-
-def check_value(desc: TensorDesc, theirs: np.ndarray, where: str, tally: Counter[str]) -> None:
-    """What opgraph knows of a value is onnxruntime's value: a folded value
-    exactly (floats included: both compute in float32 on small whole
-    numbers), a partial shape value element by element, value ranges."""
-    value = desc.value
-    if value is not None:
-        tally["folded values checked"] += 1
-        assert value.shape == theirs.shape and np.array_equal(value, theirs), (
-            f"{where}: opgraph folds {value.tolist()}, onnxruntime computes {theirs.tolist()}"
-        )
-    flat = theirs.reshape(-1).tolist()
-    partial = desc.shape_value
-    if partial is not None:
-        tally["partial shape values checked"] += 1
-        assert len(partial) == len(flat), f"{where}: opgraph knows {len(partial)} elements of {len(flat)}"
-        assert all(o in (-1, t) for o, t in zip(partial, flat, strict=True)), (
-            f"{where}: opgraph knows {list(partial)} (-1 unknown), onnxruntime computes {flat}"
-        )
-    ranges = desc.value_range
-    if ranges is not None:
-        tally["value ranges checked"] += 1
-        assert len(ranges) == len(flat), f"{where}: {len(ranges)} value ranges for {len(flat)} elements"
-        # (0, -1) claims nothing: the element may even be negative.
-        inside = all(
-            (lo, hi) == (0, -1) or (lo <= t and (hi == -1 or t <= hi))
-            for (lo, hi), t in zip(ranges, flat, strict=True)
-        )
-        assert inside, f"{where}: onnxruntime computes {flat}, outside opgraph's value ranges {ranges}"
-
-
-def _shape_fits(ours: tuple[int, ...], theirs: tuple[int, ...]) -> bool:
-    """Every dim opgraph gives is onnxruntime's (an unknown rank gives none)."""
-    if ours == UNKNOWN_RANK:
-        return True
-    return len(ours) == len(theirs) and all(o in (-1, t) for o, t in zip(ours, theirs, strict=True))
 
 
 def _compare_with_onnx(
@@ -136,7 +96,7 @@ def judge(program: Program, workdir: Path, tally: Counter[str], refused: list[st
             f"{where} is {desc.dtype.name}, not {theirs.dtype}"
         )
         ours = tuple(desc.shape)
-        assert _shape_fits(ours, theirs.shape), f"{where} has shape {ours}; onnxruntime's is {theirs.shape}"
+        assert shape_fits(ours, theirs.shape), f"{where} has shape {ours}; onnxruntime's is {theirs.shape}"
         check_value(desc, theirs, where, tally)
         if not program.symbolic:
             assert -1 not in ours and ours != UNKNOWN_RANK, (
