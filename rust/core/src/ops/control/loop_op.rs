@@ -132,10 +132,11 @@ fn infer_loop(ctx: &mut OpContext<'_>) -> Result<(), OpError> {
 }
 
 /// The trip count when every iteration runs: a known count and a body
-/// whose condition output is the constant true.
+/// whose condition output is the constant true. (The trip count is read
+/// whatever the prototype says: `input` is not value-depend as a whole.)
 fn iteration_count(ctx: &OpContext<'_>, body: &[TensorDesc]) -> i64 {
     let trips = ctx
-        .input_value(0)
+        .input_host_value(0)
         .and_then(|v| v.to_ints())
         .and_then(|v| v.first().copied())
         .filter(|t| (0..i64::MAX).contains(t));

@@ -1,0 +1,108 @@
+"""opgraph's ONNX frontend against onnxruntime on shape programs inside
+``If`` branches and ``Loop`` bodies (:mod:`control_programs`): bodies that
+read the input and constants from the enclosing graph, branches that return
+different shapes, loops that scan values out.
+
+onnxruntime runs the model; opgraph must give each output's dtype, every
+dim it gives must be onnxruntime's (a condition fed at run time leaves
+open the dims the branches disagree on), and whatever it knows of a value
+must hold. Where the input is static and the condition or trip count a
+constant, nothing may be left open: every dim is given, and every integer
+or boolean value the branch that runs computes (from shapes alone) is
+folded."""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+
+import numpy as np
+import onnx
+import pytest
+from control_programs import ControlProgram, draw_control_program
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from onnx_cases import NP_TO_OPGRAPH, check_value, run_onnxruntime, shape_fits, value_desc
+
+from opgraph.onnx import load_onnx_reported
+
+ort = pytest.importorskip("onnxruntime", reason="onnxruntime is the peer these models run on")
+
+#: Drawn models per test; each takes a few milliseconds.
+EXAMPLES = 300
+
+
+def judge(case: ControlProgram, workdir: Path, tally: Counter[str], refused: list[str]) -> None:
+    tally["drawn"] += 1
+    results = run_onnxruntime(case.model, case.feeds)
+    if results is None:
+        refused.append(case.id)
+        return
+    tally[f"{case.kind} run by onnxruntime"] += 1
+    path = workdir / "control.onnx"
+    onnx.save(case.model, path)
+    graph, report = load_onnx_reported(path)
+    settled = case.constant_control and not case.while_form and not case.program.symbolic
+    for name, theirs in zip(case.outputs, results, strict=True):
+        desc = value_desc(graph, report, name)
+        where = f"{case.id}: {name}"
+        assert desc.dtype.name == NP_TO_OPGRAPH[theirs.dtype], (
+            f"{where} is {desc.dtype.name}, not {theirs.dtype}"
+        )
+        ours = tuple(desc.shape)
+        assert shape_fits(ours, theirs.shape), f"{where} has shape {ours}; onnxruntime's is {theirs.shape}"
+        check_value(desc, theirs, where, tally)
+        if settled:
+            assert -1 not in ours and ours != (-2,), f"{where}: everything is static, yet shape {ours}"
+            # The branch that runs is known: its integers and booleans,
+            # computed from shapes alone, fold as they do outside an If.
+            from_shapes = theirs.dtype != np.float32
+            assert case.kind != "If" or desc.value is not None or not from_shapes, (
+                f"{where}: everything is static, yet opgraph does not fold it"
+            )
+    tally["agree"] += 1
+
+
+@pytest.fixture(scope="module")
+def workdir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("control_programs")
+
+
+@pytest.mark.timeout(300)  # a few hundred models, each run by onnxruntime and opgraph
+def test_control_programs_match_onnxruntime(workdir: Path) -> None:
+    tally: Counter[str] = Counter()
+    refused: list[str] = []
+
+    @settings(max_examples=EXAMPLES, database=None, suppress_health_check=[HealthCheck.too_slow])
+    @given(data=st.data())
+    def check(data: st.DataObject) -> None:
+        judge(draw_control_program(data), workdir, tally, refused)
+
+    check()
+    assert len(refused) <= tally["drawn"] // 50, f"onnxruntime refuses {refused[:5]}"
+    assert tally["If run by onnxruntime"] and tally["Loop run by onnxruntime"], dict(tally)
+
+
+def report(examples: int = 2000) -> None:
+    """The README's figures: how the drawn models came out."""
+    import tempfile
+
+    tally: Counter[str] = Counter()
+    refused: list[str] = []
+    with tempfile.TemporaryDirectory() as tmp:
+
+        @settings(max_examples=examples, database=None, derandomize=True)
+        @given(data=st.data())
+        def check(data: st.DataObject) -> None:
+            judge(draw_control_program(data), Path(tmp), tally, refused)
+
+        check()
+    print(f"onnxruntime {ort.__version__}, onnx {onnx.__version__}, {examples} models")
+    for key, count in sorted(tally.items()):
+        print(f"{key}: {count:,}")
+    for case in refused:
+        print(f"refused by onnxruntime: {case}")
+
+
+if __name__ == "__main__":
+    report()
