@@ -76,6 +76,8 @@ def _same_dtypes(d: st.DataObject, p: Program, like: list[str]) -> list[str]:
 
 def draw_control_program(d: st.DataObject) -> ControlProgram:
     p = draw_program(d)
+    if p.symbolic and d.draw(st.booleans(), label="declare the input static"):
+        p.dims = list(p.x.shape)  # the same values; opgraph may then settle everything
     outer_initializers = not p.constant_nodes and d.draw(st.booleans(), label="initializers outside")
     count = d.draw(st.integers(1, 3), label="outputs")
     kind = d.draw(st.sampled_from(["If", "Loop"]), label="kind")

@@ -43,6 +43,10 @@ def judge(case: ControlProgram, workdir: Path, tally: Counter[str], refused: lis
     onnx.save(case.model, path)
     graph, report = load_onnx_reported(path)
     settled = case.constant_control and not case.while_form and not case.program.symbolic
+    tally[
+        "settled (static input, constant control)" if settled else "open (symbolic, fed or while form)"
+    ] += 1
+    tally["outputs judged"] += len(results)
     for name, theirs in zip(case.outputs, results, strict=True):
         desc = value_desc(graph, report, name)
         where = f"{case.id}: {name}"
