@@ -10,8 +10,10 @@ A drawn program P on the input ``x`` becomes the body of
   The condition is a graph input (fed true or false) or a constant.
 - a ``Loop`` that runs P on every iteration and scans out some of its
   values (each output gains a leading trip-count dim); the trip count is a
-  constant or a graph input, given as the Loop's count or (the while form)
-  as a condition the body computes; the body may carry a counter.
+  constant or a graph input, given as the Loop's count (with an initial
+  condition absent, true, false or fed, and a body condition passed through
+  or the constant true) or, in the while form, as a condition the body
+  computes; the body may carry a counter.
 
 The body reads ``x`` from the enclosing graph; P's constants are Constant
 nodes inside the body, or initializers of the body or of the main graph
@@ -39,16 +41,15 @@ class ControlProgram:
     feeds: dict[str, np.ndarray]
     #: The If's or Loop's outputs, in order (all graph outputs).
     outputs: list[str]
-    #: Whether the condition or trip count is a constant opgraph can read.
-    constant_control: bool
-    #: A Loop whose body computes its condition (no trip count).
-    while_form: bool = False
+    #: How the condition or trip count is given.
+    control: str
+    #: Whether opgraph can settle every dim: a static input, and a constant
+    #: condition or a constant count that every iteration runs to.
+    settled: bool
 
     @property
     def id(self) -> str:
-        control = "constant" if self.constant_control else "fed"
-        kind = "Loop (while form)" if self.while_form else self.kind
-        return f"{kind} ({control}: {self.feeds.get('c', '')}) over {self.program.id}"
+        return f"{self.kind} ({self.control}; c = {self.feeds.get('c', 'constant')}) over {self.program.id}"
 
 
 def _body(p: Program, name: str, inputs: list[onnx.ValueInfoProto], outputs: list[str]) -> onnx.GraphProto:
@@ -86,7 +87,7 @@ def draw_control_program(d: st.DataObject) -> ControlProgram:
     feeds: dict[str, np.ndarray] = {"x": p.x}
     initializers: list[onnx.TensorProto] = []
     graph_inputs = [declared_x]
-    while_form = False
+    settled = False
     if kind == "If":
         then_out = _chosen(d, p, count)
         else_out = _same_dtypes(d, p, then_out)
@@ -100,6 +101,8 @@ def draw_control_program(d: st.DataObject) -> ControlProgram:
             feeds["c"] = np.asarray(cond)
         outputs = [f"out{i}" for i in range(count)]
         node = helper.make_node("If", ["c"], outputs, then_branch=then_branch, else_branch=else_branch)
+        control = f"condition {'constant' if constant_control else 'fed'} {cond}"
+        settled = constant_control
     else:
         scanned = _chosen(d, p, count)
         # (No zero: a loop that never runs leaves its scan outputs' other
@@ -116,8 +119,8 @@ def draw_control_program(d: st.DataObject) -> ControlProgram:
             helper.make_tensor_value_info("keep", TensorProto.BOOL, []),
         ]
         body = _body(p, "body", body_inputs, [])
-        while_form = d.draw(st.booleans(), label="while form")
-        if while_form:
+        form = d.draw(st.sampled_from(["counted", "while"]), label="loop form")
+        if form == "while":
             # TorchScript's `while i + 1 < c`: no trip count, a computed condition.
             initializers.append(onnx.numpy_helper.from_array(np.asarray(True), "go"))
             initializers.append(onnx.numpy_helper.from_array(np.asarray(1, np.int64), "one"))
@@ -128,9 +131,24 @@ def draw_control_program(d: st.DataObject) -> ControlProgram:
                 ]
             )
             loop_inputs = ["", "go"]
+            control = "while form"
         else:
-            body.node.append(helper.make_node("Identity", ["keep"], ["keep_out"]))
-            loop_inputs = ["c", ""]
+            # The condition is tested before the first iteration: a false
+            # one (constant or fed) runs none.
+            start = d.draw(st.sampled_from(["absent", "true", "false", "fed"]), label="initial condition")
+            if start == "fed":
+                graph_inputs.append(helper.make_tensor_value_info("go", TensorProto.BOOL, []))
+                feeds["go"] = np.asarray(d.draw(st.booleans(), label="fed condition"))
+            elif start != "absent":
+                initializers.append(onnx.numpy_helper.from_array(np.asarray(start == "true"), "go"))
+            if d.draw(st.booleans(), label="body condition passed through"):
+                body.node.append(helper.make_node("Identity", ["keep"], ["keep_out"]))
+            else:
+                true = onnx.numpy_helper.from_array(np.asarray(True))
+                body.node.append(helper.make_node("Constant", [], ["keep_out"], value=true))
+            loop_inputs = ["c", "" if start == "absent" else "go"]
+            control = f"counted, initial condition {start}"
+            settled = constant_control and start in ("absent", "true")
         body_outputs = ["keep_out"]
         outputs = []
         if carry:
@@ -154,7 +172,7 @@ def draw_control_program(d: st.DataObject) -> ControlProgram:
     )
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", p.opset)])
     model.ir_version = 8
-    return ControlProgram(kind, p, model, feeds, outputs, constant_control, while_form)
+    return ControlProgram(kind, p, model, feeds, outputs, control, settled and not p.symbolic)
 
 
 def _renamed(body: onnx.GraphProto, prefix: str) -> onnx.GraphProto:

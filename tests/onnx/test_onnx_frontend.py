@@ -401,6 +401,37 @@ def test_loop_carries_variables_and_stacks_scan_outputs_like_the_reference(tmp_p
     assert desc(graph, "acc", 1).shape == (5, *acc.shape)
 
 
+@pytest.mark.parametrize("initial", [True, False, None], ids=["true", "false", "fed"])
+def test_a_loop_claims_its_trip_count_only_when_it_starts(initial: bool | None, tmp_path: Path) -> None:
+    # ONNX tests the condition before the first iteration: with a false
+    # initial condition (or one fed at run time) the loop may run none of its
+    # 3 trips, whatever its body's condition (here the constant true).
+    body = helper.make_graph(
+        [
+            helper.make_node("Constant", [], ["keep_out"], value=numpy_helper.from_array(np.array(True))),
+            helper.make_node("Identity", ["x"], ["scan"]),
+        ],
+        "body",
+        [
+            helper.make_tensor_value_info("i", TensorProto.INT64, []),
+            helper.make_tensor_value_info("keep", TensorProto.BOOL, []),
+        ],
+        [helper.make_tensor_value_info("keep_out", TensorProto.BOOL, []), onnx.ValueInfoProto(name="scan")],
+    )
+    trips = numpy_helper.from_array(np.array(3, np.int64), "trips")
+    inputs = [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2])]
+    initializers = [trips]
+    if initial is None:
+        inputs.append(helper.make_tensor_value_info("go", TensorProto.BOOL, []))
+    else:
+        initializers.append(numpy_helper.from_array(np.array(initial), "go"))
+    loop = helper.make_node("Loop", ["trips", "go"], ["scans"], body=body)
+    graph = helper.make_graph([loop], "g", inputs, [onnx.ValueInfoProto(name="scans")], initializers)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+    onnx.save(model, tmp_path / "m.onnx")
+    assert desc(load_onnx(tmp_path / "m.onnx"), "scans", 0).shape == ((3, 2) if initial else (-1, 2))
+
+
 def test_deeply_nested_subgraphs_read_outer_values_through_every_level(tmp_path: Path) -> None:
     # If within If within ... 25 deep (the then branches; protobuf's own
     # decoders stop near 33 levels): every level reads x from the top graph.

@@ -240,8 +240,10 @@ impl<'a> OpContext<'a> {
         self.input_desc(i)?.value.as_ref()
     }
 
-    /// Host value of input instance `i` whatever the prototype says; for
-    /// fold functions, which evaluate ops on known values.
+    /// Host value of input instance `i` whatever the prototype says: for
+    /// fold functions, which evaluate ops on known values, and for inputs
+    /// of a dynamic port only some of whose instances decide the output
+    /// (Loop's trip count and initial condition).
     pub fn input_host_value(&self, i: usize) -> Option<&'a HostTensor> {
         self.input_desc(i)?.value.as_ref()
     }

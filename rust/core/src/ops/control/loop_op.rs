@@ -7,15 +7,16 @@
 //!
 //! The loop variables widen as While's do ([`loop_fixpoint`]); a scan
 //! output is `[iterations, ...]` of the body's scan value, with the
-//! iteration count known only when the trip count is and the body's
-//! condition is the constant true (no early exit).
+//! iteration count known only when the trip count is, the initial condition
+//! is the constant true (ONNX tests it before the first iteration) and the
+//! body's condition is the constant true (no early exit).
 
 use super::body::{body_outputs, set_output};
 use super::while_loop::{loop_fixpoint, LastRun};
 use crate::bail;
 use crate::infer::OpContext;
 use crate::op::{op_fn, OpError, OpSchema, ParamType, PortDef};
-use crate::types::{AttrType, Attrs, DataType, Format, Shape, TensorDesc, UNKNOWN_DIM};
+use crate::types::{AttrType, Attrs, DataType, Format, HostTensor, Shape, TensorDesc, UNKNOWN_DIM};
 
 pub(super) fn schemas() -> Vec<OpSchema> {
     vec![OpSchema::new("Loop")
@@ -131,21 +132,30 @@ fn infer_loop(ctx: &mut OpContext<'_>) -> Result<(), OpError> {
     Ok(())
 }
 
-/// The trip count when every iteration runs: a known count and a body
-/// whose condition output is the constant true. (The trip count is read
-/// whatever the prototype says: `input` is not value-depend as a whole.)
+/// The trip count when every iteration runs: a known count, an initial
+/// condition that is the constant true, and a body whose condition output is
+/// the constant true. The body was inferred with its condition input bound
+/// to the initial one and its loop variables widened, so a body condition
+/// that is true there stays true on every later iteration. (The trip count
+/// and initial condition are read whatever the prototype says: `input` is
+/// not value-depend as a whole.)
 fn iteration_count(ctx: &OpContext<'_>, body: &[TensorDesc]) -> i64 {
     let trips = ctx
         .input_host_value(0)
         .and_then(|v| v.to_ints())
         .and_then(|v| v.first().copied())
         .filter(|t| (0..i64::MAX).contains(t));
-    let always = body
-        .first()
-        .and_then(|c| c.value.as_ref())
-        .is_some_and(|v| v.dtype() == DataType::Bool && v.bytes().iter().all(|&b| b != 0));
+    let starts = is_true(ctx.input_host_value(1));
+    let continues = is_true(body.first().and_then(|c| c.value.as_ref()));
     match trips {
-        Some(t) if always => t,
+        Some(t) if starts && continues => t,
         _ => UNKNOWN_DIM,
     }
+}
+
+/// Whether `value` is a known single true boolean.
+fn is_true(value: Option<&HostTensor>) -> bool {
+    value.is_some_and(|v| {
+        v.dtype() == DataType::Bool && matches!(v.bytes().as_ref(), &[b] if b != 0)
+    })
 }
