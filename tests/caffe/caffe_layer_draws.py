@@ -171,7 +171,8 @@ def slice_(d: st.DataObject) -> LayerCase:
     x = _dims(d, rank, 1, 6)
     axis = d.draw(st.integers(-rank, rank - 1))
     size = x[axis]
-    # (OpenCV sizes no Slice without slice points: those are drawn one time in four.)
+    # (OpenCV sizes no Slice without slice points: those are drawn one time
+    # in four, and whenever the axis has size 1.)
     even = size == 1 or d.draw(st.integers(0, 3)) == 0
     points = [] if even else sorted(d.draw(st.sets(st.integers(1, size - 1), min_size=1, max_size=3)))
     if points:

@@ -72,6 +72,16 @@ REFUSALS = {
     # ReduceMean over those axes) and onnx's reference evaluator refuse.
     r"\(MeanVarianceNormalization\) failed verification: axes entry \d+ is out of range": False,
 }
+#: Refusals listed above only for the cases their reason covers.
+REFUSED_ONLY_WHEN: dict[str, Callable[[OpCase], bool]] = {
+    r"\(MeanVarianceNormalization\) failed verification: axes entry \d+ is out of range": lambda case: (
+        "axes" not in case.attrs and case.inputs[0] is not None and case.inputs[0].ndim < 4
+    ),
+}
+#: How close a folded float must be to onnxruntime's, by dtype (about
+#: a unit in the last place for float16; float32 and float64 are computed
+#: in float32 by one side or the other).
+FOLD_RTOL = {np.dtype(np.float16): 1e-3, np.dtype(np.float32): 1e-5, np.dtype(np.float64): 1e-5}
 
 
 def _same_pooling(case: OpCase) -> tuple[int, ...] | None:
@@ -172,6 +182,12 @@ def _vote(ours: tuple[int, ...], votes: list[tuple[int, ...]]) -> str | None:
     return None
 
 
+def _covered(pattern: str, case: OpCase) -> bool:
+    """Whether the reason of listed refusal ``pattern`` covers ``case``."""
+    only_when = REFUSED_ONLY_WHEN.get(pattern)
+    return only_when is None or only_when(case)
+
+
 def judge(case: OpCase, workdir: Path, tally: Counter[str]) -> None:
     tally["drawn"] += 1
     expected = run_onnxruntime(case)
@@ -182,7 +198,11 @@ def judge(case: OpCase, workdir: Path, tally: Counter[str]) -> None:
         descs = inferred_descs(case, workdir)
     except OpgraphError as error:
         message = str(error)
-        listed = [empty for pattern, empty in REFUSALS.items() if re.search(pattern, message)]
+        listed = [
+            empty
+            for pattern, empty in REFUSALS.items()
+            if re.search(pattern, message) and _covered(pattern, case)
+        ]
         assert listed, f"{case.id}: refused: {message}"
         if listed[0]:
             empty = any(0 in r.shape for r in expected)
@@ -194,7 +214,7 @@ def judge(case: OpCase, workdir: Path, tally: Counter[str]) -> None:
         dtype, shape = desc.dtype.name, tuple(desc.shape)
         assert dtype == NP_TO_OPGRAPH[theirs.dtype], f"{case.id}: output {i} is {dtype}, not {theirs.dtype}"
         if shape == theirs.shape:
-            check_value(desc, theirs, f"{case.id}: output {i}", tally, rtol=1e-3)
+            check_value(desc, theirs, f"{case.id}: output {i}", tally, rtol=FOLD_RTOL.get(theirs.dtype, 0.0))
             continue
         if _data_decides(case) and _within(shape, theirs.shape):
             tally["unknown where the data decides"] += 1
