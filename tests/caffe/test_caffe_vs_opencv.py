@@ -157,7 +157,7 @@ def report(examples: int = 400) -> None:
         for group in sorted(DRAWS):
             tally: Counter[str] = Counter()
 
-            @settings(max_examples=examples, database=None, derandomize=True)
+            @settings(max_examples=examples, database=None, derandomize=True, deadline=None)
             @given(data=st.data())
             def check(data: st.DataObject) -> None:
                 judge(DRAWS[group](data), Path(tmp), tally)  # noqa: B023  (run at once)

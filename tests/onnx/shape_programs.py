@@ -118,6 +118,14 @@ def _count(sizes: Any) -> int:
     return math.prod(int(n) for n in sizes)
 
 
+def _fits(sizes: Any) -> bool:
+    """Whether a tensor of ``sizes`` may be drawn: no size negative, and the
+    product of the non-zero ones at most :data:`MAX_ELEMENTS` (a 0 among
+    them empties the tensor, but numpy still refuses a shape whose other
+    sizes overflow its byte count)."""
+    return all(int(n) >= 0 for n in sizes) and _count(n for n in sizes if n) <= MAX_ELEMENTS
+
+
 def _small(values: np.ndarray) -> bool:
     """Whether every element is below :data:`MAX_MAGNITUDE`."""
     return bool((np.abs(values) < MAX_MAGNITUDE).all())
@@ -356,7 +364,7 @@ def expand(p: Program, d: st.DataObject) -> bool:
             out = np.broadcast_shapes(p.values[t].shape, tuple(p.values[n]))
         except ValueError:
             return False
-        return _count(out) <= MAX_ELEMENTS
+        return _fits(out)
 
     v = _pick(d, [n for n in p.ints(1) if (p.values[n] >= 0).all() and broadcasts(n)])
     if v is None:
@@ -369,8 +377,7 @@ def expand(p: Program, d: st.DataObject) -> bool:
 
 @_step
 def constant_of_shape(p: Program, d: st.DataObject) -> bool:
-    fits = [n for n in p.ints(1) if (p.values[n] >= 0).all() and _count(p.values[n]) <= MAX_ELEMENTS]
-    v = _pick(d, fits)
+    v = _pick(d, [n for n in p.ints(1) if _fits(p.values[n])])
     if v is None:
         return False
     p.op("ConstantOfShape", [v], np.zeros(tuple(p.values[v]), np.float32))
@@ -387,7 +394,7 @@ def tile(p: Program, d: st.DataObject) -> bool:
         return (
             len(repeats) == value.ndim
             and bool((repeats >= 0).all())
-            and value.size * _count(repeats) <= MAX_ELEMENTS
+            and _fits([s * int(r) for s, r in zip(value.shape, repeats, strict=True)])
         )
 
     v = _pick(d, [n for n in p.ints(1) if fits(n)])
@@ -496,8 +503,8 @@ def pad(p: Program, d: st.DataObject) -> bool:
         pads = p.values[n]
         if len(pads) != 2 * value.ndim or (pads < 0).any():
             return False
-        padded = [s + pads[i] + pads[i + value.ndim] for i, s in enumerate(value.shape)]
-        return _count(padded) <= MAX_ELEMENTS
+        padded = [s + int(pads[i]) + int(pads[i + value.ndim]) for i, s in enumerate(value.shape)]
+        return _fits(padded)
 
     v = _pick(d, [n for n in p.ints(1) if fits(n)])
     if v is None:

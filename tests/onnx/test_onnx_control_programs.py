@@ -98,7 +98,7 @@ def report(examples: int = 2000) -> None:
     refused: list[str] = []
     with tempfile.TemporaryDirectory() as tmp:
 
-        @settings(max_examples=examples, database=None, derandomize=True)
+        @settings(max_examples=examples, database=None, derandomize=True, deadline=None)
         @given(data=st.data())
         def check(data: st.DataObject) -> None:
             judge(draw_control_program(data), Path(tmp), tally, refused)
