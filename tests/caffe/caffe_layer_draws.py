@@ -33,7 +33,7 @@ class LayerCase:
     tops: int = 1
     blobs: list[Shape] = field(default_factory=list)
     #: The tops' shapes by the formula in Caffe's own source, for the forms
-    #: where OpenCV departs from it (then this decides, not OpenCV).
+    #: where OpenCV may depart from it (where they differ, this decides).
     caffe_rule: list[Shape] | None = None
 
     def prototxt(self) -> str:
@@ -121,15 +121,31 @@ def convolution(d: st.DataObject) -> LayerCase:
 @_draw("Pooling")
 def pooling(d: st.DataObject) -> LayerCase:
     params = [f"pool: {d.draw(st.sampled_from(['MAX', 'AVE']))}"]
+    window = None
     if d.draw(st.integers(0, 3)) == 0:
         params.append("global_pooling: true")
     else:
-        kernel_text, _ = _pair(d, "kernel", 1, 4, None)
-        stride_text, _ = _pair(d, "stride", 1, 3, 1)
-        pad_text, _ = _pair(d, "pad", 0, 2, 0)
+        kernel_text, kernel = _pair(d, "kernel", 1, 4, None)
+        stride_text, strides = _pair(d, "stride", 1, 3, 1)
+        pad_text, pads = _pair(d, "pad", 0, 2, 0)
         params += [kernel_text, stride_text, pad_text]
+        window = (kernel, strides, pads)
     x = (1, d.draw(st.integers(1, 3)), *_dims(d, 2, 1, 9))
-    return LayerCase("Pooling", [x], "pooling_param { " + " ".join(p for p in params if p) + " }")
+    case = LayerCase("Pooling", [x], "pooling_param { " + " ".join(p for p in params if p) + " }")
+    if window is not None:
+        # Caffe's PoolingLayer::Reshape: ceil((in + 2 pad - k) / s) + 1, then,
+        # when any pad is non-zero, one fewer in every dim whose last window
+        # would start in the padding. OpenCV clips only a dim with its own pad.
+        kernel, strides, pads = window
+        sizes = [
+            -(-(n + 2 * p - k) // s) + 1 for n, k, s, p in zip(x[2:], kernel, strides, pads, strict=True)
+        ]
+        if any(pads):
+            sizes = [
+                o - ((o - 1) * s >= n + p) for o, n, s, p in zip(sizes, x[2:], strides, pads, strict=True)
+            ]
+        case.caffe_rule = [(*x[:2], *sizes)]
+    return case
 
 
 @_draw("InnerProduct")

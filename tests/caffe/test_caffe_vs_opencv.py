@@ -10,7 +10,9 @@ needs); OpenCV sizes every top of each net it accepts
 one OpenCV computes an empty or non-positive shape for, or a refusal listed
 in :data:`REFUSALS` with the reason it is right. Where OpenCV departs from
 Caffe (a dilated Deconvolution, whose dilation it leaves out of the output
-size), the formula in Caffe's source decides (``LayerCase.caffe_rule``).
+size; a pooling padded in one dim only, where Caffe trims the last window of
+every dim and OpenCV only of the padded one), the formula in Caffe's source
+decides (``LayerCase.caffe_rule``).
 
 OpenCV's importer does not size every form Caffe takes (a Slice without
 slice points, a Reshape with ``num_axes: 0``, some paddings): those draws

@@ -149,10 +149,10 @@ def signal(d: st.DataObject) -> OpCase:
     default = 1 if opset == 17 else rank - 2
     if opset == 20 and d.draw(st.booleans()):
         axis -= rank
-    inverse = d.draw(st.booleans()) and x.shape[-1] == 2
-    if inverse:
+    # inverse takes a complex input, onesided a real one.
+    if x.shape[-1] == 2 and d.draw(st.booleans()):
         attrs["inverse"] = 1
-    elif d.draw(st.booleans()):
+    elif x.shape[-1] == 1 and d.draw(st.booleans()):
         attrs["onesided"] = d.draw(st.integers(0, 1))
     dft_length = i64(d.draw(st.integers(1, 8))) if d.draw(st.booleans()) else None
     inputs = [x, dft_length]

@@ -345,7 +345,7 @@ def reshape(p: Program, d: st.DataObject) -> bool:
 
     def divides(n: str) -> bool:
         sizes = p.values[n]
-        return bool((sizes > 0).all()) and size % max(1, _count(sizes)) == 0
+        return bool((sizes > 0).all()) and _fits(sizes) and size % max(1, _count(sizes)) == 0
 
     v = _pick(d, [n for n in p.ints(1) if divides(n)])
     if v is None:
