@@ -1,18 +1,22 @@
 """Small builders shared by the tests: unique op type names, one-node graphs,
 shape helpers for the built-in ops, an independent numpy Conv2D, and what the
 TensorFlow and Caffe frontend tests share (renaming a fixture's op types,
-checking the "no parser plugin" error)."""
+checking the "no parser plugin" error), and checking what opgraph knows of a
+value against a peer's computed value."""
 
 from __future__ import annotations
 
 import re
 import uuid
-from collections.abc import Sequence
+from collections import Counter
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, TypeAlias
 
 import numpy as np
 import numpy.typing as npt
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import opgraph
 from opgraph import DataType, Format, Graph, OpDef, ParseError, TensorDesc, TensorRef
@@ -199,3 +203,70 @@ def assert_typed_error(error: BaseException, expected: type[OpgraphError] = Opgr
     assert isinstance(error, expected), f"expected {expected.__name__}, got {type(error).__name__}: {error}"
     size = len(str(error).encode())
     assert size <= MAX_ERROR_MESSAGE_BYTES, f"a {size}-byte message: {str(error)[:200]}..."
+
+
+def check_value(
+    desc: TensorDesc, theirs: np.ndarray, where: str, tally: Counter[str], *, peer: str, rtol: float = 0.0
+) -> None:
+    """What opgraph knows of a value is the peer's value: a folded value
+    (floats within ``rtol``; exactly by default, where both compute in
+    float32 on small whole numbers), a partial shape value element by
+    element, value ranges."""
+    value = desc.value
+    if value is not None:
+        tally["folded values checked"] += 1
+        close = (
+            np.allclose(value, theirs, rtol=rtol, atol=rtol * 1e-2, equal_nan=True)
+            if rtol and np.issubdtype(theirs.dtype, np.floating)
+            else np.array_equal(value, theirs)
+        )
+        assert value.shape == theirs.shape and close, (
+            f"{where}: opgraph folds {value.tolist()}, {peer} computes {theirs.tolist()}"
+        )
+    flat = theirs.reshape(-1).tolist()
+    partial = desc.shape_value
+    if partial is not None:
+        tally["partial shape values checked"] += 1
+        assert len(partial) == len(flat), f"{where}: opgraph knows {len(partial)} elements of {len(flat)}"
+        assert all(o in (-1, t) for o, t in zip(partial, flat, strict=True)), (
+            f"{where}: opgraph knows {list(partial)} (-1 unknown), {peer} computes {flat}"
+        )
+    ranges = desc.value_range
+    if ranges is not None:
+        tally["value ranges checked"] += 1
+        assert len(ranges) == len(flat), f"{where}: {len(ranges)} value ranges for {len(flat)} elements"
+        # (0, -1) claims nothing: the element may even be negative.
+        inside = all(
+            (lo, hi) == (0, -1) or (lo <= t and (hi == -1 or t <= hi))
+            for (lo, hi), t in zip(ranges, flat, strict=True)
+        )
+        assert inside, f"{where}: {peer} computes {flat}, outside opgraph's value ranges {ranges}"
+
+
+def report_draws(
+    title: str,
+    groups: Sequence[str],
+    judge_one: Callable[[str, st.DataObject, Path, Counter[str]], None],
+    columns: Sequence[str],
+    examples: int,
+) -> None:
+    """Prints a README table of a differential test: per group of drawn
+    cases, derandomized, how many came out in each of ``columns``."""
+    import tempfile
+
+    totals: Counter[str] = Counter()
+    print(f"{title}, {examples} draws per group")
+    print("| group | " + " | ".join(columns) + " |")
+    with tempfile.TemporaryDirectory() as tmp:
+        for group in groups:
+            tally: Counter[str] = Counter()
+
+            @settings(max_examples=examples, database=None, derandomize=True, deadline=None)
+            @given(data=st.data())
+            def check(data: st.DataObject) -> None:
+                judge_one(group, data, Path(tmp), tally)  # noqa: B023  (run at once)
+
+            check()
+            totals.update(tally)
+            print(f"| {group} | " + " | ".join(str(tally[c]) for c in columns) + " |")
+    print("| all | " + " | ".join(f"{totals[c]:,}" for c in columns) + " |")

@@ -81,6 +81,8 @@ def matmul_reference(kind: str) -> Callable[..., Array]:
             y = y[..., 0]
         if row:
             y = y[..., 0] if column else y[..., 0, :]
+        if bias is not None and y.ndim == 0:
+            raise ValueError("a bias has no last dim to add to when two vectors multiply to a scalar")
         if bias is not None and (bias.ndim != 1 or bias.shape[0] not in (1, y.shape[-1])):
             raise ValueError("bias must be [N] or [1]")
         return y
@@ -118,6 +120,22 @@ def test_a_vector_has_no_adjoint(k: int) -> None:
     mm = plain.add_node("BatchMatMulV2", "mm", [y1, y2])
     opgraph.infer(plain)
     assert plain.desc(mm).shape == (2,)
+
+
+@pytest.mark.parametrize("bias", [[0], [1]])
+def test_a_bias_needs_a_last_dim(bias: list[int]) -> None:
+    """Two vectors multiply to a scalar, which a bias (``[N]`` or ``[1]``,
+    added along the last dim) cannot be added to without changing its
+    shape (hypothesis found it: the reference failed, opgraph accepted)."""
+    import opgraph
+
+    g = opgraph.Graph()
+    x1 = g.add_input("x1", opgraph.DataType.FLOAT, [3])
+    x2 = g.add_input("x2", opgraph.DataType.FLOAT, [3])
+    b = g.add_input("b", opgraph.DataType.FLOAT, bias)
+    g.add_node("BatchMatMulV2", "mm", [x1, x2, b])
+    with pytest.raises(opgraph.InferShapeError, match="two vectors multiply to a scalar"):
+        opgraph.infer(g)
 
 
 # ---- Einsum ------------------------------------------------------------------------
@@ -220,13 +238,13 @@ def test_bias_add_matches_tensorflow() -> None:
 
 
 def window_size(size: int, k: int, s: int, padding: str) -> int:
-    """TensorFlow's GetWindowedOutputSize (dilation 1)."""
+    """TensorFlow's shape functions' output size (GetWindowedOutputSizeFromDims,
+    dilation 1): a VALID window larger than the input is an error."""
     if padding == "SAME":
         return -(-size // s)
-    out = (size - k + s) // s if size - k + s >= 0 else -1
-    if out < 0:
-        raise ValueError("computed output size would be negative")
-    return out
+    if size < k:
+        raise ValueError("negative dimension size caused by subtracting the window from the input")
+    return (size - k) // s + 1
 
 
 def pool(
@@ -273,8 +291,8 @@ def windows(draw: st.DrawFn, data_format: str) -> list[int]:
 @pytest.mark.parametrize("data_format", ["NHWC", "NCHW"])
 @pytest.mark.parametrize("min_side", [0, 3], ids=["any_size", "window_fits"])
 def test_pooling_matches_tensorflow_window_sizes(op_type: str, data_format: str, min_side: int) -> None:
-    # min_side=0 includes inputs smaller than the window, where TensorFlow's VALID
-    # output size (size - k + s) // s may be 0; min_side=3 keeps every window inside
+    # min_side=0 includes inputs smaller than the window, which TensorFlow's VALID
+    # refuses; min_side=3 keeps every window inside
     check_inference(
         op_type,
         pool,

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import helpers
 import numpy as np
 import onnx
 from onnx import helper, numpy_helper
@@ -133,36 +134,6 @@ def shape_fits(ours: tuple[int, ...], theirs: tuple[int, ...]) -> bool:
 def check_value(
     desc: TensorDesc, theirs: np.ndarray, where: str, tally: Counter[str], *, rtol: float = 0.0
 ) -> None:
-    """What opgraph knows of a value is onnxruntime's value: a folded value
-    (floats within ``rtol``; exactly by default, where both compute in
-    float32 on small whole numbers), a partial shape value element by
-    element, value ranges."""
-    value = desc.value
-    if value is not None:
-        tally["folded values checked"] += 1
-        close = (
-            np.allclose(value, theirs, rtol=rtol, atol=rtol * 1e-2, equal_nan=True)
-            if rtol and np.issubdtype(theirs.dtype, np.floating)
-            else np.array_equal(value, theirs)
-        )
-        assert value.shape == theirs.shape and close, (
-            f"{where}: opgraph folds {value.tolist()}, onnxruntime computes {theirs.tolist()}"
-        )
-    flat = theirs.reshape(-1).tolist()
-    partial = desc.shape_value
-    if partial is not None:
-        tally["partial shape values checked"] += 1
-        assert len(partial) == len(flat), f"{where}: opgraph knows {len(partial)} elements of {len(flat)}"
-        assert all(o in (-1, t) for o, t in zip(partial, flat, strict=True)), (
-            f"{where}: opgraph knows {list(partial)} (-1 unknown), onnxruntime computes {flat}"
-        )
-    ranges = desc.value_range
-    if ranges is not None:
-        tally["value ranges checked"] += 1
-        assert len(ranges) == len(flat), f"{where}: {len(ranges)} value ranges for {len(flat)} elements"
-        # (0, -1) claims nothing: the element may even be negative.
-        inside = all(
-            (lo, hi) == (0, -1) or (lo <= t and (hi == -1 or t <= hi))
-            for (lo, hi), t in zip(ranges, flat, strict=True)
-        )
-        assert inside, f"{where}: onnxruntime computes {flat}, outside opgraph's value ranges {ranges}"
+    """:func:`helpers.check_value` with onnxruntime as the peer: exactly by
+    default, where both compute in float32 on small whole numbers."""
+    helpers.check_value(desc, theirs, where, tally, peer="onnxruntime", rtol=rtol)

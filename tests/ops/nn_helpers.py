@@ -27,11 +27,15 @@ def shape_of(op_type: str, inputs: Sequence[Feed], attrs: dict[str, Any] | None 
 
 
 def tf_window_out(size: int, k: int, s: int, padding: str, dilation: int = 1) -> int:
-    """TensorFlow's output size (``get_windowed_output_size``)."""
+    """TensorFlow's output size by its shape functions
+    (``GetWindowedOutputSizeFromDims``); -1 for a VALID window larger than
+    the input, which they refuse."""
     effective = (k - 1) * dilation + 1
     if padding == "SAME":
         return -(-size // s)
-    return -(-(size - effective + 1) // s)
+    if size < effective:
+        return -1
+    return (size - effective) // s + 1
 
 
 def sliding_max_pool_nhwc(

@@ -85,6 +85,9 @@ pub fn auto_mapping_dynamic(
         let count = match src.attrs.get(&port.count_attr) {
             Some(AttrValue::Int(n)) => u32::try_from(*n).ok(),
             Some(AttrValue::ListDataType(types)) => u32::try_from(types.len()).ok(),
+            // An empty type list (an If with no inputs: `Tin: list {}`)
+            // decodes as an empty int list: it carries no element type.
+            Some(AttrValue::ListInt(empty)) if empty.is_empty() => Some(0),
             _ => None,
         }
         .ok_or_else(|| {

@@ -215,6 +215,9 @@ fn check_bias(ctx: &OpContext<'_>, out: &Shape) -> Result<(), OpError> {
     let Some(bias) = ctx.optional_input_desc(2)? else {
         return Ok(());
     };
+    if out.rank() == Some(0) {
+        bail!("a bias needs a product with a last dim to add to; two vectors multiply to a scalar");
+    }
     let n = out.dims().last().copied().unwrap_or(UNKNOWN_DIM);
     match bias.shape().dims() {
         _ if bias.shape().is_unknown_rank() || out.is_unknown_rank() => Ok(()),

@@ -99,14 +99,14 @@ pub(super) fn output_dim(input: i64, w: &Window, padding: Padding) -> Result<i64
     let effective = (w.dilation as i128) * (w.kernel as i128 - 1) + 1;
     let out = match padding {
         Padding::Same => (input + stride - 1) / stride,
-        // TensorFlow's GetWindowedOutputSize: an output of size 0 is fine
-        // (a window that does not fit), a negative one is an error.
+        // TensorFlow's shape functions (GetWindowedOutputSizeFromDims)
+        // subtract the window from the input first: a window larger than
+        // the input is an error, not an output of size 0.
         Padding::Valid => {
-            let span = input - effective + stride;
-            if span < 0 {
-                bail!("VALID padding needs input size {input} > effective window size {effective} - stride {stride}");
+            if input < effective {
+                bail!("VALID padding needs the input size {input} >= the effective window size {effective}");
             }
-            span / stride
+            (input - effective) / stride + 1
         }
         Padding::Explicit => {
             if w.pad_before < 0 || w.pad_after < 0 {
@@ -158,8 +158,10 @@ mod tests {
         let w = Window::new(3, 2);
         assert_eq!(output_dim(7, &w, Padding::Same).unwrap(), 4);
         assert_eq!(output_dim(7, &w, Padding::Valid).unwrap(), 3);
-        // (2 - 3 + 2) / 2 = 0 windows fit; (0 - 3 + 2) < 0 is an error.
-        assert_eq!(output_dim(2, &w, Padding::Valid).unwrap(), 0);
+        assert_eq!(output_dim(3, &w, Padding::Valid).unwrap(), 1);
+        // A window larger than the input: TensorFlow's shape function
+        // refuses it, even where (2 - 3 + 2) / 2 = 0 windows would fit.
+        assert!(output_dim(2, &w, Padding::Valid).is_err());
         assert!(output_dim(0, &w, Padding::Valid).is_err());
         let padded = Window {
             pad_before: 1,

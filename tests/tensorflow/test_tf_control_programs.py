@@ -1,0 +1,144 @@
+"""opgraph against TensorFlow on drawn programs with control flow
+(:mod:`tf_control_programs`): conds and while loops in TensorFlow 1's and
+TensorFlow 2's forms, built and run by TensorFlow.
+
+TensorFlow imports each frozen GraphDef and runs it; opgraph loads the
+same bytes (at ``x``'s full shape when the draw fixes its unknown batch, as
+``--input_shape`` does) and infers. The output's dtype must be
+TensorFlow's, every dim opgraph gives must be the one TensorFlow computed,
+opgraph must know every dim TensorFlow's static shape knows, and a value it
+folds must be TensorFlow's. A program TensorFlow runs must load."""
+
+from __future__ import annotations
+
+import sys
+from collections import Counter
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+# tests/ holds the shared helpers: pytest puts it on the path, a script run directly does not.
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from helpers import check_value, report_draws
+
+tf = pytest.importorskip("tensorflow", reason="TensorFlow is the peer these programs run on")
+
+from tf_control_programs import ControlProgram, draw_control_program  # noqa: E402
+from tf_op_cases import NP_TO_OPGRAPH, OUT, as_written, static_shape  # noqa: E402
+
+from opgraph.tensorflow import load_tensorflow  # noqa: E402
+
+#: opgraph's shape of unknown rank.
+UNKNOWN_RANK = (-2,)
+#: Drawn programs per test run; each takes about ten milliseconds.
+EXAMPLES = 300
+
+
+def run_tensorflow(program: ControlProgram) -> tuple[np.ndarray, tuple[int, ...] | None] | None:
+    """The output TensorFlow computes and its static shape, or None when
+    its kernels refuse the feeds (a TensorArray stacked empty with no
+    element shape)."""
+    graph = tf.Graph()
+    with graph.as_default():
+        tf.graph_util.import_graph_def(program.graph_def, name="")
+        out = graph.get_tensor_by_name(f"{OUT}:0")
+        static = static_shape(out)
+        with tf.compat.v1.Session(graph=graph, config=as_written()) as session:
+            try:
+                return np.asarray(session.run(out, program.feeds)), static
+            except tf.errors.OpError:
+                return None
+
+
+def judge(program: ControlProgram, workdir: Path, tally: Counter[str]) -> None:
+    tally["drawn"] += 1
+    ran = run_tensorflow(program)
+    if ran is None:
+        tally["refused by TensorFlow's kernels"] += 1
+        return
+    theirs, static = ran
+    tally["run by TensorFlow"] += 1
+    path = workdir / "program.pb"
+    path.write_bytes(program.graph_def.SerializeToString())
+    graph = load_tensorflow(path, input_shapes=program.input_shapes or None)
+    desc = graph.desc(graph.tensor(OUT, 0))
+    where = program.id
+    shape = tuple(desc.shape)
+    assert desc.dtype.name == NP_TO_OPGRAPH[theirs.dtype], f"{where}: {desc.dtype.name}, not {theirs.dtype}"
+    if shape == UNKNOWN_RANK:
+        # A TensorArray stacked with no element shape: TensorFlow's static
+        # shape has no rank either.
+        assert static is None, f"{where}: rank unknown; TensorFlow's static shape is {static}"
+        tally["rank unknown, as in TensorFlow"] += 1
+        tally["agree"] += 1
+        return
+    fits = len(shape) == theirs.ndim and all(o in (-1, t) for o, t in zip(shape, theirs.shape, strict=True))
+    assert fits, f"{where}: opgraph infers {shape}, TensorFlow computed {theirs.shape}"
+    if static is not None and not program.input_shapes:
+        unknown = [a for a, (o, s) in enumerate(zip(shape, static, strict=True)) if o == -1 and s != -1]
+        assert not unknown, f"{where}: opgraph infers {shape}; TensorFlow's static shape is {static}"
+    if static is not None and list(static) != list(shape):
+        tally["opgraph knows more dims"] += 1
+    if -1 not in shape:
+        tally["every dim known"] += 1
+    check_value(desc, theirs, where, tally, peer="TensorFlow", rtol=1e-5)
+    tally["agree"] += 1
+
+
+def test_a_cond_without_inputs_loads(tmp_path: Path) -> None:
+    # TensorFlow 2's If whose branches read no tensor (x's shape is static,
+    # so they compute from constants) has `Tin: list {}`, an empty list with
+    # no element type; the first draw of one failed to load.
+    tf.compat.v1.enable_control_flow_v2()
+    graph = tf.Graph()
+    with graph.as_default():
+        x = tf.compat.v1.placeholder(tf.float32, [2, 3], name="x")
+        filled = tf.compat.v1.cond(
+            tf.constant(True), lambda: tf.fill(tf.shape(x)[:1] + 1, 1.5), lambda: tf.zeros([3])
+        )
+        tf.multiply(filled, 1.0, name=OUT)
+    graph_def = graph.as_graph_def()
+    assert any(node.op.endswith("If") and not node.attr["Tin"].list.type for node in graph_def.node)
+    feeds = {"x:0": np.zeros((2, 3), np.float32)}
+    tally: Counter[str] = Counter()
+    judge(ControlProgram(graph_def, feeds, "TF2 cond without inputs"), tmp_path, tally)
+    assert tally["agree"] == 1, dict(tally)
+
+
+def _judge_drawn(group: str, data: st.DataObject, workdir: Path, tally: Counter[str]) -> None:
+    judge(draw_control_program(data), workdir, tally)
+
+
+@pytest.mark.timeout(300)
+def test_matches_tensorflow(tmp_path: Path) -> None:
+    tally: Counter[str] = Counter()
+
+    @settings(max_examples=EXAMPLES, database=None, suppress_health_check=[HealthCheck.too_slow])
+    @given(data=st.data())
+    def check(data: st.DataObject) -> None:
+        _judge_drawn("programs", data, tmp_path, tally)
+
+    check()
+    # Most programs must be ones TensorFlow runs and opgraph is judged on.
+    assert tally["run by TensorFlow"] >= tally["drawn"] * 3 // 4, dict(tally)
+
+
+def report(examples: int = 2000) -> None:
+    """The README's figures: how the drawn programs came out."""
+    columns = [
+        "drawn",
+        "run by TensorFlow",
+        "agree",
+        "every dim known",
+        "opgraph knows more dims",
+        "rank unknown, as in TensorFlow",
+        "refused by TensorFlow's kernels",
+    ]
+    report_draws(f"TensorFlow {tf.__version__}", ["programs"], _judge_drawn, columns, examples)
+
+
+if __name__ == "__main__":
+    report()

@@ -1,0 +1,184 @@
+"""One-op TensorFlow graphs built and run by TensorFlow itself: the ground
+truth for opgraph's TensorFlow plugins and the IR ops behind them.
+
+A :class:`TfCase` is one ``tf.raw_ops`` call. Its GraphDef is written once
+and read by both sides: TensorFlow imports it (running its C++ shape
+functions with every input's shape known) and runs it in a session;
+opgraph loads the same bytes and infers."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+
+import numpy as np
+import tensorflow as tf
+
+from opgraph import TensorDesc
+from opgraph.tensorflow import load_tensorflow
+
+#: The name of the op under test in every case's graph.
+OUT = "out"
+#: numpy dtype → opgraph DataType name.
+NP_TO_OPGRAPH = {
+    np.dtype(np.float32): "FLOAT",
+    np.dtype(np.float16): "FLOAT16",
+    np.dtype(np.float64): "DOUBLE",
+    np.dtype(np.int64): "INT64",
+    np.dtype(np.int32): "INT32",
+    np.dtype(np.int16): "INT16",
+    np.dtype(np.int8): "INT8",
+    np.dtype(np.uint8): "UINT8",
+    np.dtype(np.bool_): "BOOL",
+}
+
+Inputs = Mapping[str, "np.ndarray | list[np.ndarray]"]
+
+
+@dataclass
+class TfCase:
+    """``tf.raw_ops.<op>(**inputs, **attrs)``. Each input is a numpy array,
+    or a list of them for a list input (ConcatV2's ``values``); those named
+    in ``constants`` (``"values_1"`` for an element of a list) are Const
+    nodes, the rest Placeholders of their full static shape."""
+
+    op: str
+    inputs: Inputs
+    attrs: dict[str, Any] = field(default_factory=dict)
+    constants: frozenset[str] = frozenset()
+
+    @property
+    def id(self) -> str:
+        shapes = ",".join(
+            f"{name}={_shape_text(value)}" + ("*" if name in self.constants else "")
+            for name, value in self.arrays().items()
+        )
+        attrs = ",".join(f"{k}={v}" for k, v in sorted(self.attrs.items()))
+        return f"{self.op}({shapes};{attrs})"
+
+    def arrays(self) -> dict[str, np.ndarray]:
+        """Every input array by its node name (list elements as ``name_i``)."""
+        found: dict[str, np.ndarray] = {}
+        for name, value in self.inputs.items():
+            if isinstance(value, list):
+                found.update({f"{name}_{i}": a for i, a in enumerate(value)})
+            else:
+                found[name] = value
+        return found
+
+    def feeds(self) -> dict[str, np.ndarray]:
+        """The Placeholders' values, by tensor name."""
+        return {f"{name}:0": a for name, a in self.arrays().items() if name not in self.constants}
+
+    def graph_def(self) -> tf.compat.v1.GraphDef:
+        """The case as a GraphDef. The op is built on Placeholders of unknown
+        shape (so that building it runs no shape check: the import does),
+        or, where its shape function needs an input's rank (SpaceToBatchND's
+        block_shape), of their shapes; then each input gets its full shape
+        or becomes a Const."""
+        try:
+            graph = self._build(shaped=False)
+        except ValueError:
+            graph = self._build(shaped=True)
+        graph_def = graph.as_graph_def()
+        arrays = self.arrays()
+        for node in graph_def.node:
+            if node.op != "Placeholder":
+                continue
+            array = arrays[node.name]
+            if node.name in self.constants:
+                node.op = "Const"
+                node.attr.clear()
+                node.attr["dtype"].type = tf.as_dtype(array.dtype).as_datatype_enum
+                node.attr["value"].tensor.CopyFrom(tf.make_tensor_proto(array))
+            else:
+                node.attr["shape"].shape.CopyFrom(tf.TensorShape(array.shape).as_proto())
+        return graph_def
+
+    def _build(self, shaped: bool) -> tf.Graph:
+        graph = tf.Graph()
+        with graph.as_default():
+            args: dict[str, Any] = {}
+            for name, value in self.inputs.items():
+                if isinstance(value, list):
+                    args[name] = [_placeholder(f"{name}_{i}", a, shaped) for i, a in enumerate(value)]
+                else:
+                    args[name] = _placeholder(name, value, shaped)
+            getattr(tf.raw_ops, self.op)(**args, **self.attrs, name=OUT)
+        return graph
+
+
+def _placeholder(name: str, array: np.ndarray, shaped: bool) -> tf.Tensor:
+    return tf.compat.v1.placeholder(
+        tf.as_dtype(array.dtype), shape=array.shape if shaped else None, name=name
+    )
+
+
+def _shape_text(value: np.ndarray | list[np.ndarray]) -> str:
+    if isinstance(value, list):
+        return "[" + ",".join(_shape_text(a) for a in value) + "]"
+    return "x".join(map(str, value.shape)) or "()"
+
+
+def as_written() -> tf.compat.v1.ConfigProto:
+    """A session that runs each op's own kernel: no graph rewriting (grappler
+    turns an inference FusedBatchNormV3 into Mul and Add, whose node has no
+    output 1 left to fetch) and no constant folding."""
+    config = tf.compat.v1.ConfigProto()
+    config.graph_options.rewrite_options.disable_meta_optimizer = True
+    config.graph_options.optimizer_options.opt_level = tf.compat.v1.OptimizerOptions.L0
+    config.graph_options.optimizer_options.do_constant_folding = False
+    return config
+
+
+@dataclass
+class TfVerdict:
+    """What TensorFlow makes of a case: ``refused`` says where it refused
+    (``"import"``: a shape function, with every shape known; ``"run"``: a
+    kernel) and why; else ``static`` holds its shape functions' shape of
+    each output (None for an unknown rank, -1 for an unknown dim) and
+    ``outputs`` what the session computed."""
+
+    refused: str | None = None
+    reason: str = ""
+    static: list[tuple[int, ...] | None] = field(default_factory=list)
+    outputs: list[np.ndarray] = field(default_factory=list)
+
+
+def run_tensorflow(case: TfCase, graph_def: tf.compat.v1.GraphDef) -> TfVerdict:
+    graph = tf.Graph()
+    with graph.as_default():
+        try:
+            tf.graph_util.import_graph_def(graph_def, name="")
+        except (ValueError, tf.errors.OpError) as error:
+            return TfVerdict(refused="import", reason=str(error).splitlines()[0])
+        outputs = graph.get_operation_by_name(OUT).outputs
+        static = [static_shape(t) for t in outputs]
+        with tf.compat.v1.Session(graph=graph, config=as_written()) as session:
+            try:
+                values = session.run(outputs, feed_dict=case.feeds())
+            except (ValueError, tf.errors.OpError) as error:
+                return TfVerdict(refused="run", reason=str(error).splitlines()[0], static=static)
+    return TfVerdict(static=static, outputs=[np.asarray(v) for v in values])
+
+
+def static_shape(tensor: tf.Tensor) -> tuple[int, ...] | None:
+    """TensorFlow's static shape of ``tensor`` as opgraph writes shapes
+    (-1 an unknown dim), or None for an unknown rank."""
+    if tensor.shape.rank is None:
+        return None
+    return tuple(-1 if n is None else n for n in tensor.shape.as_list())
+
+
+def opgraph_descs(graph_def: tf.compat.v1.GraphDef, count: int, directory: Path) -> list[TensorDesc]:
+    """What opgraph infers for the op's ``count`` outputs, loading the
+    GraphDef from a ``.pb`` file as a user would."""
+    path = directory / "case.pb"
+    path.write_bytes(graph_def.SerializeToString())
+    graph = load_tensorflow(path)
+    return [graph.desc(graph.tensor(OUT, i)) for i in range(count)]
