@@ -6,6 +6,7 @@ value against a peer's computed value."""
 
 from __future__ import annotations
 
+import os
 import re
 import uuid
 from collections import Counter
@@ -15,6 +16,7 @@ from typing import Any, TypeAlias
 
 import numpy as np
 import numpy.typing as npt
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -270,3 +272,15 @@ def report_draws(
             totals.update(tally)
             print(f"| {group} | " + " | ".join(str(tally[c]) for c in columns) + " |")
     print("| all | " + " | ".join(f"{totals[c]:,}" for c in columns) + " |")
+
+
+def import_tensorflow(reason: str) -> Any:
+    """TensorFlow, or a skip of the calling test module, for ``reason``,
+    where it is not installed: then ``import tensorflow`` finds the
+    ``tests/tensorflow`` folder (``tests/`` is on the path) as a namespace
+    package, which is a skip too. Quiets TensorFlow's C++ logging first."""
+    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+    tf = pytest.importorskip("tensorflow", reason=reason)
+    if not hasattr(tf, "Graph"):
+        pytest.skip(f"TensorFlow is not installed: {reason}", allow_module_level=True)
+    return tf

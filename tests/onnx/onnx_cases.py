@@ -4,12 +4,12 @@ ONNX plugins and the IR ops behind them."""
 
 from __future__ import annotations
 
+import sys
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import helpers
 import numpy as np
 import onnx
 from onnx import helper, numpy_helper
@@ -17,6 +17,10 @@ from onnx.reference import ReferenceEvaluator
 
 from opgraph import Graph, TensorDesc
 from opgraph.onnx import OnnxReport, load_onnx_reported
+
+# tests/ holds the shared helpers: pytest puts it on the path, a script run directly does not.
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+import helpers
 
 #: opgraph's shape of unknown rank (GE's).
 UNKNOWN_RANK = (-2,)

@@ -141,7 +141,8 @@ def test_depthwise_conv_valid() -> None:
 @pytest.mark.parametrize(
     ("op", "padding", "expected_h"),
     [
-        # VALID 2/2: (1 - 2 + 2) // 2 = 0 .. (10 - 2 + 2) // 2 = 5.
+        # VALID 2/2: no window fits an input of 1 (refused, so 0 is the
+        # least) .. (10 - 2) // 2 + 1 = 5.
         ("MaxPool", "VALID", (0, 5)),
         # SAME: ceil(1 / 2) = 1 .. ceil(10 / 2) = 5.
         ("AvgPool", "SAME", (1, 5)),

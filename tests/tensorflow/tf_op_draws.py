@@ -26,10 +26,20 @@ _rng = np.random.default_rng(0)
 
 def draw_case(group: str, d: st.DataObject) -> TfCase:
     """A case of ``group``, its array data from a seed hypothesis draws too,
-    so that replaying or shrinking an example replays its data."""
+    so that replaying or shrinking an example replays its data. One
+    Placeholder in three declares a partly unknown shape: some dims, or
+    (for a scalar, or one in four) the rank."""
     global _rng
     _rng = np.random.default_rng(d.draw(st.integers(0, 2**32 - 1), label="data seed"))
-    return DRAWS[group](d)
+    case = DRAWS[group](d)
+    for name, array in case.arrays().items():
+        if name in case.constants or d.draw(st.integers(0, 2), label="declared partly") != 1:
+            continue
+        if array.ndim == 0 or d.draw(st.integers(0, 3), label="rank unknown") == 2:
+            case.unknown[name] = None
+        else:
+            case.unknown[name] = tuple(d.draw(st.sets(st.integers(0, array.ndim - 1), min_size=1)))
+    return case
 
 
 def _draw(name: str) -> Callable[[Draw], Draw]:
@@ -83,7 +93,9 @@ def distinct_axes(d: st.DataObject, rank: int, min_size: int = 0) -> list[int]:
 def maybe_constant(d: st.DataObject, *names: str) -> frozenset[str]:
     """``names`` are Consts (the shape-like inputs), and one draw in four
     every input is: then opgraph may fold the output and its value is judged."""
-    return frozenset(names) | ({"*"} if d.draw(st.integers(0, 3)) == 0 else set())
+    return frozenset(names) | (
+        {"*"} if d.draw(st.integers(0, 3), label="every input constant") == 2 else set()
+    )
 
 
 def _all_constant(case: TfCase) -> TfCase:
@@ -231,8 +243,9 @@ def _reshape(d: st.DataObject) -> TfCase:
         )
     )
     if op == "Reshape":
-        return TfCase(
-            op, {"tensor": x, "shape": i32(_factor_shape(d, x.size))}, constants=frozenset({"shape"})
+        shape_input = i32(_factor_shape(d, x.size))
+        return _all_constant(
+            TfCase(op, {"tensor": x, "shape": shape_input}, constants=maybe_constant(d, "shape"))
         )
     if op == "ExpandDims":
         return _all_constant(
@@ -262,7 +275,9 @@ def _reshape(d: st.DataObject) -> TfCase:
             TfCase(op, {"input": x, "shape": i32(target)}, constants=maybe_constant(d, "shape"))
         )
     if op == "Fill":
-        return TfCase(op, {"dims": i32(shape), "value": f32(())}, constants=maybe_constant(d, "dims"))
+        return _all_constant(
+            TfCase(op, {"dims": i32(shape), "value": f32(())}, constants=maybe_constant(d, "dims"))
+        )
     out = d.draw(st.sampled_from([np.int32, np.int64]))
     return _all_constant(TfCase("Shape", {"input": x}, {"out_type": out}, maybe_constant(d)))
 
@@ -319,7 +334,7 @@ def _slice(d: st.DataObject) -> TfCase:
     rank = rank_of(d, 1)
     shape = dims(d, rank, 1, 6)
     x = f32(shape)
-    if d.draw(st.integers(0, 3)) == 0:
+    if d.draw(st.integers(0, 3), label="Slice") == 2:
         begin = [d.draw(st.integers(0, n)) for n in shape]
         size = [d.draw(st.integers(-1, n - b)) for n, b in zip(shape, begin, strict=True)]
         if rarely(d):

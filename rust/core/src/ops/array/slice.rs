@@ -71,8 +71,9 @@ fn infer_slice(ctx: &mut OpContext<'_>) -> Result<(), OpError> {
     let (begin, size) = (int_value(ctx, 1), int_value(ctx, 2));
     let out = match (input.rank(), &begin, &size) {
         (Some(_), Some(b), Some(s)) => Shape::from_dims(slice_dims(input.dims(), b, s)?),
-        // Sizes alone give every dim but the -1s.
-        (_, None, Some(s)) if s.iter().all(|&v| v >= -1) => Shape::from_dims(
+        // Sizes alone give every dim but the -1s (where the input's rank
+        // or the offsets are unknown).
+        (None, _, Some(s)) | (_, None, Some(s)) if s.iter().all(|&v| v >= -1) => Shape::from_dims(
             s.iter()
                 .map(|&v| if v < 0 { UNKNOWN_DIM } else { v })
                 .collect::<Vec<_>>(),

@@ -1,7 +1,11 @@
-//! Identity: passes its input through, value included.
+//! Identity: passes its input through, value included; EnsureShape does
+//! too, and asserts a shape.
 
 use crate::infer::OpContext;
 use crate::op::{op_fn, FollowType, OpError, OpSchema, ParamType, PortDef};
+use crate::ops::nn::dims::merge_shapes;
+use crate::ops::ranges;
+use crate::types::{AttrType, Shape, UNKNOWN_RANK};
 
 pub(super) fn schemas() -> Vec<OpSchema> {
     let identity = OpSchema::new("Identity")
@@ -12,7 +16,43 @@ pub(super) fn schemas() -> Vec<OpSchema> {
                 .reuses_input("x"),
         )
         .fold(op_fn(fold_identity));
-    vec![identity]
+    // TensorFlow's EnsureShape: `shape` has -1 for a dim it leaves open, or
+    // is [-2] for no assertion at all.
+    let ensure_shape = OpSchema::new("EnsureShape")
+        .input(PortDef::new("x", ParamType::Required))
+        .output(
+            PortDef::new("y", ParamType::Required)
+                .follow("x", FollowType::All)
+                .reuses_input("x"),
+        )
+        .attr("shape", AttrType::ListInt, None)
+        .infer_shape(op_fn(infer_ensure_shape))
+        .fold(op_fn(fold_identity));
+    vec![identity, ensure_shape]
+}
+
+/// x's shape merged with the asserted one: a dim x leaves unknown takes the
+/// asserted size, and a known dim that differs is an error.
+fn infer_ensure_shape(ctx: &mut OpContext<'_>) -> Result<(), OpError> {
+    let asserted = ctx.attr_ints("shape")?;
+    if asserted == [UNKNOWN_RANK] {
+        return Ok(()); // x's shape and range follow
+    }
+    if let Some(bad) = asserted.iter().find(|&&d| d < -1) {
+        crate::bail!("shape has dim {bad}; dims must be >= 0, or -1 for unknown");
+    }
+    let asserted = Shape::from_dims(asserted);
+    let x = ctx.input_shape(0)?;
+    let merged = merge_shapes(
+        x,
+        &asserted,
+        "x does not have the shape EnsureShape asserts",
+    )?;
+    ctx.set_output_shape(0, merged)?;
+    match ranges::of_input(ctx, 0) {
+        Some(range) => ranges::set(ctx, 0, range),
+        None => Ok(()),
+    }
 }
 
 /// Identity passes a known value (or partial shape value and value range)

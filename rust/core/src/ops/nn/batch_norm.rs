@@ -2,7 +2,7 @@
 //! (y plus the per-channel batch statistics and reserve spaces) and GE's
 //! BNInference (Caffe BatchNorm in inference mode).
 
-use super::dims::check_vector;
+use super::dims::{check_vector, merge_dim};
 use super::window::layout;
 use crate::bail;
 use crate::infer::OpContext;
@@ -94,10 +94,12 @@ fn infer_fused(ctx: &mut OpContext<'_>, v3: bool) -> Result<(), OpError> {
         }
     };
     let layout = layout(format, rank)?;
-    let channels = if x.is_unknown_rank() {
-        UNKNOWN_DIM
+    // As TensorFlow's shape function: an input of unknown rank has the
+    // rank the op takes, and its channels are the vectors' length.
+    let mut dims = if x.is_unknown_rank() {
+        vec![UNKNOWN_DIM; rank]
     } else {
-        x.dims()[layout.c]
+        x.dims().to_vec()
     };
     let training = ctx.attr_bool("is_training")?;
     for (i, name) in [(1, "scale"), (2, "offset"), (3, "mean"), (4, "variance")] {
@@ -106,9 +108,13 @@ fn infer_fused(ctx: &mut OpContext<'_>, v3: bool) -> Result<(), OpError> {
         if training && i >= 3 && shape.dims() == [0] {
             continue;
         }
-        check_vector(shape, channels, name)?;
+        check_vector(shape, dims[layout.c], name)?;
+        if let [length] = shape.dims() {
+            dims[layout.c] = merge_dim(dims[layout.c], *length, name)?;
+        }
     }
-    ctx.set_output_shape(0, x)?;
+    let channels = dims[layout.c];
+    ctx.set_output_shape(0, Shape::from_dims(dims))?;
     ctx.set_output_format(0, layout.format)?;
     for i in 1..5 {
         ctx.set_output_shape(i, Shape::from_dims([channels]))?;

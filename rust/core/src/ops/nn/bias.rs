@@ -7,6 +7,7 @@ use crate::bail;
 use crate::infer::OpContext;
 use crate::op::{op_fn, FollowType, OpError, OpSchema, ParamType, PortDef};
 use crate::ops::common::normalize_axis;
+use crate::ops::ranges;
 use crate::types::{AttrType, AttrValue, DataType, Shape};
 
 const BIAS_ADD_TYPES: &[DataType] = &[
@@ -43,7 +44,8 @@ pub(super) fn schemas() -> Vec<OpSchema> {
             AttrType::Str,
             Some(AttrValue::Str("NHWC".into())),
         )
-        .verify(op_fn(verify_bias_add));
+        .verify(op_fn(verify_bias_add))
+        .infer_shape(op_fn(infer_bias_add));
     let bias = follows_x("Bias", FLOATS, "bias")
         .attr("axis", AttrType::Int, Some(AttrValue::Int(1)))
         .attr("num_axes", AttrType::Int, Some(AttrValue::Int(1)))
@@ -75,11 +77,40 @@ pub(super) fn schemas() -> Vec<OpSchema> {
 
 /// The bias length must equal the channel dim: the last for NHWC / NDHWC,
 /// dim 1 for NCHW / NCDHW (which need rank >= 3, as TensorFlow requires).
+fn verify_bias_add(ctx: &mut OpContext<'_>) -> Result<(), OpError> {
+    let bias = ctx.input_shape(1)?;
+    match channel_axis(ctx)? {
+        Some(c) => check_vector(bias, ctx.input_shape(0)?.dims()[c], "bias"),
+        None => check_vector(bias, -1, "bias"),
+    }
+}
+
+/// x's shape, with an unknown channel dim taken from the bias length (as
+/// TensorFlow's shape function merges them).
+fn infer_bias_add(ctx: &mut OpContext<'_>) -> Result<(), OpError> {
+    let x = ctx.input_shape(0)?;
+    let (Some(c), [length]) = (channel_axis(ctx)?, ctx.input_shape(1)?.dims()) else {
+        return Ok(()); // x's shape and range follow
+    };
+    let mut dims = x.dims().to_vec();
+    dims[c] = merge_dim(
+        dims[c],
+        *length,
+        "the bias length differs from x's channel dim",
+    )?;
+    ctx.set_output_shape(0, Shape::from_dims(dims))?;
+    match ranges::of_input(ctx, 0) {
+        Some(range) => ranges::set(ctx, 0, range),
+        None => Ok(()),
+    }
+}
+
+/// BiasAdd's channel axis in x, by `data_format`; None for an unknown rank.
 #[allow(
     clippy::arithmetic_side_effects,
     reason = "index arithmetic on ranks and positions already checked against the rank above"
 )]
-fn verify_bias_add(ctx: &mut OpContext<'_>) -> Result<(), OpError> {
+fn channel_axis(ctx: &OpContext<'_>) -> Result<Option<usize>, OpError> {
     let format = ctx.attr_str("data_format")?;
     let channels_last = match format {
         "NHWC" | "NDHWC" => true,
@@ -87,16 +118,14 @@ fn verify_bias_add(ctx: &mut OpContext<'_>) -> Result<(), OpError> {
         other => bail!("data_format is '{other}', expected NHWC, NCHW, NDHWC or NCDHW"),
     };
     let x = ctx.input_shape(0)?;
-    let bias = ctx.input_shape(1)?;
     let Some(rank) = x.rank() else {
-        return check_vector(bias, -1, "bias");
+        return Ok(None);
     };
     let min_rank = if channels_last { 2 } else { 3 };
     if rank < min_rank {
         bail!("x must have rank >= {min_rank} for data_format {format}, got shape {x}");
     }
-    let c = if channels_last { rank - 1 } else { 1 };
-    check_vector(bias, x.dims()[c], "bias")
+    Ok(Some(if channels_last { rank - 1 } else { 1 }))
 }
 
 /// Caffe's rule for a parameter blob applied to `x` from `axis`: its dims

@@ -250,8 +250,11 @@ fn infer_backprop_input(ctx: &mut OpContext<'_>) -> Result<(), OpError> {
     ctx.set_output_format(0, g.format)
 }
 
-/// The forward convolution of `size` must produce `dy` (TensorFlow checks
-/// the same), and the channels must agree with the filter.
+/// The forward convolution of `size` must produce `dy` (TensorFlow's kernel
+/// checks the same; its shape function checks nothing), and the channels
+/// must agree with the filter. A window larger than `size` is refused, as
+/// the forward convolution's shape function refuses it, where the kernel
+/// would accept an empty `dy`.
 fn check_forward(
     size: &[i64; 4],
     dy: &[i64; 4],

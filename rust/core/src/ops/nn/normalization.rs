@@ -43,7 +43,8 @@ pub(super) fn schemas() -> Vec<OpSchema> {
             AttrType::Str,
             Some(AttrValue::Str("ACROSS_CHANNELS".into())),
         )
-        .verify(op_fn(verify_lrn));
+        .verify(op_fn(verify_lrn))
+        .infer_shape(op_fn(infer_lrn));
     vec![layer_norm, lrn]
 }
 
@@ -120,6 +121,14 @@ fn verify_lrn(ctx: &mut OpContext<'_>) -> Result<(), OpError> {
         }
     }
     Ok(())
+}
+
+/// x's shape; an x of unknown rank has the 4 dims LRN takes.
+fn infer_lrn(ctx: &mut OpContext<'_>) -> Result<(), OpError> {
+    if ctx.input_shape(0)?.is_unknown_rank() {
+        ctx.set_output_shape(0, Shape::unknown_dims(4))?;
+    }
+    Ok(()) // otherwise x's shape and range follow
 }
 
 #[cfg(test)]

@@ -73,9 +73,11 @@ impl Window {
     }
 }
 
-/// TensorFlow's output size along one axis; -1 when the input or kernel
-/// size is unknown. SAME ignores the kernel (`ceil(in / stride)`), VALID is
-/// `ceil((in - effective + 1) / stride)`, EXPLICIT adds the pads first.
+/// TensorFlow's output size along one axis, by its shape functions; -1
+/// when the input or kernel size is unknown. SAME ignores the kernel
+/// (`ceil(in / stride)`), VALID is `(in - effective) / stride + 1` and an
+/// error when the window is larger than the input, EXPLICIT adds the pads
+/// first.
 #[allow(
     clippy::arithmetic_side_effects,
     reason = "int64 values widened to i128 cannot overflow; divisors were checked >= 1 above"

@@ -13,12 +13,10 @@ pub(super) fn plugins() -> Vec<ParserPlugin> {
         renamed("Identity", &["PlaceholderWithDefault"]),
         // Conversion moves `value` onto the output descriptor.
         plugin("Const", &["Const"], auto_mapping),
-        // Run-time checks and copies pass their input through. EnsureShape
-        // loses the shape it asserts (no IR op for it).
-        renamed(
-            "Identity",
-            &["Identity", "Snapshot", "CheckNumerics", "EnsureShape"],
-        ),
+        // Run-time checks and copies pass their input through.
+        renamed("Identity", &["Identity", "Snapshot", "CheckNumerics"]),
+        // EnsureShape passes its input through too, with the shape it asserts.
+        renamed("EnsureShape", &["EnsureShape"]),
     ];
     all.extend(same_names(&["StopGradient", "PreventGradient"]));
     const IDENTITY_N: &[Sized] = &[(PortKind::Input, "x", "T"), (PortKind::Output, "y", "T")];
