@@ -58,6 +58,7 @@ const VIEWS: &[&str] = &[
     "StopGradient",
     "PreventGradient",
     "Snapshot",
+    "EnsureShape",
     // ONNX's Dropout with its inputs or mask kept: x passes through.
     "OnnxDropout",
 ];

@@ -208,6 +208,7 @@ fn rule_table() -> FxHashMap<&'static str, Rule> {
                 "StopGradient",
                 "PreventGradient",
                 "Snapshot",
+                "EnsureShape",
             ],
             Rule::PassThrough,
         ),

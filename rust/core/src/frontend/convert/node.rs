@@ -295,7 +295,7 @@ impl<'f> GraphBuilder<'_, 'f> {
         loop {
             let node = self.graph.node(edge.node);
             match node.op_type.as_str() {
-                "Identity" => match node.inputs.first() {
+                "Identity" | "EnsureShape" => match node.inputs.first() {
                     Some(Some(input)) => edge = *input,
                     _ => return,
                 },

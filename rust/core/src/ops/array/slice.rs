@@ -71,13 +71,10 @@ fn infer_slice(ctx: &mut OpContext<'_>) -> Result<(), OpError> {
     let (begin, size) = (int_value(ctx, 1), int_value(ctx, 2));
     let out = match (input.rank(), &begin, &size) {
         (Some(_), Some(b), Some(s)) => Shape::from_dims(slice_dims(input.dims(), b, s)?),
-        // Sizes alone give every dim but the -1s (where the input's rank
-        // or the offsets are unknown).
-        (None, _, Some(s)) | (_, None, Some(s)) if s.iter().all(|&v| v >= -1) => Shape::from_dims(
-            s.iter()
-                .map(|&v| if v < 0 { UNKNOWN_DIM } else { v })
-                .collect::<Vec<_>>(),
-        ),
+        (None, _, Some(s)) => sizes_alone(begin.as_deref(), s)?,
+        // Sizes alone give every dim but the -1s (where the offsets are
+        // unknown).
+        (_, None, Some(s)) if s.iter().all(|&v| v >= -1) => sizes_alone(None, s)?,
         (Some(rank), _, _) => Shape::unknown_dims(rank),
         (None, _, _) => match ctx.input_shape(2)?.dims() {
             [len] if *len >= 0 && *len as usize <= MAX_RANK => Shape::unknown_dims(*len as usize),
@@ -89,6 +86,32 @@ fn infer_slice(ctx: &mut OpContext<'_>) -> Result<(), OpError> {
         let r = ranges::of_input(ctx, 0)?;
         Some(range_rules::slice(&r, begin.as_deref(), size.as_deref()))
     })
+}
+
+/// The output when only the sizes (and maybe the offsets) are known, as
+/// TensorFlow's shape function gives it: each size, -1 unknown; the
+/// offsets, when known, must be as many and not negative.
+fn sizes_alone(begin: Option<&[i64]>, size: &[i64]) -> Result<Shape, OpError> {
+    if let Some(bad) = size.iter().find(|&&v| v < -1) {
+        bail!("size has entry {bad}; sizes must be >= -1 (-1: to the end)");
+    }
+    if let Some(begin) = begin {
+        if begin.len() != size.len() {
+            bail!(
+                "offsets has {} entries and size {}; they must match",
+                begin.len(),
+                size.len()
+            );
+        }
+        if let Some(bad) = begin.iter().find(|&&v| v < 0) {
+            bail!("offsets has entry {bad}; offsets must be >= 0");
+        }
+    }
+    let dims: Vec<i64> = size
+        .iter()
+        .map(|&v| if v < 0 { UNKNOWN_DIM } else { v })
+        .collect();
+    Shape::new(dims).map_err(|e| OpError::new(format!("size: {e}")))
 }
 
 #[allow(

@@ -41,7 +41,7 @@ fn infer_ensure_shape(ctx: &mut OpContext<'_>) -> Result<(), OpError> {
     if let Some(bad) = asserted.iter().find(|&&d| d < -1) {
         crate::bail!("shape has dim {bad}; dims must be >= 0, or -1 for unknown");
     }
-    let asserted = Shape::from_dims(asserted);
+    let asserted = Shape::new(asserted).map_err(|e| OpError::new(format!("shape: {e}")))?;
     let x = ctx.input_shape(0)?;
     let merged = merge_shapes(
         x,
@@ -50,8 +50,8 @@ fn infer_ensure_shape(ctx: &mut OpContext<'_>) -> Result<(), OpError> {
     )?;
     ctx.set_output_shape(0, merged)?;
     match ranges::of_input(ctx, 0) {
-        Some(range) => ranges::set(ctx, 0, range),
-        None => Ok(()),
+        Some(range) if ranges::wanted(ctx, 0) => ranges::set(ctx, 0, range),
+        _ => Ok(()),
     }
 }
 

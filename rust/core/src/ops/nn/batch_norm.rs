@@ -109,7 +109,9 @@ fn infer_fused(ctx: &mut OpContext<'_>, v3: bool) -> Result<(), OpError> {
             continue;
         }
         check_vector(shape, dims[layout.c], name)?;
-        if let [length] = shape.dims() {
+        // In training TensorFlow's shape function sizes the channels from
+        // scale and offset only.
+        if let ([length], false) = (shape.dims(), training && i >= 3) {
             dims[layout.c] = merge_dim(dims[layout.c], *length, name)?;
         }
     }

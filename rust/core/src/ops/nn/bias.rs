@@ -100,8 +100,8 @@ fn infer_bias_add(ctx: &mut OpContext<'_>) -> Result<(), OpError> {
     )?;
     ctx.set_output_shape(0, Shape::from_dims(dims))?;
     match ranges::of_input(ctx, 0) {
-        Some(range) => ranges::set(ctx, 0, range),
-        None => Ok(()),
+        Some(range) if ranges::wanted(ctx, 0) => ranges::set(ctx, 0, range),
+        _ => Ok(()),
     }
 }
 
