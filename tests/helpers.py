@@ -37,6 +37,23 @@ TensorDesc, a Const holding an array, None (absent optional), or a list
 (a dynamic input)."""
 
 
+#: numpy dtype → opgraph DataType name.
+NP_TO_OPGRAPH = {
+    np.dtype(np.float32): "FLOAT",
+    np.dtype(np.float16): "FLOAT16",
+    np.dtype(np.float64): "DOUBLE",
+    np.dtype(np.int64): "INT64",
+    np.dtype(np.int32): "INT32",
+    np.dtype(np.int16): "INT16",
+    np.dtype(np.int8): "INT8",
+    np.dtype(np.uint8): "UINT8",
+    np.dtype(np.uint16): "UINT16",
+    np.dtype(np.uint32): "UINT32",
+    np.dtype(np.uint64): "UINT64",
+    np.dtype(np.bool_): "BOOL",
+}
+
+
 def unique_name(prefix: str = "Op") -> str:
     """An op type / node name no other test uses (the registry is global)."""
     return f"{prefix}_{uuid.uuid4().hex[:12]}"

@@ -24,21 +24,8 @@ import helpers
 
 #: opgraph's shape of unknown rank (GE's).
 UNKNOWN_RANK = (-2,)
-#: numpy dtype → opgraph DataType name.
-NP_TO_OPGRAPH = {
-    np.dtype(np.float32): "FLOAT",
-    np.dtype(np.float16): "FLOAT16",
-    np.dtype(np.float64): "DOUBLE",
-    np.dtype(np.int64): "INT64",
-    np.dtype(np.int32): "INT32",
-    np.dtype(np.int16): "INT16",
-    np.dtype(np.int8): "INT8",
-    np.dtype(np.uint8): "UINT8",
-    np.dtype(np.uint16): "UINT16",
-    np.dtype(np.uint32): "UINT32",
-    np.dtype(np.uint64): "UINT64",
-    np.dtype(np.bool_): "BOOL",
-}
+#: numpy dtype → opgraph DataType name (shared with the TensorFlow judges).
+NP_TO_OPGRAPH = helpers.NP_TO_OPGRAPH
 
 
 @dataclass

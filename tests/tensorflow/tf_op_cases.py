@@ -16,6 +16,7 @@ from typing import Any
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
 
+import helpers
 import numpy as np
 import tensorflow as tf
 
@@ -25,17 +26,7 @@ from opgraph.tensorflow import load_tensorflow
 #: The name of the op under test in every case's graph.
 OUT = "out"
 #: numpy dtype → opgraph DataType name.
-NP_TO_OPGRAPH = {
-    np.dtype(np.float32): "FLOAT",
-    np.dtype(np.float16): "FLOAT16",
-    np.dtype(np.float64): "DOUBLE",
-    np.dtype(np.int64): "INT64",
-    np.dtype(np.int32): "INT32",
-    np.dtype(np.int16): "INT16",
-    np.dtype(np.int8): "INT8",
-    np.dtype(np.uint8): "UINT8",
-    np.dtype(np.bool_): "BOOL",
-}
+NP_TO_OPGRAPH = helpers.NP_TO_OPGRAPH
 
 Inputs = Mapping[str, "np.ndarray | list[np.ndarray]"]
 
