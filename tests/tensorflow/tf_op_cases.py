@@ -162,16 +162,36 @@ class TfVerdict:
     outputs: list[np.ndarray] = field(default_factory=list)
 
 
-def kernel_dies(case: TfCase) -> bool:
-    """Whether TensorFlow's CPU kernel would kill the process on the case:
-    MaxPool and MaxPool3D with a VALID window larger than the input die of
-    a division by zero (SIGFPE). Its shape functions refuse such a window,
-    but they see it only where the input's shape is declared."""
-    x = case.inputs.get("input")
-    if case.op not in ("MaxPool", "MaxPool3D") or case.attrs.get("padding") != "VALID" or x is None:
+#: Ops with a window, NHWC / NDHWC (the draws' data formats).
+POOLS = ("MaxPool", "AvgPool", "MaxPool3D", "AvgPool3D", "MaxPoolV2")
+CONVOLUTIONS = ("Conv2D", "DepthwiseConv2dNative", "Conv3D")
+
+
+def window_overruns_input(case: TfCase) -> bool:
+    """Whether the case's window is larger than its (padded) input, which
+    TensorFlow's shape functions refuse but see only where the input's
+    shape is declared. Its CPU kernels then have no defined answer, and
+    measured on a 1x1x1x1 input with a 2x2 VALID window they disagree:
+    MaxPool and MaxPool3D kill the process (SIGFPE), AvgPool, MaxPoolV2 and
+    AvgPool3D return an empty tensor, Conv2D a 1x1 one, and
+    DepthwiseConv2dNative returns the input's channels, not the filter's."""
+    x = case.inputs.get("input", case.inputs.get("value"))
+    padding = case.attrs.get("padding")
+    if not isinstance(x, np.ndarray) or padding not in ("VALID", "EXPLICIT"):
         return False
-    window = case.attrs["ksize"]
-    return isinstance(x, np.ndarray) and any(n < k for n, k in zip(x.shape, window, strict=True))
+    spatial = x.shape[1:-1]
+    if case.op in POOLS:
+        ksize = case.inputs["ksize"] if case.op == "MaxPoolV2" else case.attrs["ksize"]
+        windows = [int(k) for k in np.asarray(ksize)[1:-1]]
+    elif case.op in CONVOLUTIONS:
+        kernel = np.asarray(case.inputs["filter"]).shape[: len(spatial)]
+        dilations = case.attrs.get("dilations", [1] * (len(spatial) + 2))[1:-1]
+        windows = [(k - 1) * d + 1 for k, d in zip(kernel, dilations, strict=True)]
+    else:
+        return False
+    pads = case.attrs.get("explicit_paddings", [0] * (2 * len(spatial) + 4))[2:-2]
+    padded = [n + pads[2 * i] + pads[2 * i + 1] for i, n in enumerate(spatial)]
+    return any(n < w for n, w in zip(padded, windows, strict=True))
 
 
 def run_tensorflow(case: TfCase, graph_def: tf.compat.v1.GraphDef) -> TfVerdict:
@@ -183,8 +203,9 @@ def run_tensorflow(case: TfCase, graph_def: tf.compat.v1.GraphDef) -> TfVerdict:
             return TfVerdict(refused="import", reason=str(error).splitlines()[0])
         outputs = graph.get_operation_by_name(OUT).outputs
         static = [static_shape(t) for t in outputs]
-        if kernel_dies(case):
-            return TfVerdict(refused="run", reason="its CPU kernel would die (SIGFPE)", static=static)
+        if window_overruns_input(case):
+            reason = "a window larger than the input, which its CPU kernels do not answer"
+            return TfVerdict(refused="run", reason=reason, static=static)
         with tf.compat.v1.Session(graph=graph, config=as_written()) as session:
             try:
                 values = session.run(outputs, feed_dict=case.feeds())
