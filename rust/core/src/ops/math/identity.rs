@@ -4,7 +4,7 @@
 use crate::infer::OpContext;
 use crate::op::{op_fn, FollowType, OpError, OpSchema, ParamType, PortDef};
 use crate::ops::nn::dims::merge_shapes;
-use crate::ops::ranges;
+use crate::ops::nn::range_rules;
 use crate::types::{AttrType, Shape, UNKNOWN_RANK};
 
 pub(super) fn schemas() -> Vec<OpSchema> {
@@ -49,10 +49,7 @@ fn infer_ensure_shape(ctx: &mut OpContext<'_>) -> Result<(), OpError> {
         "x does not have the shape EnsureShape asserts",
     )?;
     ctx.set_output_shape(0, merged)?;
-    match ranges::of_input(ctx, 0) {
-        Some(range) if ranges::wanted(ctx, 0) => ranges::set(ctx, 0, range),
-        _ => Ok(()),
-    }
+    range_rules::copy(ctx, 0, 0)
 }
 
 /// Identity passes a known value (or partial shape value and value range)

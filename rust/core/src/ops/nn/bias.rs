@@ -7,7 +7,6 @@ use crate::bail;
 use crate::infer::OpContext;
 use crate::op::{op_fn, FollowType, OpError, OpSchema, ParamType, PortDef};
 use crate::ops::common::normalize_axis;
-use crate::ops::ranges;
 use crate::types::{AttrType, AttrValue, DataType, Shape};
 
 const BIAS_ADD_TYPES: &[DataType] = &[
@@ -99,10 +98,7 @@ fn infer_bias_add(ctx: &mut OpContext<'_>) -> Result<(), OpError> {
         "the bias length differs from x's channel dim",
     )?;
     ctx.set_output_shape(0, Shape::from_dims(dims))?;
-    match ranges::of_input(ctx, 0) {
-        Some(range) if ranges::wanted(ctx, 0) => ranges::set(ctx, 0, range),
-        _ => Ok(()),
-    }
+    super::range_rules::copy(ctx, 0, 0)
 }
 
 /// BiasAdd's channel axis in x, by `data_format`; None for an unknown rank.

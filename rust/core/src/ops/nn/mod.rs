@@ -29,7 +29,7 @@ mod nms;
 mod normalization;
 mod pooling;
 mod pooling_v2;
-mod range_rules;
+pub(crate) mod range_rules;
 mod resize;
 mod roi_align;
 #[cfg(test)]

@@ -257,7 +257,7 @@ pub(super) fn prefix_then(
 }
 
 /// Output `o` has input `i`'s shape (FusedBatchNorm's y).
-pub(super) fn copy(ctx: &mut OpContext<'_>, o: usize, i: usize) -> Result<(), OpError> {
+pub(crate) fn copy(ctx: &mut OpContext<'_>, o: usize, i: usize) -> Result<(), OpError> {
     prefix_then(ctx, o, i, usize::MAX, &[])
 }
 
