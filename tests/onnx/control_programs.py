@@ -15,13 +15,20 @@ A drawn program P on the input ``x`` becomes the body of
   or the constant true) or, in the while form, as a condition the body
   computes; the body may carry a counter.
 
+- a ``Scan`` over copies of ``x`` stacked along a drawn axis (a static or
+  symbolic count), each slice running P; its values are scanned out along
+  drawn axes, in drawn directions, and it may carry a counter it also
+  scans out.
+
 The body reads ``x`` from the enclosing graph; P's constants are Constant
 nodes inside the body, or initializers of the body or of the main graph
-(outer-scope references). onnxruntime is the judge, as for the programs."""
+(outer-scope references). The node may itself sit in a ``Loop`` body that
+scans its outputs out, or in both branches of an ``If``, and then reads
+its inputs two scopes up. onnxruntime is the judge, as for the programs."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import onnx
@@ -35,7 +42,7 @@ class ControlProgram:
     """A model with one If or Loop whose body runs a program, and the feeds
     onnxruntime runs it on."""
 
-    kind: str  # "If" or "Loop"
+    kind: str  # "If", "Loop" or "Scan"
     program: Program
     model: onnx.ModelProto
     feeds: dict[str, np.ndarray]
@@ -44,12 +51,40 @@ class ControlProgram:
     #: How the condition or trip count is given.
     control: str
     #: Whether opgraph can settle every dim: a static input, and a constant
-    #: condition or a constant count that every iteration runs to.
+    #: condition or a constant count that every iteration runs to (a fed
+    #: condition of an enclosing If, whose branches agree, leaves none open).
     settled: bool
+    #: Whether, as well, every integer and boolean value the program
+    #: computes from shapes alone is folded (an If whose branch is known).
+    folds: bool = False
+    #: "nothing", or the If or Loop the node sits in.
+    enclosed_in: str = "nothing"
 
     @property
     def id(self) -> str:
         return f"{self.kind} ({self.control}; c = {self.feeds.get('c', 'constant')}) over {self.program.id}"
+
+    @property
+    def leading(self) -> int:
+        """Dims an enclosing Loop puts before the node's own outputs."""
+        return 1 if self.enclosed_in == "Loop" else 0
+
+
+@dataclass
+class Built:
+    """One control-flow node and what the enclosing graph gives it."""
+
+    node: onnx.NodeProto
+    outputs: list[str]
+    control: str
+    #: Every dim of its outputs follows from static facts.
+    settled: bool
+    #: So does every integer and boolean value computed from shapes alone
+    #: (the branch that runs is known).
+    folds: bool = False
+    inputs: list[onnx.ValueInfoProto] = field(default_factory=list)
+    feeds: dict[str, np.ndarray] = field(default_factory=dict)
+    initializers: list[onnx.TensorProto] = field(default_factory=list)
 
 
 def _body(p: Program, name: str, inputs: list[onnx.ValueInfoProto], outputs: list[str]) -> onnx.GraphProto:
@@ -81,98 +116,253 @@ def draw_control_program(d: st.DataObject) -> ControlProgram:
         p.dims = list(p.x.shape)  # the same values; opgraph may then settle everything
     outer_initializers = not p.constant_nodes and d.draw(st.booleans(), label="initializers outside")
     count = d.draw(st.integers(1, 3), label="outputs")
-    kind = d.draw(st.sampled_from(["If", "Loop"]), label="kind")
+    kind = d.draw(st.sampled_from(["If", "Loop", "Scan"]), label="kind")
     constant_control = d.draw(st.booleans(), label="constant control")
-    declared_x = helper.make_tensor_value_info("x", TensorProto.FLOAT, p.dims)
-    feeds: dict[str, np.ndarray] = {"x": p.x}
-    initializers: list[onnx.TensorProto] = []
-    graph_inputs = [declared_x]
-    settled = False
     if kind == "If":
-        then_out = _chosen(d, p, count)
-        else_out = _same_dtypes(d, p, then_out)
-        then_branch = _renamed(_body(p, "then", [], then_out), "t_")
-        else_branch = _renamed(_body(p, "else", [], else_out), "e_")
-        cond = d.draw(st.booleans(), label="condition")
-        if constant_control:
-            initializers.append(onnx.numpy_helper.from_array(np.asarray(cond), "c"))
-        else:
-            graph_inputs.append(helper.make_tensor_value_info("c", TensorProto.BOOL, []))
-            feeds["c"] = np.asarray(cond)
-        outputs = [f"out{i}" for i in range(count)]
-        node = helper.make_node("If", ["c"], outputs, then_branch=then_branch, else_branch=else_branch)
-        control = f"condition {'constant' if constant_control else 'fed'} {cond}"
-        settled = constant_control
+        built = _if(d, p, count, constant_control)
+    elif kind == "Loop":
+        built = _loop(d, p, count, constant_control)
     else:
-        scanned = _chosen(d, p, count)
-        # (No zero: a loop that never runs leaves its scan outputs' other
-        # dims to the implementation.)
-        trips = d.draw(st.integers(1, 3), label="trip count")
-        if constant_control:
-            initializers.append(onnx.numpy_helper.from_array(np.asarray(trips, np.int64), "c"))
-        else:
-            graph_inputs.append(helper.make_tensor_value_info("c", TensorProto.INT64, []))
-            feeds["c"] = np.asarray(trips, np.int64)
-        carry = d.draw(st.booleans(), label="carry a counter")
-        body_inputs = [
-            helper.make_tensor_value_info("i", TensorProto.INT64, []),
-            helper.make_tensor_value_info("keep", TensorProto.BOOL, []),
-        ]
-        body = _body(p, "body", body_inputs, [])
-        form = d.draw(st.sampled_from(["counted", "while"]), label="loop form")
-        if form == "while":
-            # TorchScript's `while i + 1 < c`: no trip count, a computed condition.
-            initializers.append(onnx.numpy_helper.from_array(np.asarray(True), "go"))
-            initializers.append(onnx.numpy_helper.from_array(np.asarray(1, np.int64), "one"))
-            body.node.extend(
-                [
-                    helper.make_node("Add", ["i", "one"], ["next"]),
-                    helper.make_node("Less", ["next", "c"], ["keep_out"]),
-                ]
-            )
-            loop_inputs = ["", "go"]
-            control = "while form"
-        else:
-            # The condition is tested before the first iteration: a false
-            # one (constant or fed) runs none.
-            start = d.draw(st.sampled_from(["absent", "true", "false", "fed"]), label="initial condition")
-            if start == "fed":
-                graph_inputs.append(helper.make_tensor_value_info("go", TensorProto.BOOL, []))
-                feeds["go"] = np.asarray(d.draw(st.booleans(), label="fed condition"))
-            elif start != "absent":
-                initializers.append(onnx.numpy_helper.from_array(np.asarray(start == "true"), "go"))
-            if d.draw(st.booleans(), label="body condition passed through"):
-                body.node.append(helper.make_node("Identity", ["keep"], ["keep_out"]))
-            else:
-                true = onnx.numpy_helper.from_array(np.asarray(True))
-                body.node.append(helper.make_node("Constant", [], ["keep_out"], value=true))
-            loop_inputs = ["c", "" if start == "absent" else "go"]
-            control = f"counted, initial condition {start}"
-            settled = constant_control and start in ("absent", "true")
-        body_outputs = ["keep_out"]
-        outputs = []
-        if carry:
-            body.input.append(helper.make_tensor_value_info("n", TensorProto.INT64, []))
-            body.node.append(helper.make_node("Add", ["n", "i"], ["n_out"]))
-            body_outputs.append("n_out")
-            initializers.append(onnx.numpy_helper.from_array(np.asarray(0, np.int64), "n0"))
-            loop_inputs.append("n0")
-            outputs.append("final")
-        for k, name in enumerate(scanned):
-            body.node.append(helper.make_node("Identity", [name], [f"s{k}"]))
-            body_outputs.append(f"s{k}")
-            outputs.append(f"out{k}")
-        body.output.extend(onnx.ValueInfoProto(name=o) for o in body_outputs)
-        body = _renamed(body, "b_")
-        node = helper.make_node("Loop", loop_inputs, outputs, body=body)
+        built = _scan(d, p, count)
+    if kind != "Scan":
+        built.inputs.insert(0, helper.make_tensor_value_info("x", TensorProto.FLOAT, p.dims))
+        built.feeds["x"] = p.x
     if outer_initializers:
-        initializers += _hoist_initializers(node)
+        built.initializers += _hoist_initializers(built.node)
+    enclosed_in = d.draw(st.sampled_from(["nothing", "If", "Loop"]), label="enclosed in")
+    if enclosed_in != "nothing":
+        built = _enclosed(d, built, enclosed_in)
     graph = helper.make_graph(
-        [node], kind.lower(), graph_inputs, [onnx.ValueInfoProto(name=o) for o in outputs], initializers
+        [built.node],
+        kind.lower(),
+        built.inputs,
+        [onnx.ValueInfoProto(name=o) for o in built.outputs],
+        built.initializers,
     )
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", p.opset)])
     model.ir_version = 8
-    return ControlProgram(kind, p, model, feeds, outputs, control, settled and not p.symbolic)
+    settled = built.settled and not p.symbolic
+    folds = settled and built.folds
+    return ControlProgram(
+        kind, p, model, built.feeds, built.outputs, built.control, settled, folds, enclosed_in
+    )
+
+
+def _if(d: st.DataObject, p: Program, count: int, constant_control: bool) -> Built:
+    then_out = _chosen(d, p, count)
+    else_out = _same_dtypes(d, p, then_out)
+    then_branch = _renamed(_body(p, "then", [], then_out), "t_")
+    else_branch = _renamed(_body(p, "else", [], else_out), "e_")
+    cond = d.draw(st.booleans(), label="condition")
+    outputs = [f"out{i}" for i in range(count)]
+    node = helper.make_node("If", ["c"], outputs, then_branch=then_branch, else_branch=else_branch)
+    control = f"condition {'constant' if constant_control else 'fed'} {cond}"
+    built = Built(node, outputs, control, constant_control, folds=constant_control)
+    if constant_control:
+        built.initializers.append(onnx.numpy_helper.from_array(np.asarray(cond), "c"))
+    else:
+        built.inputs.append(helper.make_tensor_value_info("c", TensorProto.BOOL, []))
+        built.feeds["c"] = np.asarray(cond)
+    return built
+
+
+def _loop(d: st.DataObject, p: Program, count: int, constant_control: bool) -> Built:
+    scanned = _chosen(d, p, count)
+    # (No zero: a loop that never runs leaves its scan outputs' other
+    # dims to the implementation.)
+    trips = d.draw(st.integers(1, 3), label="trip count")
+    inputs: list[onnx.ValueInfoProto] = []
+    feeds: dict[str, np.ndarray] = {}
+    initializers: list[onnx.TensorProto] = []
+    if constant_control:
+        initializers.append(onnx.numpy_helper.from_array(np.asarray(trips, np.int64), "c"))
+    else:
+        inputs.append(helper.make_tensor_value_info("c", TensorProto.INT64, []))
+        feeds["c"] = np.asarray(trips, np.int64)
+    carry = d.draw(st.booleans(), label="carry a counter")
+    body_inputs = [
+        helper.make_tensor_value_info("i", TensorProto.INT64, []),
+        helper.make_tensor_value_info("keep", TensorProto.BOOL, []),
+    ]
+    body = _body(p, "body", body_inputs, [])
+    form = d.draw(st.sampled_from(["counted", "while"]), label="loop form")
+    settled = False
+    if form == "while":
+        # TorchScript's `while i + 1 < c`: no trip count, a computed condition.
+        initializers.append(onnx.numpy_helper.from_array(np.asarray(True), "go"))
+        initializers.append(onnx.numpy_helper.from_array(np.asarray(1, np.int64), "one"))
+        body.node.extend(
+            [
+                helper.make_node("Add", ["i", "one"], ["next"]),
+                helper.make_node("Less", ["next", "c"], ["keep_out"]),
+            ]
+        )
+        loop_inputs = ["", "go"]
+        control = "while form"
+    else:
+        # The condition is tested before the first iteration: a false
+        # one (constant or fed) runs none.
+        start = d.draw(st.sampled_from(["absent", "true", "false", "fed"]), label="initial condition")
+        if start == "fed":
+            inputs.append(helper.make_tensor_value_info("go", TensorProto.BOOL, []))
+            feeds["go"] = np.asarray(d.draw(st.booleans(), label="fed condition"))
+        elif start != "absent":
+            initializers.append(onnx.numpy_helper.from_array(np.asarray(start == "true"), "go"))
+        if d.draw(st.booleans(), label="body condition passed through"):
+            body.node.append(helper.make_node("Identity", ["keep"], ["keep_out"]))
+        else:
+            true = onnx.numpy_helper.from_array(np.asarray(True))
+            body.node.append(helper.make_node("Constant", [], ["keep_out"], value=true))
+        loop_inputs = ["c", "" if start == "absent" else "go"]
+        control = f"counted, initial condition {start}"
+        settled = constant_control and start in ("absent", "true")
+    body_outputs = ["keep_out"]
+    outputs = []
+    if carry:
+        body.input.append(helper.make_tensor_value_info("n", TensorProto.INT64, []))
+        body.node.append(helper.make_node("Add", ["n", "i"], ["n_out"]))
+        body_outputs.append("n_out")
+        initializers.append(onnx.numpy_helper.from_array(np.asarray(0, np.int64), "n0"))
+        loop_inputs.append("n0")
+        outputs.append("final")
+    for k, name in enumerate(scanned):
+        body.node.append(helper.make_node("Identity", [name], [f"s{k}"]))
+        body_outputs.append(f"s{k}")
+        outputs.append(f"out{k}")
+    body.output.extend(onnx.ValueInfoProto(name=o) for o in body_outputs)
+    node = helper.make_node("Loop", loop_inputs, outputs, body=_renamed(body, "b_"))
+    return Built(node, outputs, control, settled, inputs=inputs, feeds=feeds, initializers=initializers)
+
+
+def _scan(d: st.DataObject, p: Program, count: int) -> Built:
+    """A Scan over ``xs``, copies of ``x`` stacked along a drawn axis: each
+    iteration's slice is ``x`` and runs the program."""
+    scanned = _chosen(d, p, count)
+    trips = d.draw(st.integers(1, 3), label="slices")
+    rank = len(p.dims)
+    axis = d.draw(st.integers(-rank - 1, rank), label="scan input axis")
+    at = axis % (rank + 1)
+    symbolic_trips = d.draw(st.booleans(), label="slices symbolic")
+    xs_dims = list(p.dims)
+    xs_dims.insert(at, "t" if symbolic_trips else trips)
+    xs = np.stack([p.x] * trips, axis=at)
+    # The slice is declared with x's shape or left to the Scan.
+    declared: list[int | str] | None = list(p.dims) if d.draw(st.booleans(), label="slice declared") else None
+    carry = d.draw(st.booleans(), label="carry a counter")
+    body = _body(p, "body", [], [])
+    body_outputs: list[str] = []
+    outputs: list[str] = []
+    scan_inputs = ["xs"]
+    if carry:
+        # The counter is carried and scanned out, so the direction shows.
+        body.input.append(helper.make_tensor_value_info("n", TensorProto.INT64, []))
+        body.initializer.append(onnx.numpy_helper.from_array(np.asarray(1, np.int64), "one"))
+        body.node.append(helper.make_node("Add", ["n", "one"], ["n_out"]))
+        body.node.append(helper.make_node("Identity", ["n"], ["n_seen"]))
+        body_outputs += ["n_out", "n_seen"]
+        scan_inputs.insert(0, "n0")
+        outputs += ["final", "counts"]
+    body.input.append(helper.make_tensor_value_info("x", TensorProto.FLOAT, declared))
+    scanned_values = [np.zeros((), np.int64)] if carry else []
+    for k, name in enumerate(scanned):
+        body.node.append(helper.make_node("Identity", [name], [f"s{k}"]))
+        body_outputs.append(f"s{k}")
+        outputs.append(f"out{k}")
+        scanned_values.append(p.values[name])
+    # onnxruntime runs a Scan only where each body output has a shape; the
+    # rank, with every dim left open, is enough (exporters declare more).
+    body.output.extend(
+        helper.make_tensor_value_info(o, helper.np_dtype_to_tensor_dtype(v.dtype), [None] * v.ndim)
+        for o, v in zip(body_outputs, scanned_values[:1] * carry + scanned_values, strict=True)
+    )
+    # onnxruntime 1.32 dies of SIGFPE stacking an empty slice along any
+    # axis but the first, so such a value is scanned out on axis 0.
+    output_axes = [
+        d.draw(st.integers(-v.ndim - 1, v.ndim), label="output axis") if v.size else 0 for v in scanned_values
+    ]
+    input_direction = d.draw(st.integers(0, 1), label="input direction")
+    output_directions = [d.draw(st.integers(0, 1), label="output direction") for _ in scanned_values]
+    # `_renamed` renames the body's own input x, which the program reads.
+    node = helper.make_node(
+        "Scan",
+        scan_inputs,
+        outputs,
+        body=_renamed(body, "b_"),
+        num_scan_inputs=1,
+        scan_input_axes=[axis],
+        scan_input_directions=[input_direction],
+        scan_output_axes=output_axes,
+        scan_output_directions=output_directions,
+    )
+    symbolic = " (symbolic)" if symbolic_trips else ""
+    control = (
+        f"{trips} slices{symbolic} on axis {axis} (direction {input_direction}),"
+        f" out on axes {output_axes} (directions {output_directions})"
+    )
+    built = Built(node, outputs, control, not symbolic_trips)
+    built.inputs.append(helper.make_tensor_value_info("xs", TensorProto.FLOAT, xs_dims))
+    built.feeds["xs"] = xs
+    if carry:
+        built.initializers.append(onnx.numpy_helper.from_array(np.asarray(0, np.int64), "n0"))
+    return built
+
+
+def _enclosed(d: st.DataObject, inner: Built, kind: str) -> Built:
+    """``inner`` inside a Loop body that scans its outputs out (a constant
+    or fed count), or inside both branches of an If (a constant or fed
+    condition): the inner node then reads its inputs two scopes up."""
+    constant = d.draw(st.booleans(), label="constant enclosing control")
+    outputs = inner.outputs
+    inner_values = [f"inner_{o}" for o in outputs]
+    if kind == "Loop":
+        trips = d.draw(st.integers(1, 2), label="enclosing trip count")
+        node = _deep_renamed(inner.node, "w_")
+        node.output[:] = inner_values
+        body = helper.make_graph(
+            [
+                node,
+                helper.make_node("Identity", ["w_keep"], ["w_keep_out"]),
+                *(helper.make_node("Identity", [v], [f"w_s_{v}"]) for v in inner_values),
+            ],
+            "enclosing_body",
+            [
+                helper.make_tensor_value_info("w_i", TensorProto.INT64, []),
+                helper.make_tensor_value_info("w_keep", TensorProto.BOOL, []),
+            ],
+            [onnx.ValueInfoProto(name=o) for o in ["w_keep_out", *(f"w_s_{v}" for v in inner_values)]],
+        )
+        outer = helper.make_node("Loop", ["wc", ""], outputs, body=body)
+        control = f"{inner.control}; in a Loop of {trips} ({'constant' if constant else 'fed'})"
+        value = np.asarray(trips, np.int64)
+        declared = helper.make_tensor_value_info("wc", TensorProto.INT64, [])
+    else:
+        cond = d.draw(st.booleans(), label="enclosing condition")
+        branches = []
+        for branch, prefix in (("then_branch", "wt_"), ("else_branch", "we_")):
+            node = _deep_renamed(inner.node, prefix)
+            node.output[:] = [prefix + v for v in inner_values]
+            branches.append(
+                helper.make_graph(
+                    [node], branch, [], [onnx.ValueInfoProto(name=prefix + v) for v in inner_values]
+                )
+            )
+        outer = helper.make_node("If", ["wc"], outputs, then_branch=branches[0], else_branch=branches[1])
+        how = "constant" if constant else "fed"
+        control = f"{inner.control}; in both branches of an If on {cond} ({how})"
+        value = np.asarray(cond)
+        declared = helper.make_tensor_value_info("wc", TensorProto.BOOL, [])
+    # An If's branches agree, so its condition need not be known for the
+    # dims; a value folds only where the branch is known.
+    settled = inner.settled and (constant or kind == "If")
+    built = Built(outer, outputs, control, settled, folds=inner.folds and constant and kind == "If")
+    built.inputs, built.feeds = list(inner.inputs), dict(inner.feeds)
+    built.initializers = list(inner.initializers)
+    if constant:
+        built.initializers.append(onnx.numpy_helper.from_array(value, "wc"))
+    else:
+        built.inputs.append(declared)
+        built.feeds["wc"] = value
+    return built
 
 
 def _renamed(body: onnx.GraphProto, prefix: str) -> onnx.GraphProto:
@@ -217,3 +407,43 @@ def _hoist_initializers(node: onnx.NodeProto) -> list[onnx.TensorProto]:
             hoisted += list(attribute.g.initializer)
             del attribute.g.initializer[:]
     return hoisted
+
+
+def _deep_renamed(node: onnx.NodeProto, prefix: str) -> onnx.NodeProto:
+    """A copy of ``node`` with every name its subgraphs define, at any
+    depth, renamed ``prefix + name``; the names it reads from enclosing
+    scopes stay. Two copies can then sit in sibling branches."""
+    defined: set[str] = set()
+
+    def collect(graph: onnx.GraphProto) -> None:
+        defined.update(i.name for i in graph.input)
+        defined.update(t.name for t in graph.initializer)
+        for inner in graph.node:
+            defined.update(o for o in inner.output if o)
+            for attribute in inner.attribute:
+                if attribute.type == onnx.AttributeProto.GRAPH:
+                    collect(attribute.g)
+
+    def rename(name: str) -> str:
+        return prefix + name if name in defined else name
+
+    def apply(inner: onnx.NodeProto) -> None:
+        inner.input[:] = [rename(n) for n in inner.input]
+        inner.output[:] = [rename(n) for n in inner.output]
+        for attribute in inner.attribute:
+            if attribute.type == onnx.AttributeProto.GRAPH:
+                graph = attribute.g
+                for value in [*graph.input, *graph.output]:
+                    value.name = rename(value.name)
+                for tensor in graph.initializer:
+                    tensor.name = rename(tensor.name)
+                for child in graph.node:
+                    apply(child)
+
+    copy = onnx.NodeProto()
+    copy.CopyFrom(node)
+    for attribute in copy.attribute:
+        if attribute.type == onnx.AttributeProto.GRAPH:
+            collect(attribute.g)
+    apply(copy)
+    return copy

@@ -84,13 +84,22 @@ def value_desc(graph: Graph, report: OnnxReport, value: str) -> TensorDesc:
     return graph.desc(graph.tensor(node, int(index)))
 
 
-def run_onnxruntime(model: onnx.ModelProto, feeds: dict[str, np.ndarray]) -> list[np.ndarray] | None:
+def run_onnxruntime(
+    model: onnx.ModelProto, feeds: dict[str, np.ndarray], *, optimized: bool = True
+) -> list[np.ndarray] | None:
     """The outputs onnxruntime computes for ``model``, or None when it
-    refuses the model. Callers skip first where onnxruntime is absent."""
+    refuses the model. Callers skip first where onnxruntime is absent.
+
+    ``optimized=False`` runs the model as written, without onnxruntime's
+    graph rewrites: onnxruntime 1.32's constant folding returns None, not
+    the empty tensor, for an empty value an If with a constant condition
+    gives an enclosing If."""
     import onnxruntime as ort
 
     options = ort.SessionOptions()
     options.log_severity_level = 4
+    if not optimized:
+        options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
     try:
         session = ort.InferenceSession(model.SerializeToString(), options, providers=["CPUExecutionProvider"])
         return [np.asarray(r) for r in session.run(None, feeds)]
