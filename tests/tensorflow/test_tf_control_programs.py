@@ -61,6 +61,8 @@ def judge(program: ControlProgram, workdir: Path, tally: Counter[str]) -> None:
         return
     theirs, static = ran
     tally["run by TensorFlow"] += 1
+    if program.nested:
+        tally["nested"] += 1
     path = workdir / "program.pb"
     path.write_bytes(program.graph_def.SerializeToString())
     graph = load_tensorflow(path, input_shapes=program.input_shapes or None)
@@ -125,6 +127,7 @@ def test_matches_tensorflow(tmp_path: Path) -> None:
     check()
     # Most programs must be ones TensorFlow runs and opgraph is judged on.
     assert tally["run by TensorFlow"] >= tally["drawn"] * 3 // 4, dict(tally)
+    assert tally["nested"], dict(tally)
 
 
 def report(examples: int = 2000) -> None:
@@ -132,6 +135,7 @@ def report(examples: int = 2000) -> None:
     columns = [
         "drawn",
         "run by TensorFlow",
+        "nested",
         "agree",
         "every dim known",
         "opgraph knows more dims",

@@ -2,9 +2,12 @@
 a ``cond`` whose branches reshape the input each their own way, or a
 ``while_loop`` that keeps, grows or collects a tensor, in TensorFlow 1's
 form (Switch / Merge / Enter / Exit / NextIteration / TensorArrayV3) or in
-TensorFlow 2's (If / While with FunctionDef bodies, TensorList). The
-condition or the iteration count is a constant, fed, or computed from the
-input; the input's shape is static or has an unknown batch.
+TensorFlow 2's (If / While with FunctionDef bodies, TensorList), or the
+two nested: a loop whose body picks its step by a cond (on a predicate
+from outside the loop or on the counter), or a cond one of whose branches
+runs a loop. The condition or the iteration count is a constant, fed, or
+computed from the input; the input's shape is static or has an unknown
+batch.
 
 These are the graphs real models freeze, and where loaders break: the
 judge (``test_tf_control_programs.py``) runs each one in TensorFlow and
@@ -50,6 +53,8 @@ class ControlProgram:
     #: The input shapes to load with (``x``'s full shape where its
     #: Placeholder leaves the batch unknown).
     input_shapes: dict[str, list[int]] = field(default_factory=dict)
+    #: Whether a cond sits in a loop or a loop in a cond.
+    nested: bool = False
 
     @property
     def id(self) -> str:
@@ -63,7 +68,9 @@ def draw_control_program(d: st.DataObject) -> ControlProgram:
     batch_unknown = d.draw(st.booleans(), label="x's batch unknown")
     rng = np.random.default_rng(d.draw(st.integers(0, 2**32 - 1), label="data seed"))
     feeds: dict[str, np.ndarray] = {"x:0": rng.standard_normal(shape).astype(np.float32)}
-    kind = d.draw(st.sampled_from(["cond", "keep", "grow", "collect"]), label="program")
+    kind = d.draw(
+        st.sampled_from(["cond", "keep", "grow", "collect", "cond in loop", "loop in cond"]), label="program"
+    )
     if v2:
         tf.compat.v1.enable_control_flow_v2()
     else:
@@ -75,6 +82,10 @@ def draw_control_program(d: st.DataObject) -> ControlProgram:
             x = tf.compat.v1.placeholder(tf.float32, static, name="x")
             if kind == "cond":
                 result, what = _cond(d, x, feeds)
+            elif kind == "cond in loop":
+                result, what = _cond_in_loop(d, x, feeds)
+            elif kind == "loop in cond":
+                result, what = _loop_in_cond(d, x, feeds)
             else:
                 result, what = _loop(d, kind, x, feeds)
             tf.multiply(result, 1.0, name=OUT)
@@ -85,7 +96,8 @@ def draw_control_program(d: st.DataObject) -> ControlProgram:
     fixed = batch_unknown and d.draw(st.booleans(), label="load at x's shape")
     input_shapes = {"x": list(shape)} if fixed else {}
     description = f"{flavour} {what} on {batch}{list(shape)}"
-    return ControlProgram(graph.as_graph_def(), feeds, description, input_shapes)
+    nested = kind in ("cond in loop", "loop in cond")
+    return ControlProgram(graph.as_graph_def(), feeds, description, input_shapes, nested)
 
 
 def _predicate(d: st.DataObject, x: tf.Tensor, feeds: dict[str, np.ndarray]) -> tuple[tf.Tensor, str]:
@@ -116,8 +128,17 @@ def _count(d: st.DataObject, feeds: dict[str, np.ndarray]) -> tuple[tf.Tensor, s
     return tf.constant(value), str(value)
 
 
-def _loop(d: st.DataObject, kind: str, x: tf.Tensor, feeds: dict[str, np.ndarray]) -> tuple[tf.Tensor, str]:
-    n, count = _count(d, feeds)
+def _loop(
+    d: st.DataObject,
+    kind: str,
+    x: tf.Tensor,
+    feeds: dict[str, np.ndarray],
+    counted: tuple[tf.Tensor, str] | None = None,
+) -> tuple[tf.Tensor, str]:
+    """A while loop on ``x`` that runs ``counted`` times (drawn where not
+    given: a count fed from inside a cond branch would be a placeholder
+    TensorFlow names after the branch)."""
+    n, count = counted or _count(d, feeds)
     cap = d.draw(st.sampled_from([None, 2]), label="maximum_iterations")
     i = tf.constant(0)
     if kind == "keep":
@@ -145,3 +166,49 @@ def _loop(d: st.DataObject, kind: str, x: tf.Tensor, feeds: dict[str, np.ndarray
         maximum_iterations=cap,
     )
     return array.stack(), f"while ({count}, cap {cap}) collects {name!r}"
+
+
+def _cond_in_loop(d: st.DataObject, x: tf.Tensor, feeds: dict[str, np.ndarray]) -> tuple[tf.Tensor, str]:
+    """A while loop whose body picks one of two shape-keeping transforms
+    of the carried value by a cond: on a predicate from outside the loop
+    (TensorFlow 1 brings it in through an Enter) or on the counter."""
+    n, count = _count(d, feeds)
+    if d.draw(st.booleans(), label="predicate on the counter"):
+        first = d.draw(st.integers(0, 2), label="counter below")
+        predicate: Callable[[tf.Tensor], tf.Tensor] = lambda i: i < first  # noqa: E731
+        how = f"i < {first}"
+    else:
+        outer, how = _predicate(d, x, feeds)
+        predicate = lambda i: outer  # noqa: E731
+    then_name = d.draw(st.sampled_from(sorted(SAME_SHAPE)), label="then")
+    else_name = d.draw(st.sampled_from(sorted(SAME_SHAPE)), label="else")
+
+    def body(i: tf.Tensor, a: tf.Tensor) -> tuple[tf.Tensor, tf.Tensor]:
+        picked = tf.compat.v1.cond(
+            predicate(i), lambda: SAME_SHAPE[then_name](a), lambda: SAME_SHAPE[else_name](a)
+        )
+        return i + 1, picked
+
+    _, acc = tf.compat.v1.while_loop(lambda i, a: i < n, body, (tf.constant(0), x))
+    return acc, f"while ({count}) of cond ({how}) {then_name!r} / {else_name!r}"
+
+
+def _loop_in_cond(d: st.DataObject, x: tf.Tensor, feeds: dict[str, np.ndarray]) -> tuple[tf.Tensor, str]:
+    """A cond whose one branch runs a while loop (it keeps, grows or
+    collects) and whose other transforms the input."""
+    pred, how = _predicate(d, x, feeds)
+    counted = _count(d, feeds)
+    kind = d.draw(st.sampled_from(["keep", "grow", "collect"]), label="loop")
+    other = d.draw(st.sampled_from(sorted(TRANSFORMS)), label="other branch")
+    loop_first = d.draw(st.booleans(), label="loop in the then branch")
+    what: list[str] = []
+
+    def loop() -> tf.Tensor:
+        result, description = _loop(d, kind, x, feeds, counted)
+        what.append(description)
+        return result
+
+    branches = (loop, lambda: TRANSFORMS[other](x))
+    result = tf.compat.v1.cond(pred, *(branches if loop_first else branches[::-1]))
+    arms = f"{what[0]} / {other!r}" if loop_first else f"{other!r} / {what[0]}"
+    return result, f"cond ({how}) {arms}"
