@@ -20,9 +20,10 @@ A drawn program P on the input ``x`` becomes the body of
   drawn axes, in drawn directions, and it may carry a counter it also
   scans out.
 
-The body reads ``x`` from the enclosing graph; P's constants are Constant
-nodes inside the body, or initializers of the body or of the main graph
-(outer-scope references). The node may itself sit in a ``Loop`` body that
+The If's and Loop's bodies read ``x`` from the enclosing graph (a Scan's
+is its own input, the slice); P's constants are Constant nodes inside the
+body, or initializers of the body or of the main graph (outer-scope
+references). The node may itself sit in a ``Loop`` body that
 scans its outputs out, or in both branches of an ``If``, and then reads
 its inputs two scopes up. onnxruntime is the judge, as for the programs."""
 
@@ -39,8 +40,8 @@ from shape_programs import Program, draw_program
 
 @dataclass
 class ControlProgram:
-    """A model with one If or Loop whose body runs a program, and the feeds
-    onnxruntime runs it on."""
+    """A model with one If, Loop or Scan whose body runs a program (maybe
+    inside an enclosing If or Loop), and the feeds onnxruntime runs it on."""
 
     kind: str  # "If", "Loop" or "Scan"
     program: Program
@@ -48,21 +49,26 @@ class ControlProgram:
     feeds: dict[str, np.ndarray]
     #: The If's or Loop's outputs, in order (all graph outputs).
     outputs: list[str]
-    #: How the condition or trip count is given.
+    #: How the condition, trip count or scanned axes are given.
     control: str
-    #: Whether opgraph can settle every dim: a static input, and a constant
-    #: condition or a constant count that every iteration runs to (a fed
-    #: condition of an enclosing If, whose branches agree, leaves none open).
+    #: Whether opgraph can settle every dim but those of ``open_axes``: a
+    #: static input, and a constant condition, a constant count that every
+    #: iteration runs to, or a Scan's slices (a fed condition of an
+    #: enclosing If, whose branches agree, opens nothing).
     settled: bool
     #: Whether, as well, every integer and boolean value the program
     #: computes from shapes alone is folded (an If whose branch is known).
     folds: bool = False
     #: "nothing", or the If or Loop the node sits in.
     enclosed_in: str = "nothing"
+    #: Per output, the axes a settled model may still leave open: the
+    #: slice count of a Scan over a symbolic count, a fed enclosing count.
+    open_axes: dict[str, set[int]] = field(default_factory=dict)
 
     @property
     def id(self) -> str:
-        return f"{self.kind} ({self.control}; c = {self.feeds.get('c', 'constant')}) over {self.program.id}"
+        fed = "".join(f"; {k} = {self.feeds[k]}" for k in ("c", "go", "wc") if k in self.feeds)
+        return f"{self.kind} ({self.control}{fed}) over {self.program.id}"
 
     @property
     def leading(self) -> int:
@@ -77,7 +83,8 @@ class Built:
     node: onnx.NodeProto
     outputs: list[str]
     control: str
-    #: Every dim of its outputs follows from static facts.
+    #: Every dim of its outputs but those of ``open_axes`` follows from
+    #: static facts.
     settled: bool
     #: So does every integer and boolean value computed from shapes alone
     #: (the branch that runs is known).
@@ -85,6 +92,7 @@ class Built:
     inputs: list[onnx.ValueInfoProto] = field(default_factory=list)
     feeds: dict[str, np.ndarray] = field(default_factory=dict)
     initializers: list[onnx.TensorProto] = field(default_factory=list)
+    open_axes: dict[str, set[int]] = field(default_factory=dict)
 
 
 def _body(p: Program, name: str, inputs: list[onnx.ValueInfoProto], outputs: list[str]) -> onnx.GraphProto:
@@ -117,11 +125,10 @@ def draw_control_program(d: st.DataObject) -> ControlProgram:
     outer_initializers = not p.constant_nodes and d.draw(st.booleans(), label="initializers outside")
     count = d.draw(st.integers(1, 3), label="outputs")
     kind = d.draw(st.sampled_from(["If", "Loop", "Scan"]), label="kind")
-    constant_control = d.draw(st.booleans(), label="constant control")
     if kind == "If":
-        built = _if(d, p, count, constant_control)
+        built = _if(d, p, count, d.draw(st.booleans(), label="constant control"))
     elif kind == "Loop":
-        built = _loop(d, p, count, constant_control)
+        built = _loop(d, p, count, d.draw(st.booleans(), label="constant control"))
     else:
         built = _scan(d, p, count)
     if kind != "Scan":
@@ -144,7 +151,16 @@ def draw_control_program(d: st.DataObject) -> ControlProgram:
     settled = built.settled and not p.symbolic
     folds = settled and built.folds
     return ControlProgram(
-        kind, p, model, built.feeds, built.outputs, built.control, settled, folds, enclosed_in
+        kind,
+        p,
+        model,
+        built.feeds,
+        built.outputs,
+        built.control,
+        settled,
+        folds,
+        enclosed_in,
+        built.open_axes,
     )
 
 
@@ -299,7 +315,14 @@ def _scan(d: st.DataObject, p: Program, count: int) -> Built:
         f"{trips} slices{symbolic} on axis {axis} (direction {input_direction}),"
         f" out on axes {output_axes} (directions {output_directions})"
     )
-    built = Built(node, outputs, control, not symbolic_trips)
+    built = Built(node, outputs, control, settled=True)
+    if symbolic_trips:
+        # Each scan output's count is the symbol; the state is a scalar.
+        scan_outputs = outputs[1:] if carry else outputs
+        built.open_axes = {
+            name: {axis % (v.ndim + 1)}
+            for name, axis, v in zip(scan_outputs, output_axes, scanned_values, strict=True)
+        }
     built.inputs.append(helper.make_tensor_value_info("xs", TensorProto.FLOAT, xs_dims))
     built.feeds["xs"] = xs
     if carry:
@@ -353,8 +376,15 @@ def _enclosed(d: st.DataObject, inner: Built, kind: str) -> Built:
         declared = helper.make_tensor_value_info("wc", TensorProto.BOOL, [])
     # An If's branches agree, so its condition need not be known for the
     # dims; a value folds only where the branch is known.
-    settled = inner.settled and (constant or kind == "If")
-    built = Built(outer, outputs, control, settled, folds=inner.folds and constant and kind == "If")
+    built = Built(outer, outputs, control, inner.settled, folds=inner.folds and constant and kind == "If")
+    # An enclosing Loop stacks each output: a fed count opens the new axis.
+    shift = 1 if kind == "Loop" else 0
+    for name in outputs:
+        axes = {a + shift for a in inner.open_axes.get(name, set())}
+        if kind == "Loop" and not constant:
+            axes.add(0)
+        if axes:
+            built.open_axes[name] = axes
     built.inputs, built.feeds = list(inner.inputs), dict(inner.feeds)
     built.initializers = list(inner.initializers)
     if constant:
@@ -367,7 +397,8 @@ def _enclosed(d: st.DataObject, inner: Built, kind: str) -> Built:
 
 def _renamed(body: onnx.GraphProto, prefix: str) -> onnx.GraphProto:
     """The body with every value it defines renamed ``prefix + name`` (its
-    outputs included) and ``x`` left to the enclosing graph: sibling bodies
+    inputs and outputs included) and the names it reads from the enclosing
+    graph (``x`` in an If's or Loop's body) left alone: sibling bodies
     then never define one name twice, and each output of a body is its own
     value even where two outputs repeat one value (through Identity)."""
     defined = {i.name for i in body.input} | {t.name for t in body.initializer}
@@ -445,5 +476,10 @@ def _deep_renamed(node: onnx.NodeProto, prefix: str) -> onnx.NodeProto:
     for attribute in copy.attribute:
         if attribute.type == onnx.AttributeProto.GRAPH:
             collect(attribute.g)
+    # One flat set serves every depth because `_renamed` gave each body's
+    # names a prefix: no name read from outside is defined inside.
+    assert not defined & set(node.input), (
+        f"{node.op_type} reads names it defines: {defined & set(node.input)}"
+    )
     apply(copy)
     return copy

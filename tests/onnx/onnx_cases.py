@@ -91,9 +91,10 @@ def run_onnxruntime(
     refuses the model. Callers skip first where onnxruntime is absent.
 
     ``optimized=False`` runs the model as written, without onnxruntime's
-    graph rewrites: onnxruntime 1.32's constant folding returns None, not
-    the empty tensor, for an empty value an If with a constant condition
-    gives an enclosing If."""
+    graph rewrites. onnxruntime 1.32's constant folding of an If with a
+    constant condition inside another If returns None, not the empty
+    tensor, for an empty value, and gives some other values the wrong
+    shape (a ReduceProd's ``(1,)`` as ``()``)."""
     import onnxruntime as ort
 
     options = ort.SessionOptions()

@@ -1,15 +1,17 @@
 """opgraph's ONNX frontend against onnxruntime on shape programs inside
-``If`` branches and ``Loop`` bodies (:mod:`control_programs`): bodies that
-read the input and constants from the enclosing graph, branches that return
-different shapes, loops that scan values out.
+``If`` branches, ``Loop`` bodies and ``Scan`` bodies (:mod:`control_programs`),
+each maybe nested in an enclosing If or Loop: bodies that read the input and
+constants from enclosing graphs, branches that return different shapes,
+loops and scans that stack values.
 
 onnxruntime runs the model; opgraph must give each output's dtype, every
 dim it gives must be onnxruntime's (a condition fed at run time leaves
 open the dims the branches disagree on), and whatever it knows of a value
-must hold. Where the input is static and the condition or trip count a
-constant, nothing may be left open: every dim is given, and every integer
-or boolean value the branch that runs computes (from shapes alone) is
-folded."""
+must hold. Where the input is static and the condition, trip count or
+slice count a constant, no dim may be left open (but the count a fed
+enclosing Loop or a symbolic slice count gives); where, as well, the
+branch of an If is known, every integer or boolean value it computes from
+shapes alone is folded."""
 
 from __future__ import annotations
 
@@ -73,7 +75,9 @@ def judge(case: ControlProgram, workdir: Path, tally: Counter[str], refused: lis
         assert shape_fits(ours, theirs.shape), f"{where} has shape {ours}; onnxruntime's is {theirs.shape}"
         check_value(desc, theirs, where, tally)
         if case.settled:
-            assert -1 not in ours and ours != UNKNOWN_RANK, f"{where}: everything is static, yet shape {ours}"
+            may_open = case.open_axes.get(name, set())
+            unknown = {a for a, n in enumerate(ours) if n == -1} - may_open
+            assert ours != UNKNOWN_RANK and not unknown, f"{where}: everything is static, yet shape {ours}"
         if case.folds:
             # The branch that runs is known: its integers and booleans,
             # computed from shapes alone, fold as they do outside an If.
