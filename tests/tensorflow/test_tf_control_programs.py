@@ -7,7 +7,9 @@ same bytes (at ``x``'s full shape when the draw fixes its unknown batch, as
 ``--input_shape`` does) and infers. The output's dtype must be
 TensorFlow's, every dim opgraph gives must be the one TensorFlow computed,
 opgraph must know every dim TensorFlow's static shape knows, and a value it
-folds must be TensorFlow's. A program TensorFlow runs must load."""
+folds must be TensorFlow's. A program TensorFlow runs must load. A cond on
+a constant, over an input of known shape, must leave no dim unknown: only
+one branch runs (GE prunes the other)."""
 
 from __future__ import annotations
 
@@ -70,6 +72,9 @@ def judge(program: ControlProgram, workdir: Path, tally: Counter[str]) -> None:
     where = program.id
     shape = tuple(desc.shape)
     assert desc.dtype.name == NP_TO_OPGRAPH[theirs.dtype], f"{where}: {desc.dtype.name}, not {theirs.dtype}"
+    assert not (program.settled and shape == UNKNOWN_RANK), (
+        f"{where}: the predicate is a constant, yet rank unknown"
+    )
     if shape == UNKNOWN_RANK:
         # A TensorArray stacked with no element shape: TensorFlow's static
         # shape has no rank either.
@@ -87,6 +92,11 @@ def judge(program: ControlProgram, workdir: Path, tally: Counter[str]) -> None:
         tally["opgraph knows more dims"] += 1
     if -1 not in shape:
         tally["every dim known"] += 1
+    if program.settled:
+        # A constant predicate leaves one branch: TensorFlow 1's Switch
+        # kills the other, TensorFlow 2's If runs one body.
+        assert -1 not in shape, f"{where}: the predicate is a constant, yet opgraph infers {shape}"
+        tally["cond on a constant, settled"] += 1
     check_value(desc, theirs, where, tally, peer="TensorFlow", rtol=1e-5)
     tally["agree"] += 1
 
@@ -138,6 +148,7 @@ def report(examples: int = 2000) -> None:
         "nested",
         "agree",
         "every dim known",
+        "cond on a constant, settled",
         "opgraph knows more dims",
         "rank unknown, as in TensorFlow",
         "refused by TensorFlow's kernels",

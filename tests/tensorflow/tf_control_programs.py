@@ -55,6 +55,9 @@ class ControlProgram:
     input_shapes: dict[str, list[int]] = field(default_factory=dict)
     #: Whether a cond sits in a loop or a loop in a cond.
     nested: bool = False
+    #: A cond on a constant over an input of known shape: the branch that
+    #: runs is known, so every dim is (GE prunes the other branch).
+    settled: bool = False
 
     @property
     def id(self) -> str:
@@ -97,7 +100,8 @@ def draw_control_program(d: st.DataObject) -> ControlProgram:
     input_shapes = {"x": list(shape)} if fixed else {}
     description = f"{flavour} {what} on {batch}{list(shape)}"
     nested = kind in ("cond in loop", "loop in cond")
-    return ControlProgram(graph.as_graph_def(), feeds, description, input_shapes, nested)
+    settled = kind == "cond" and what.startswith("cond (constant") and (fixed or not batch_unknown)
+    return ControlProgram(graph.as_graph_def(), feeds, description, input_shapes, nested, settled)
 
 
 def _predicate(d: st.DataObject, x: tf.Tensor, feeds: dict[str, np.ndarray]) -> tuple[tf.Tensor, str]:

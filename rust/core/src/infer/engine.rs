@@ -3,6 +3,7 @@
 
 use super::check::{check_prototype, dtype_names, port_counts, LiveCombinations};
 use super::context::{OpContext, SET_DTYPE, SET_FORMAT, SET_SHAPE};
+use super::dead::DeadOutputs;
 use super::error::{InferFailure, NodeError, Stage};
 use crate::graph::{is_loop_back_edge, is_merge, topological_order, Graph, Node, NodeId, Subgraph};
 use crate::internal::{catch_internal, InternalError};
@@ -110,24 +111,33 @@ impl Engine<'_> {
             .filter(|&id| has_back_edge(graph, id))
             .collect();
         let outer = std::mem::replace(&mut self.back_edges_known, false);
-        let mut ok = self.pass(graph, &order);
+        // Kept across passes: a loop's Merge reads its back edge's verdict
+        // from the pass before, as it reads the back edge's descriptor.
+        let mut dead = DeadOutputs::of(graph);
+        let mut ok = self.pass(graph, &order, &mut dead);
         // GE's loop handling: infer the frame again with the back edges'
         // values until the Merge outputs stop changing.
         if ok && !loop_merges.is_empty() {
             self.back_edges_known = true;
-            ok = self.settle_loops(graph, &order, &loop_merges);
+            ok = self.settle_loops(graph, &order, &loop_merges, &mut dead);
         }
         self.back_edges_known = outer;
         ok
     }
 
-    fn settle_loops(&mut self, graph: &mut Graph, order: &[NodeId], merges: &[NodeId]) -> bool {
+    fn settle_loops(
+        &mut self,
+        graph: &mut Graph,
+        order: &[NodeId],
+        merges: &[NodeId],
+        dead: &mut Option<DeadOutputs>,
+    ) -> bool {
         let snapshot = |g: &Graph| -> Vec<Vec<TensorDesc>> {
             merges.iter().map(|&m| g.node(m).outputs.clone()).collect()
         };
         for _ in 0..LOOP_PASSES {
             let before = snapshot(graph);
-            if !self.pass(graph, order) {
+            if !self.pass(graph, order, dead) {
                 return false;
             }
             if snapshot(graph) == before {
@@ -141,7 +151,12 @@ impl Engine<'_> {
     }
 
     /// One pass over `order`; false when it stopped early or a node failed.
-    fn pass(&mut self, graph: &mut Graph, order: &[NodeId]) -> bool {
+    fn pass(
+        &mut self,
+        graph: &mut Graph,
+        order: &[NodeId],
+        dead: &mut Option<DeadOutputs>,
+    ) -> bool {
         // Nodes that failed or were skipped. Only consulted once something
         // has failed, so a clean run never looks at a node's producers here.
         let mut failed = vec![false; graph.len()];
@@ -151,7 +166,10 @@ impl Engine<'_> {
                 failed[id.index()] = true;
                 continue;
             }
-            if let Err(error) = self.infer_node(graph, id) {
+            if let Some(dead) = dead.as_mut() {
+                dead.visit(graph, id);
+            }
+            if let Err(error) = self.infer_node(graph, id, dead.as_ref()) {
                 failed[id.index()] = true;
                 any_failed = true;
                 let aborts = error.aborts();
@@ -166,7 +184,12 @@ impl Engine<'_> {
 
     /// Errors are boxed: they are rare, and a small `Result` keeps the
     /// per-node path lean.
-    fn infer_node(&mut self, graph: &mut Graph, id: NodeId) -> Result<(), Box<NodeError>> {
+    fn infer_node(
+        &mut self,
+        graph: &mut Graph,
+        id: NodeId,
+        dead: Option<&DeadOutputs>,
+    ) -> Result<(), Box<NodeError>> {
         let Some(schema) = self.schemas.get(&graph.node(id).op_type) else {
             let msg = format!(
                 "no op type '{}' is registered; register a prototype for it with opgraph.register",
@@ -204,9 +227,26 @@ impl Engine<'_> {
                     }
                 }
             }
+            // A live Merge joins its live inputs only: a dead one reads as
+            // not yet inferred, which Merge skips.
+            let mut sole_live = None;
+            if let Some(dead) = dead.filter(|d| is_merge(node) && !d.is_node_dead(id)) {
+                for (slot, edge) in inputs.iter_mut().zip(&node.inputs) {
+                    if edge.is_some_and(|e| dead.is_dead(e)) {
+                        *slot = Some(&self.unknown);
+                    }
+                }
+                sole_live = dead.sole_live_input(graph, id);
+            }
             // A panic is opgraph's bug: its own stage, never the node's fault.
-            catch_internal(|| run_node(node, schema, &inputs, &mut outputs, &engine))
-                .unwrap_or_else(|bug| Err((Stage::Internal, internal_failure(bug))))
+            let result = catch_internal(|| run_node(node, schema, &inputs, &mut outputs, &engine))
+                .unwrap_or_else(|bug| Err((Stage::Internal, internal_failure(bug))));
+            // GE's MergePass replaces a Merge left one input by that input:
+            // its value and list facts go through, not just its shape.
+            if let (Ok(()), Some(edge)) = (&result, sole_live) {
+                outputs[0] = graph.tensor(edge).clone();
+            }
+            result
         };
         graph.node_mut(id).outputs = outputs;
         result.map_err(|(stage, e)| self.error(graph, id, stage, e))
@@ -362,7 +402,6 @@ impl<'r> SchemaCache<'r> {
     }
 }
 
-/// True when a data or control producer of `node` failed (or was skipped).
 /// True when node `id` is a Merge closing a TF v1 loop.
 fn has_back_edge(graph: &Graph, id: NodeId) -> bool {
     let node = graph.node(id);
@@ -376,6 +415,7 @@ fn has_back_edge(graph: &Graph, id: NodeId) -> bool {
             .any(|e| is_loop_back_edge(node, graph.node(e.node)))
 }
 
+/// True when a data or control producer of `node` failed (or was skipped).
 fn fed_by_failure(node: &Node, failed: &[bool]) -> bool {
     node.inputs
         .iter()

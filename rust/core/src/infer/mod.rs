@@ -2,6 +2,7 @@
 
 mod check;
 mod context;
+mod dead;
 mod engine;
 mod error;
 pub mod probe;

@@ -62,24 +62,34 @@ fn forward(op_type: &str) -> OpSchema {
                 .follow("x", FollowType::All)
                 .reuses_input("x"),
         )
-        .fold(op_fn(forward_handle_data))
+        .fold(op_fn(forward_known))
 }
 
-/// A handle's element shape (a TensorList's or TensorArray's, which
-/// opgraph keeps in `shape_value`) goes with it to every output, as
-/// TensorFlow's Enter / Exit / NextIteration / Switch pass on a handle's
-/// "handle data": a TensorArray handle reaches the reads and writes inside
-/// a loop frame through an Enter.
-fn forward_handle_data(ctx: &mut OpContext<'_>) -> Result<(), OpError> {
+/// What is known of the forwarded tensor goes with it to every output:
+/// its value (or partial shape value and value range), and a handle's
+/// element shape (a TensorList's or TensorArray's, which opgraph keeps in
+/// `shape_value`), as TensorFlow's Enter / Exit / NextIteration / Switch
+/// pass on a handle's "handle data": a TensorArray handle reaches the
+/// reads and writes inside a loop frame through an Enter. Each output,
+/// whenever it carries data, carries the input's, so this is sound; a
+/// loop's Merge forwards no value, so nothing from one iteration is taken
+/// for all.
+fn forward_known(ctx: &mut OpContext<'_>) -> Result<(), OpError> {
     let input = ctx.input(0)?;
-    if !matches!(input.dtype, DataType::Resource | DataType::Variant) {
-        return Ok(());
-    }
-    let Some(element) = input.shape_value.as_deref().cloned() else {
-        return Ok(());
-    };
+    let value = input.value.clone();
+    let partial = input.shape_value.as_deref().cloned();
+    let bounds = input.value_range.clone();
     for out in 0..ctx.output_count() {
-        ctx.set_output_shape_value(out, element.clone())?;
+        if let Some(value) = &value {
+            ctx.set_output_value(out, value.clone())?;
+            continue;
+        }
+        if let Some(partial) = &partial {
+            ctx.set_output_shape_value(out, partial.clone())?;
+        }
+        if let Some(bounds) = &bounds {
+            ctx.set_output_value_range(out, bounds.to_vec())?;
+        }
     }
     Ok(())
 }
@@ -98,7 +108,7 @@ fn switch(op_type: &str) -> OpSchema {
         .output(out("output_false"))
         .output(out("output_true"))
         .verify(op_fn(|ctx| scalar_input(ctx, 1, "pred")))
-        .fold(op_fn(forward_handle_data))
+        .fold(op_fn(forward_known))
 }
 
 fn merge(op_type: &str) -> OpSchema {
@@ -121,6 +131,7 @@ fn loop_cond() -> OpSchema {
                 .reuses_input("x"),
         )
         .verify(op_fn(|ctx| scalar_input(ctx, 0, "x")))
+        .fold(op_fn(forward_known))
 }
 
 /// TensorFlow requires the predicate of Switch / LoopCond to be a scalar

@@ -8,6 +8,7 @@ mod functions;
 mod graphs;
 mod libraries;
 mod plugins;
+mod v1_conds;
 mod v1_loops;
 
 use super::{convert, ConvertOptions};

@@ -6,7 +6,7 @@ use super::*;
 
 /// `tf.compat.v1.while_loop(lambda i, x: i < 3, lambda i, x: (i + 1,
 /// concat([x, x], 0)), [0, x])` as TensorFlow 1 writes it, nodes reversed.
-fn doubling_loop() -> FrameworkGraph {
+pub(super) fn doubling_loop() -> FrameworkGraph {
     let enter = |name: &str, input: &str, ty: &(&'static str, AttrValue)| {
         op(
             name,

@@ -1,0 +1,114 @@
+//! Dead branches of TensorFlow v1 control flow. A Switch whose predicate is
+//! known sends its data down one output only: the other output is *dead*,
+//! and so is every node that reads a dead tensor or waits on a dead node
+//! (a control edge), as TensorFlow's executor propagates deadness. A Merge
+//! is dead only when every input entering it is; otherwise it takes its
+//! live inputs alone. That is the graph GE's dead-branch elimination
+//! (`SwitchDeadBranchElimination`, then `MergePass`) leaves: a `tf.cond`
+//! on a constant gives its taken branch's shape, not the merge of both.
+//!
+//! Dead nodes are still inferred (their shapes are what they would be had
+//! data reached them, as TensorFlow's shape functions give), so nothing
+//! downstream of them changes but the Merges that join them.
+
+use crate::graph::{is_loop_back_edge, is_merge, Graph, NodeId, OutputRef};
+use crate::types::DataType;
+
+/// Every output of a node is dead.
+const ALL: u8 = u8::MAX;
+
+/// Which outputs of each node are dead on the current pass: bit `i` for
+/// output `i` (only a Switch has one output dead and not the other).
+pub(super) struct DeadOutputs {
+    masks: Vec<u8>,
+}
+
+impl DeadOutputs {
+    /// None when `graph` has no Switch, so nothing can be dead.
+    pub(super) fn of(graph: &Graph) -> Option<DeadOutputs> {
+        graph
+            .node_ids()
+            .any(|id| is_switch(graph, id))
+            .then(|| DeadOutputs {
+                masks: vec![0; graph.len()],
+            })
+    }
+
+    pub(super) fn is_dead(&self, output: OutputRef) -> bool {
+        let mask = self.masks[output.node.index()];
+        mask == ALL || (output.index < 8 && mask & (1 << output.index) != 0)
+    }
+
+    /// Whether node `id` is dead as a whole.
+    pub(super) fn is_node_dead(&self, id: NodeId) -> bool {
+        self.masks[id.index()] == ALL
+    }
+
+    /// Decides node `id`'s dead outputs from its producers, which the pass
+    /// has visited (a loop's back edge keeps its previous pass's verdict).
+    pub(super) fn visit(&mut self, graph: &Graph, id: NodeId) {
+        let node = graph.node(id);
+        let mask = if is_merge(node) {
+            // A loop's back edge carries data only once the frame is
+            // entered, so the entering inputs alone decide.
+            let mut entering = node
+                .inputs
+                .iter()
+                .flatten()
+                .filter(|e| !is_loop_back_edge(node, graph.node(e.node)))
+                .peekable();
+            let all_dead = entering.peek().is_some() && entering.all(|&e| self.is_dead(e));
+            if all_dead {
+                ALL
+            } else {
+                0
+            }
+        } else if self.reads_dead(graph, id) {
+            ALL
+        } else if is_switch(graph, id) {
+            match known_predicate(graph, id) {
+                // output_false (0) is dead when the predicate holds.
+                Some(true) => 0b01,
+                Some(false) => 0b10,
+                None => 0,
+            }
+        } else {
+            0
+        };
+        self.masks[id.index()] = mask;
+    }
+
+    /// The one input of Merge `id` that is live, when all its others are
+    /// dead and it closes no loop (whose back edge carries data later).
+    pub(super) fn sole_live_input(&self, graph: &Graph, id: NodeId) -> Option<OutputRef> {
+        let node = graph.node(id);
+        let mut live = node.inputs.iter().flatten().filter(|&&e| !self.is_dead(e));
+        let only = *live.next()?;
+        let closes_loop = node
+            .inputs
+            .iter()
+            .flatten()
+            .any(|e| is_loop_back_edge(node, graph.node(e.node)));
+        (live.next().is_none() && !closes_loop).then_some(only)
+    }
+
+    fn reads_dead(&self, graph: &Graph, id: NodeId) -> bool {
+        let node = graph.node(id);
+        node.inputs.iter().flatten().any(|&e| self.is_dead(e))
+            || node.control_inputs.iter().any(|&c| self.is_node_dead(c))
+    }
+}
+
+fn is_switch(graph: &Graph, id: NodeId) -> bool {
+    matches!(graph.node(id).op_type.as_str(), "Switch" | "RefSwitch")
+}
+
+/// The Switch's predicate (input 1) when folding knows it as a bool scalar.
+fn known_predicate(graph: &Graph, id: NodeId) -> Option<bool> {
+    let edge = (*graph.node(id).inputs.get(1)?)?;
+    let value = graph.tensor(edge).value.as_ref()?;
+    match (value.dtype(), value.shape().rank(), value.bytes().as_ref()) {
+        (DataType::Bool, Some(0), &[byte]) => Some(byte != 0),
+        _ => None,
+    }
+}
