@@ -162,12 +162,12 @@ impl Engine<'_> {
         let mut failed = vec![false; graph.len()];
         let mut any_failed = false;
         for &id in order {
+            if let Some(dead) = dead.as_mut() {
+                dead.visit(graph, id);
+            }
             if any_failed && fed_by_failure(graph.node(id), &failed) {
                 failed[id.index()] = true;
                 continue;
-            }
-            if let Some(dead) = dead.as_mut() {
-                dead.visit(graph, id);
             }
             if let Err(error) = self.infer_node(graph, id, dead.as_ref()) {
                 failed[id.index()] = true;

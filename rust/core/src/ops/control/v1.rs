@@ -4,8 +4,10 @@
 //!
 //! A v1 loop is a cycle (NextIteration feeds back into Merge). GE breaks it
 //! by inferring Merge from the inputs already known on the first pass;
-//! Merge here likewise skips inputs that have no dtype yet, but the engine
-//! still rejects cyclic graphs, so only acyclic uses infer today.
+//! Merge here likewise skips inputs that have no dtype yet, and the engine
+//! passes over the frame again until its Merges settle. The engine also
+//! reads a Merge's dead inputs (behind a Switch whose predicate folds) as
+//! not yet known (see `infer::dead`).
 
 use super::merge_rule::merge_all;
 use crate::bail;
@@ -62,34 +64,72 @@ fn forward(op_type: &str) -> OpSchema {
                 .follow("x", FollowType::All)
                 .reuses_input("x"),
         )
-        .fold(op_fn(forward_known))
+        .fold(op_fn(forward_handle_data))
 }
 
-/// What is known of the forwarded tensor goes with it to every output:
-/// its value (or partial shape value and value range), and a handle's
-/// element shape (a TensorList's or TensorArray's, which opgraph keeps in
-/// `shape_value`), as TensorFlow's Enter / Exit / NextIteration / Switch
-/// pass on a handle's "handle data": a TensorArray handle reaches the
-/// reads and writes inside a loop frame through an Enter. Each output,
-/// whenever it carries data, carries the input's, so this is sound; a
-/// loop's Merge forwards no value, so nothing from one iteration is taken
-/// for all.
-fn forward_known(ctx: &mut OpContext<'_>) -> Result<(), OpError> {
+/// A handle's element shape (a TensorList's or TensorArray's, which
+/// opgraph keeps in `shape_value`) goes with it to every output, as
+/// TensorFlow's Enter / Exit / NextIteration / Switch pass on a handle's
+/// "handle data": a TensorArray handle reaches the reads and writes inside
+/// a loop frame through an Enter.
+///
+/// Other tensors' values do not go through: code behind an Enter or a
+/// Switch may never run, and folding there could fail where TensorFlow
+/// never computes (a division by a zero the branch guards against).
+fn forward_handle_data(ctx: &mut OpContext<'_>) -> Result<(), OpError> {
     let input = ctx.input(0)?;
-    let value = input.value.clone();
-    let partial = input.shape_value.as_deref().cloned();
-    let bounds = input.value_range.clone();
+    if !matches!(input.dtype, DataType::Resource | DataType::Variant) {
+        return Ok(());
+    }
+    let Some(element) = input.shape_value.as_deref().cloned() else {
+        return Ok(());
+    };
     for out in 0..ctx.output_count() {
-        if let Some(value) = &value {
-            ctx.set_output_value(out, value.clone())?;
-            continue;
-        }
-        if let Some(partial) = &partial {
-            ctx.set_output_shape_value(out, partial.clone())?;
-        }
-        if let Some(bounds) = &bounds {
-            ctx.set_output_value_range(out, bounds.to_vec())?;
-        }
+        ctx.set_output_shape_value(out, element.clone())?;
+    }
+    Ok(())
+}
+
+/// A Switch passes on a handle's element shape; when its predicate is
+/// known, the output it takes (which then surely runs) carries everything
+/// known of the data: value, or partial shape value and value range.
+fn fold_switch(ctx: &mut OpContext<'_>) -> Result<(), OpError> {
+    forward_handle_data(ctx)?;
+    let Some(taken) = known_predicate(ctx) else {
+        return Ok(());
+    };
+    let out = usize::from(taken);
+    let input = ctx.input(0)?;
+    if let Some(value) = input.value.clone() {
+        return ctx.set_output_value(out, value);
+    }
+    let (partial, bounds) = (
+        input.shape_value.as_deref().cloned(),
+        input.value_range.clone(),
+    );
+    if let Some(partial) = partial {
+        ctx.set_output_shape_value(out, partial)?;
+    }
+    if let Some(bounds) = bounds {
+        ctx.set_output_value_range(out, bounds.to_vec())?;
+    }
+    Ok(())
+}
+
+/// The predicate (input 1) when folding knows it as a bool scalar.
+fn known_predicate(ctx: &OpContext<'_>) -> Option<bool> {
+    let value = ctx.input_host_value(1)?;
+    match (value.dtype(), value.shape().rank(), value.bytes().as_ref()) {
+        (DataType::Bool, Some(0), &[byte]) => Some(byte != 0),
+        _ => None,
+    }
+}
+
+/// LoopCond's value is its input's: a loop whose condition is a constant
+/// false runs no iteration (its Switches then kill the body).
+fn fold_loop_cond(ctx: &mut OpContext<'_>) -> Result<(), OpError> {
+    if let Some(value) = ctx.input(0)?.value.clone() {
+        ctx.set_output_value(0, value)?;
     }
     Ok(())
 }
@@ -108,7 +148,7 @@ fn switch(op_type: &str) -> OpSchema {
         .output(out("output_false"))
         .output(out("output_true"))
         .verify(op_fn(|ctx| scalar_input(ctx, 1, "pred")))
-        .fold(op_fn(forward_known))
+        .fold(op_fn(fold_switch))
 }
 
 fn merge(op_type: &str) -> OpSchema {
@@ -131,7 +171,7 @@ fn loop_cond() -> OpSchema {
                 .reuses_input("x"),
         )
         .verify(op_fn(|ctx| scalar_input(ctx, 0, "x")))
-        .fold(op_fn(forward_known))
+        .fold(op_fn(fold_loop_cond))
 }
 
 /// TensorFlow requires the predicate of Switch / LoopCond to be a scalar

@@ -137,10 +137,11 @@ fn a_loop_whose_condition_is_the_constant_false_runs_no_iteration() {
 }
 
 #[test]
-fn a_loop_condition_is_not_decided_by_the_first_iteration_alone() {
-    // `i < 0` with i from 0 is false on entry, but no value goes through a
-    // loop's Merge (the back edge is unknown on the first pass), so the
-    // loop is not taken to run no iteration: x may have doubled.
+fn a_loop_merge_forwards_no_value_so_its_condition_stays_open() {
+    // `i < 0` with i from 0 is false on entry, so the loop runs no
+    // iteration; but no value goes through a loop's Merge (on the first
+    // pass its back edge is not known yet), so opgraph does not decide the
+    // condition and leaves the doubled dim open: less precise, not wrong.
     let mut framework = super::v1_loops::doubling_loop();
     for o in &mut framework.ops {
         if o.name == "while/Less/y" {
@@ -149,4 +150,154 @@ fn a_loop_condition_is_not_decided_by_the_first_iteration_alone() {
     }
     let g = convert_and_infer(&framework, &ConvertOptions::default());
     assert_eq!(shape(&g, "while/Exit_1", 0), [-1, 4]);
+}
+
+/// `tf.compat.v1.cond(p, lambda: tf.constant([1, 2]), lambda: tf.shape(x)
+/// // n)` on `x[2, 3]`, `n` a constant outside the cond: the true branch is
+/// a Const that waits on the branch's pivot alone (a control edge), the
+/// false branch divides by `n` read through a Switch.
+fn guarded(how: Predicate, n: i64) -> FrameworkGraph {
+    let n2 = ("N", AttrValue::Int(2));
+    let mut pair = ints("cond/pair", &[2], &[1, 2]);
+    pair.control_inputs.push("cond/switch_t".into());
+    graph(vec![
+        placeholder("x", DataType::Float, &[2, 3]),
+        ints("n", &[], &[n]),
+        predicate("p", how),
+        op("cond/Switch", "Switch", &["p", "p"], &[bool_t()]),
+        op("cond/switch_t", "Identity", &["cond/Switch:1"], &[bool_t()]),
+        op("cond/x_f", "Switch", &["x", "p"], &[f32()]),
+        op("cond/n_f", "Switch", &["n", "p"], &[i32()]),
+        pair,
+        op("cond/shape", "Shape", &["cond/x_f"], &[f32()]),
+        op(
+            "cond/div",
+            "FloorDiv",
+            &["cond/shape", "cond/n_f"],
+            &[i32()],
+        ),
+        op(
+            "cond/Merge",
+            "Merge",
+            &["cond/div", "cond/pair"],
+            &[i32(), n2],
+        ),
+        op("dims", "Identity", &["cond/Merge"], &[i32()]),
+    ])
+}
+
+#[test]
+fn a_branch_of_constants_is_dead_through_its_pivot() {
+    // Without the control edge the Const would be live, and the Merge of
+    // [1, 2] and [1, 1] would know no value.
+    let g = convert_and_infer(
+        &guarded(Predicate::Constant(true), 2),
+        &ConvertOptions::default(),
+    );
+    assert_eq!(value(&g, "dims"), Some(vec![1, 2]));
+    let g = convert_and_infer(
+        &guarded(Predicate::Constant(false), 2),
+        &ConvertOptions::default(),
+    );
+    assert_eq!(value(&g, "dims"), Some(vec![1, 1]));
+}
+
+#[test]
+fn a_branch_that_does_not_run_is_not_folded() {
+    // `n` is 0 and the branch that divides by it is dead: nothing divides.
+    let g = convert_and_infer(
+        &guarded(Predicate::Constant(true), 0),
+        &ConvertOptions::default(),
+    );
+    assert_eq!(value(&g, "dims"), Some(vec![1, 2]));
+    // A fed predicate may take either branch: the division is not folded.
+    let g = convert_and_infer(&guarded(Predicate::Fed, 0), &ConvertOptions::default());
+    assert_eq!(shape(&g, "dims", 0), [2]);
+    assert_eq!(value(&g, "dims"), None);
+}
+
+#[test]
+fn a_loop_body_that_may_not_run_is_not_folded() {
+    // `total // n` inside the doubling loop, both read through constant
+    // Enters and n = 0: TensorFlow divides only if the body runs, so
+    // opgraph does not fold it.
+    let mut framework = super::v1_loops::doubling_loop();
+    let enter = |name: &str, input: &str| {
+        op(
+            name,
+            "Enter",
+            &[input],
+            &[
+                i32(),
+                ("frame_name", AttrValue::Str("while/while_context".into())),
+                ("is_constant", AttrValue::Bool(true)),
+                ("parallel_iterations", AttrValue::Int(10)),
+            ],
+        )
+    };
+    framework.ops.extend([
+        ints("total", &[], &[7]),
+        ints("zero", &[], &[0]),
+        enter("while/Enter_total", "total"),
+        enter("while/Enter_zero", "zero"),
+        op(
+            "while/div",
+            "FloorDiv",
+            &["while/Enter_total", "while/Enter_zero"],
+            &[i32()],
+        ),
+    ]);
+    let g = convert_and_infer(&framework, &ConvertOptions::default());
+    assert_eq!(shape(&g, "while/div", 0), Vec::<i64>::new());
+    assert_eq!(value(&g, "while/div"), None);
+}
+
+#[test]
+fn a_cond_inside_a_dead_branch_is_dead_too() {
+    // An inner cond on a fed predicate in the false branch of an outer cond
+    // on the constant true: its Switches read the outer branch's dead x,
+    // so its Merge is dead and the outer Merge takes the true branch.
+    let n2 = ("N", AttrValue::Int(2));
+    let mut framework = graph(vec![
+        placeholder("x", DataType::Float, &[2, 3]),
+        predicate("p", Predicate::Constant(true)),
+        predicate("q", Predicate::Fed),
+        op("outer/x_t", "Switch", &["x", "p"], &[f32()]),
+        op("outer/x_f", "Switch", &["x", "p"], &[f32()]),
+        op("inner/x_t", "Switch", &["outer/x_f", "q"], &[f32()]),
+        op("inner/x_f", "Switch", &["outer/x_f", "q"], &[f32()]),
+        op("inner/t", "Identity", &["inner/x_t:1"], &[f32()]),
+        op(
+            "inner/Merge",
+            "Merge",
+            &["inner/x_f", "inner/t"],
+            &[f32(), n2.clone()],
+        ),
+        op(
+            "outer/flat",
+            "Reshape",
+            &["outer/x_t:1", "outer/target"],
+            &[f32()],
+        ),
+        op("outer/target", "Const", &[], &[]),
+        op(
+            "outer/Merge",
+            "Merge",
+            &["inner/Merge", "outer/flat"],
+            &[f32(), n2],
+        ),
+        op("y", "Identity", &["outer/Merge"], &[f32()]),
+    ]);
+    for o in &mut framework.ops {
+        let c = match o.name.as_str() {
+            "outer/target" => ints("outer/target", &[1], &[-1]),
+            _ => continue,
+        };
+        o.op_type = c.op_type;
+        o.attrs = c.attrs;
+    }
+    let g = convert_and_infer(&framework, &ConvertOptions::default());
+    // The inner Merge alone would give [2, 3]; the outer one joins nothing.
+    assert_eq!(shape(&g, "inner/Merge", 0), [2, 3]);
+    assert_eq!(shape(&g, "y", 0), [6]);
 }
