@@ -30,7 +30,7 @@ mod transpose;
 mod unique;
 #[cfg(test)]
 mod value_range_tests;
-mod views;
+pub(crate) mod views;
 
 use crate::infer::OpContext;
 use crate::op::OpSchema;

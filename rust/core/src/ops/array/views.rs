@@ -76,21 +76,31 @@ fn view_of_x() -> PortDef {
 /// range).
 fn fold_pass_through(ctx: &mut OpContext<'_>) -> Result<(), OpError> {
     for i in 0..ctx.input_count().min(ctx.output_count()) {
-        let input = ctx.input(i)?;
-        if let Some(value) = input.value.clone() {
-            ctx.set_output_value(i, value)?;
-        } else {
-            let (partial, bounds) = (
-                input.shape_value.as_deref().cloned(),
-                input.value_range.clone(),
-            );
-            if let Some(partial) = partial {
-                ctx.set_output_shape_value(i, partial)?;
-            }
-            if let Some(bounds) = bounds {
-                ctx.set_output_value_range(i, bounds.to_vec())?;
-            }
-        }
+        pass_known(ctx, i, i)?;
+    }
+    Ok(())
+}
+
+/// Output `output` carries what folding knows of input `input`: its value,
+/// or its partial shape value and value range.
+pub(crate) fn pass_known(
+    ctx: &mut OpContext<'_>,
+    input: usize,
+    output: usize,
+) -> Result<(), OpError> {
+    let desc = ctx.input(input)?;
+    if let Some(value) = desc.value.clone() {
+        return ctx.set_output_value(output, value);
+    }
+    let (partial, bounds) = (
+        desc.shape_value.as_deref().cloned(),
+        desc.value_range.clone(),
+    );
+    if let Some(partial) = partial {
+        ctx.set_output_shape_value(output, partial)?;
+    }
+    if let Some(bounds) = bounds {
+        ctx.set_output_value_range(output, bounds.to_vec())?;
     }
     Ok(())
 }

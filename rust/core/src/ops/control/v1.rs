@@ -13,6 +13,7 @@ use super::merge_rule::merge_all;
 use crate::bail;
 use crate::infer::OpContext;
 use crate::op::{op_fn, FollowType, OpError, OpSchema, ParamType, PortDef};
+use crate::ops::array::views::pass_known;
 use crate::ops::tf_dtypes;
 use crate::types::{AttrType, AttrValue, DataType, Shape, TensorDesc};
 
@@ -98,22 +99,7 @@ fn fold_switch(ctx: &mut OpContext<'_>) -> Result<(), OpError> {
     let Some(taken) = known_predicate(ctx) else {
         return Ok(());
     };
-    let out = usize::from(taken);
-    let input = ctx.input(0)?;
-    if let Some(value) = input.value.clone() {
-        return ctx.set_output_value(out, value);
-    }
-    let (partial, bounds) = (
-        input.shape_value.as_deref().cloned(),
-        input.value_range.clone(),
-    );
-    if let Some(partial) = partial {
-        ctx.set_output_shape_value(out, partial)?;
-    }
-    if let Some(bounds) = bounds {
-        ctx.set_output_value_range(out, bounds.to_vec())?;
-    }
-    Ok(())
+    pass_known(ctx, 0, usize::from(taken))
 }
 
 /// The predicate (input 1) when folding knows it as a bool scalar.
@@ -128,10 +114,7 @@ fn known_predicate(ctx: &OpContext<'_>) -> Option<bool> {
 /// LoopCond's value is its input's: a loop whose condition is a constant
 /// false runs no iteration (its Switches then kill the body).
 fn fold_loop_cond(ctx: &mut OpContext<'_>) -> Result<(), OpError> {
-    if let Some(value) = ctx.input(0)?.value.clone() {
-        ctx.set_output_value(0, value)?;
-    }
-    Ok(())
+    pass_known(ctx, 0, 0)
 }
 
 fn switch(op_type: &str) -> OpSchema {

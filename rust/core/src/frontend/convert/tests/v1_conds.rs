@@ -186,32 +186,27 @@ fn guarded(how: Predicate, n: i64) -> FrameworkGraph {
     ])
 }
 
+fn guarded_graph(how: Predicate, n: i64) -> Graph {
+    convert_and_infer(&guarded(how, n), &ConvertOptions::default())
+}
+
 #[test]
 fn a_branch_of_constants_is_dead_through_its_pivot() {
     // Without the control edge the Const would be live, and the Merge of
     // [1, 2] and [1, 1] would know no value.
-    let g = convert_and_infer(
-        &guarded(Predicate::Constant(true), 2),
-        &ConvertOptions::default(),
-    );
+    let g = guarded_graph(Predicate::Constant(true), 2);
     assert_eq!(value(&g, "dims"), Some(vec![1, 2]));
-    let g = convert_and_infer(
-        &guarded(Predicate::Constant(false), 2),
-        &ConvertOptions::default(),
-    );
+    let g = guarded_graph(Predicate::Constant(false), 2);
     assert_eq!(value(&g, "dims"), Some(vec![1, 1]));
 }
 
 #[test]
 fn a_branch_that_does_not_run_is_not_folded() {
     // `n` is 0 and the branch that divides by it is dead: nothing divides.
-    let g = convert_and_infer(
-        &guarded(Predicate::Constant(true), 0),
-        &ConvertOptions::default(),
-    );
+    let g = guarded_graph(Predicate::Constant(true), 0);
     assert_eq!(value(&g, "dims"), Some(vec![1, 2]));
     // A fed predicate may take either branch: the division is not folded.
-    let g = convert_and_infer(&guarded(Predicate::Fed, 0), &ConvertOptions::default());
+    let g = guarded_graph(Predicate::Fed, 0);
     assert_eq!(shape(&g, "dims", 0), [2]);
     assert_eq!(value(&g, "dims"), None);
 }
