@@ -8,8 +8,8 @@ same bytes (at ``x``'s full shape when the draw fixes its unknown batch, as
 TensorFlow's, every dim opgraph gives must be the one TensorFlow computed,
 opgraph must know every dim TensorFlow's static shape knows, and a value it
 folds must be TensorFlow's. A program TensorFlow runs must load. A cond on
-a constant, over an input of known shape, must leave no dim unknown: only
-one branch runs (GE prunes the other)."""
+a constant or on x's batch, over an input of known shape, must leave no
+dim unknown: only one branch runs (GE prunes the other)."""
 
 from __future__ import annotations
 
@@ -73,7 +73,7 @@ def judge(program: ControlProgram, workdir: Path, tally: Counter[str]) -> None:
     shape = tuple(desc.shape)
     assert desc.dtype.name == NP_TO_OPGRAPH[theirs.dtype], f"{where}: {desc.dtype.name}, not {theirs.dtype}"
     assert not (program.settled and shape == UNKNOWN_RANK), (
-        f"{where}: the predicate is a constant, yet rank unknown"
+        f"{where}: the predicate is known, yet rank unknown"
     )
     if shape == UNKNOWN_RANK:
         # A TensorArray stacked with no element shape: TensorFlow's static
@@ -93,10 +93,10 @@ def judge(program: ControlProgram, workdir: Path, tally: Counter[str]) -> None:
     if -1 not in shape:
         tally["every dim known"] += 1
     if program.settled:
-        # A constant predicate leaves one branch: TensorFlow 1's Switch
-        # kills the other, TensorFlow 2's If runs one body.
-        assert -1 not in shape, f"{where}: the predicate is a constant, yet opgraph infers {shape}"
-        tally["cond on a constant, settled"] += 1
+        # A known predicate leaves one branch: TensorFlow 1's Switch kills
+        # the other, TensorFlow 2's If runs one body.
+        assert -1 not in shape, f"{where}: the predicate is known, yet opgraph infers {shape}"
+        tally["cond on a known predicate, settled"] += 1
     check_value(desc, theirs, where, tally, peer="TensorFlow", rtol=1e-5)
     tally["agree"] += 1
 
@@ -148,7 +148,7 @@ def report(examples: int = 2000) -> None:
         "nested",
         "agree",
         "every dim known",
-        "cond on a constant, settled",
+        "cond on a known predicate, settled",
         "opgraph knows more dims",
         "rank unknown, as in TensorFlow",
         "refused by TensorFlow's kernels",

@@ -55,8 +55,9 @@ class ControlProgram:
     input_shapes: dict[str, list[int]] = field(default_factory=dict)
     #: Whether a cond sits in a loop or a loop in a cond.
     nested: bool = False
-    #: A cond on a constant over an input of known shape: the branch that
-    #: runs is known, so every dim is (GE prunes the other branch).
+    #: A cond on a constant, or on x's batch, over an input of known
+    #: shape: the branch that runs is known, so every dim is (GE prunes the
+    #: other branch).
     settled: bool = False
 
     @property
@@ -100,18 +101,23 @@ def draw_control_program(d: st.DataObject) -> ControlProgram:
     input_shapes = {"x": list(shape)} if fixed else {}
     description = f"{flavour} {what} on {batch}{list(shape)}"
     nested = kind in ("cond in loop", "loop in cond")
-    settled = kind == "cond" and what.startswith("cond (constant") and (fixed or not batch_unknown)
+    folds = what.startswith(("cond (constant", "cond (on the shape"))
+    settled = kind == "cond" and folds and (fixed or not batch_unknown)
     return ControlProgram(graph.as_graph_def(), feeds, description, input_shapes, nested, settled)
 
 
 def _predicate(d: st.DataObject, x: tf.Tensor, feeds: dict[str, np.ndarray]) -> tuple[tf.Tensor, str]:
-    how = d.draw(st.sampled_from(["constant", "fed", "computed"]), label="condition")
+    how = d.draw(st.sampled_from(["constant", "fed", "computed", "on the shape"]), label="condition")
     if how == "constant":
         value = d.draw(st.booleans())
         return tf.constant(value), f"constant {value}"
     if how == "fed":
         feeds["p:0"] = np.asarray(d.draw(st.booleans()))
         return tf.compat.v1.placeholder(tf.bool, [], name="p"), "fed"
+    if how == "on the shape":
+        # Known wherever x's batch is: it folds, as a constant does.
+        bound = d.draw(st.integers(1, 3), label="batch above")
+        return tf.shape(x)[0] > bound, f"on the shape: batch > {bound}"
     return tf.reduce_sum(x) > 0.0, "computed"
 
 
