@@ -238,9 +238,13 @@ impl Engine<'_> {
                 }
                 sole_live = dead.sole_live_input(graph, id);
             }
+            // A dead node never runs: nothing is computed for it (a branch
+            // may divide by the zero its predicate guards against).
+            let folds = dead.is_none_or(|d| !d.is_node_dead(id));
             // A panic is opgraph's bug: its own stage, never the node's fault.
-            let result = catch_internal(|| run_node(node, schema, &inputs, &mut outputs, &engine))
-                .unwrap_or_else(|bug| Err((Stage::Internal, internal_failure(bug))));
+            let result =
+                catch_internal(|| run_node(node, schema, &inputs, &mut outputs, &engine, folds))
+                    .unwrap_or_else(|bug| Err((Stage::Internal, internal_failure(bug))));
             // GE's MergePass replaces a Merge left one input by that input:
             // its value and list facts go through, not just its shape.
             if let (Ok(()), Some(edge)) = (&result, sole_live) {
@@ -478,6 +482,7 @@ fn run_node(
     inputs: &[Option<&TensorDesc>],
     outputs: &mut [TensorDesc],
     engine: &EngineView<'_>,
+    folds: bool,
 ) -> StageResult {
     let live = check_prototype(node, schema, inputs).map_err(|e| (Stage::Prototype, e))?;
     let mut ctx = OpContext::new(node, schema, inputs, outputs);
@@ -492,7 +497,7 @@ fn run_node(
         default_shapes_and_formats(&mut ctx, schema).map_err(|e| (Stage::InferShape, e))?;
     }
     check_output_dtypes(&ctx, schema).map_err(|e| (Stage::InferDtype, e))?;
-    if schema.fold.is_some() && outputs_within(&ctx, engine.options.fold_limit) {
+    if folds && schema.fold.is_some() && outputs_within(&ctx, engine.options.fold_limit) {
         call(&schema.fold, &mut ctx, Stage::InferShape)?;
     }
     Ok(())

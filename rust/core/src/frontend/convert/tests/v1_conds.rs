@@ -296,3 +296,41 @@ fn a_cond_inside_a_dead_branch_is_dead_too() {
     assert_eq!(shape(&g, "inner/Merge", 0), [2, 3]);
     assert_eq!(shape(&g, "y", 0), [6]);
 }
+
+#[test]
+fn a_dead_branch_computes_nothing() {
+    // `tf.cond(p, lambda: tf.shape(x), lambda: tf.shape(x) // 0)`, the zero
+    // a Const of the false branch: on the constant true that branch is
+    // dead, and its division is not folded (it would fail).
+    let n2 = ("N", AttrValue::Int(2));
+    let mut zero = ints("cond/zero", &[], &[0]);
+    zero.control_inputs.push("cond/switch_f".into());
+    let framework = graph(vec![
+        placeholder("x", DataType::Float, &[2, 3]),
+        predicate("p", Predicate::Constant(true)),
+        op("cond/Switch", "Switch", &["p", "p"], &[bool_t()]),
+        op("cond/switch_f", "Identity", &["cond/Switch"], &[bool_t()]),
+        op("cond/x_t", "Switch", &["x", "p"], &[f32()]),
+        op("cond/x_f", "Switch", &["x", "p"], &[f32()]),
+        zero,
+        op("cond/shape_t", "Shape", &["cond/x_t:1"], &[f32()]),
+        op("cond/shape_f", "Shape", &["cond/x_f"], &[f32()]),
+        op(
+            "cond/div",
+            "FloorDiv",
+            &["cond/shape_f", "cond/zero"],
+            &[i32()],
+        ),
+        op(
+            "cond/Merge",
+            "Merge",
+            &["cond/div", "cond/shape_t"],
+            &[i32(), n2],
+        ),
+        op("dims", "Identity", &["cond/Merge"], &[i32()]),
+    ]);
+    let g = convert_and_infer(&framework, &ConvertOptions::default());
+    assert_eq!(value(&g, "dims"), Some(vec![2, 3]));
+    assert_eq!(value(&g, "cond/shape_f"), None);
+    assert_eq!(value(&g, "cond/div"), None);
+}
