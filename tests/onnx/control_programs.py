@@ -29,6 +29,7 @@ its inputs two scopes up. onnxruntime is the judge, as for the programs."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -401,22 +402,11 @@ def _renamed(body: onnx.GraphProto, prefix: str) -> onnx.GraphProto:
     graph (``x`` in an If's or Loop's body) left alone: sibling bodies
     then never define one name twice, and each output of a body is its own
     value even where two outputs repeat one value (through Identity)."""
-    defined = {i.name for i in body.input} | {t.name for t in body.initializer}
-    for node in body.node:
-        defined.update(o for o in node.output if o)
-
-    def rename(name: str) -> str:
-        return prefix + name if name in defined else name
-
+    defined = _defined_names(body)
     renamed = onnx.GraphProto()
     renamed.CopyFrom(body)
-    for value in [*renamed.input, *renamed.output]:
-        value.name = rename(value.name)
-    for tensor in renamed.initializer:
-        tensor.name = rename(tensor.name)
+    _rename_graph(renamed, lambda name: prefix + name if name in defined else name)
     for node in renamed.node:
-        node.input[:] = [rename(n) for n in node.input]
-        node.output[:] = [rename(n) for n in node.output]
         node.name = prefix + node.name if node.name else ""
     # Repeated outputs: the second and later go through an Identity.
     seen: set[str] = set()
@@ -433,10 +423,9 @@ def _hoist_initializers(node: onnx.NodeProto) -> list[onnx.TensorProto]:
     """Moves the initializers of ``node``'s bodies to the main graph, which
     the bodies then read as outer-scope values."""
     hoisted: list[onnx.TensorProto] = []
-    for attribute in node.attribute:
-        if attribute.type == onnx.AttributeProto.GRAPH:
-            hoisted += list(attribute.g.initializer)
-            del attribute.g.initializer[:]
+    for body in _subgraphs(node):
+        hoisted += list(body.initializer)
+        del body.initializer[:]
     return hoisted
 
 
@@ -444,42 +433,48 @@ def _deep_renamed(node: onnx.NodeProto, prefix: str) -> onnx.NodeProto:
     """A copy of ``node`` with every name its subgraphs define, at any
     depth, renamed ``prefix + name``; the names it reads from enclosing
     scopes stay. Two copies can then sit in sibling branches."""
-    defined: set[str] = set()
-
-    def collect(graph: onnx.GraphProto) -> None:
-        defined.update(i.name for i in graph.input)
-        defined.update(t.name for t in graph.initializer)
-        for inner in graph.node:
-            defined.update(o for o in inner.output if o)
-            for attribute in inner.attribute:
-                if attribute.type == onnx.AttributeProto.GRAPH:
-                    collect(attribute.g)
-
-    def rename(name: str) -> str:
-        return prefix + name if name in defined else name
-
-    def apply(inner: onnx.NodeProto) -> None:
-        inner.input[:] = [rename(n) for n in inner.input]
-        inner.output[:] = [rename(n) for n in inner.output]
-        for attribute in inner.attribute:
-            if attribute.type == onnx.AttributeProto.GRAPH:
-                graph = attribute.g
-                for value in [*graph.input, *graph.output]:
-                    value.name = rename(value.name)
-                for tensor in graph.initializer:
-                    tensor.name = rename(tensor.name)
-                for child in graph.node:
-                    apply(child)
-
     copy = onnx.NodeProto()
     copy.CopyFrom(node)
-    for attribute in copy.attribute:
-        if attribute.type == onnx.AttributeProto.GRAPH:
-            collect(attribute.g)
+    defined: set[str] = set()
+    for body in _subgraphs(copy):
+        defined |= _defined_names(body)
     # One flat set serves every depth because `_renamed` gave each body's
     # names a prefix: no name read from outside is defined inside.
     assert not defined & set(node.input), (
         f"{node.op_type} reads names it defines: {defined & set(node.input)}"
     )
-    apply(copy)
+    _rename_node(copy, lambda name: prefix + name if name in defined else name)
     return copy
+
+
+def _subgraphs(node: onnx.NodeProto) -> list[onnx.GraphProto]:
+    """The bodies ``node`` holds (an If's branches, a Loop's or Scan's body)."""
+    return [a.g for a in node.attribute if a.type == onnx.AttributeProto.GRAPH]
+
+
+def _defined_names(graph: onnx.GraphProto) -> set[str]:
+    """Every value ``graph`` defines, in its nodes' bodies too."""
+    names = {i.name for i in graph.input} | {t.name for t in graph.initializer}
+    for node in graph.node:
+        names.update(o for o in node.output if o)
+        for body in _subgraphs(node):
+            names |= _defined_names(body)
+    return names
+
+
+def _rename_graph(graph: onnx.GraphProto, rename: Callable[[str], str]) -> None:
+    """Renames, in place, ``graph``'s inputs, outputs, initializers and
+    every value its nodes (and their bodies) read or write."""
+    for value in [*graph.input, *graph.output]:
+        value.name = rename(value.name)
+    for tensor in graph.initializer:
+        tensor.name = rename(tensor.name)
+    for node in graph.node:
+        _rename_node(node, rename)
+
+
+def _rename_node(node: onnx.NodeProto, rename: Callable[[str], str]) -> None:
+    node.input[:] = [rename(n) for n in node.input]
+    node.output[:] = [rename(n) for n in node.output]
+    for body in _subgraphs(node):
+        _rename_graph(body, rename)
