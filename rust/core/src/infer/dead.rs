@@ -12,7 +12,6 @@
 //! downstream of them changes but the Merges that join them.
 
 use crate::graph::{is_loop_back_edge, is_merge, Graph, NodeId, OutputRef};
-use crate::types::DataType;
 
 /// Every output of a node is dead.
 const ALL: u8 = u8::MAX;
@@ -66,7 +65,7 @@ impl DeadOutputs {
         } else if self.reads_dead(graph, id) {
             ALL
         } else if is_switch(graph, id) {
-            match known_predicate(graph, id) {
+            match switch_predicate(graph, id) {
                 // output_false (0) is dead when the predicate holds.
                 Some(true) => 0b01,
                 Some(false) => 0b10,
@@ -103,12 +102,8 @@ fn is_switch(graph: &Graph, id: NodeId) -> bool {
     matches!(graph.node(id).op_type.as_str(), "Switch" | "RefSwitch")
 }
 
-/// The Switch's predicate (input 1) when folding knows it as a bool scalar.
-fn known_predicate(graph: &Graph, id: NodeId) -> Option<bool> {
+/// The Switch's predicate (input 1) when folding knows it.
+fn switch_predicate(graph: &Graph, id: NodeId) -> Option<bool> {
     let edge = (*graph.node(id).inputs.get(1)?)?;
-    let value = graph.tensor(edge).value.as_ref()?;
-    match (value.dtype(), value.shape().rank(), value.bytes().as_ref()) {
-        (DataType::Bool, Some(0), &[byte]) => Some(byte != 0),
-        _ => None,
-    }
+    graph.tensor(edge).value.as_ref()?.to_bool_scalar()
 }

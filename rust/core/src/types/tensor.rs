@@ -189,6 +189,14 @@ impl HostTensor {
         self.0.splat.as_ref().is_none_or(|e| e.get().is_some())
     }
 
+    /// The value of a BOOL scalar (a predicate); None for anything else.
+    pub fn to_bool_scalar(&self) -> Option<bool> {
+        match (self.dtype(), self.shape().rank(), self.bytes().as_ref()) {
+            (DataType::Bool, Some(0), &[byte]) => Some(byte != 0),
+            _ => None,
+        }
+    }
+
     /// The elements as `i64`, for integer tensors (shape vectors, axes).
     pub fn to_ints(&self) -> Option<Vec<i64>> {
         self.collect_ints()

@@ -59,13 +59,12 @@ fn known_condition(ctx: &OpContext<'_>) -> Option<bool> {
     if value.shape().rank() != Some(0) {
         return None;
     }
-    match (value.dtype(), value.bytes().as_ref()) {
-        (DataType::Bool, &[byte]) => Some(byte != 0),
-        _ => match value.to_ints()?[..] {
+    value
+        .to_bool_scalar()
+        .or_else(|| match value.to_ints()?[..] {
             [c] => Some(c != 0),
             _ => None,
-        },
-    }
+        })
 }
 
 /// TensorFlow's Case takes a scalar selector.

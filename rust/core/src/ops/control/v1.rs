@@ -96,19 +96,10 @@ fn forward_handle_data(ctx: &mut OpContext<'_>) -> Result<(), OpError> {
 /// known of the data: value, or partial shape value and value range.
 fn fold_switch(ctx: &mut OpContext<'_>) -> Result<(), OpError> {
     forward_handle_data(ctx)?;
-    let Some(taken) = known_predicate(ctx) else {
+    let Some(taken) = ctx.input_host_value(1).and_then(|p| p.to_bool_scalar()) else {
         return Ok(());
     };
     pass_known(ctx, 0, usize::from(taken))
-}
-
-/// The predicate (input 1) when folding knows it as a bool scalar.
-fn known_predicate(ctx: &OpContext<'_>) -> Option<bool> {
-    let value = ctx.input_host_value(1)?;
-    match (value.dtype(), value.shape().rank(), value.bytes().as_ref()) {
-        (DataType::Bool, Some(0), &[byte]) => Some(byte != 0),
-        _ => None,
-    }
 }
 
 /// LoopCond's value is its input's: a loop whose condition is a constant
