@@ -291,6 +291,15 @@ def report_draws(
     print("| all | " + " | ".join(f"{totals[c]:,}" for c in columns) + " |")
 
 
+def dead_nodes(plan: opgraph.MemoryPlan) -> set[str]:
+    """The nodes whose every output ``plan`` leaves out as dead code
+    (region ``dead``: GE deletes them before it assigns memory)."""
+    regions: dict[str, set[str]] = {}
+    for name, region in zip(plan.names, plan.regions, strict=True):
+        regions.setdefault(name.rsplit(":", 1)[0], set()).add(region)
+    return {node for node, found in regions.items() if found == {"dead"}}
+
+
 def import_tensorflow(reason: str) -> Any:
     """TensorFlow, or a skip of the calling test module, for ``reason``,
     where it is not installed: then ``import tensorflow`` finds the

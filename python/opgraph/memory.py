@@ -47,13 +47,15 @@ lower bound: an exact search, within a fixed budget of work, for the steps
 around the peak packed at the bound, the other buffers placed around them;
 chosen only when strictly smaller than repair)."""
 
-Region = Literal["activation", "input", "output", "weight", "dynamic", "folded"]
+Region = Literal["activation", "input", "output", "weight", "dynamic", "folded", "dead"]
 """Where a tensor's memory is: the planned activation arena, the graph
 input / output regions, the weights, nowhere yet (``dynamic``: unknown
 size, left out with ``allow_dynamic=True``), or nowhere at all
 (``folded``: a constant that only GE's build-time constant folding reads,
 such as the INT8 weight of a folded DequantizeLinear, or that nothing
-reads)."""
+reads; ``dead``: produced in a branch that cannot run, which GE deletes
+before it plans: the untaken side of a TensorFlow 1 Switch whose predicate
+is known, the bodies an If / Case with a known condition does not take)."""
 
 STRATEGIES: tuple[Strategy, ...] = get_args(Strategy)
 OFFSET_ALIGNMENT = 512

@@ -9,13 +9,21 @@ TensorFlow's, every dim opgraph gives must be the one TensorFlow computed,
 opgraph must know every dim TensorFlow's static shape knows, and a value it
 folds must be TensorFlow's. A program TensorFlow runs must load. A cond on
 a constant or on x's batch, over an input of known shape, must leave no
-dim unknown: only one branch runs (GE prunes the other)."""
+dim unknown: only one branch runs (GE prunes the other).
+
+Dead code is judged by TensorFlow's executor: in a TensorFlow 1 program,
+every node opgraph's memory plan leaves out as dead (GE deletes it before
+assigning memory) must be one TensorFlow does not run (its step stats
+record every node it computes), and in a settled program every node the
+output depends on that TensorFlow does not run must be dead in opgraph."""
 
 from __future__ import annotations
 
 import sys
 from collections import Counter
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -24,13 +32,14 @@ from hypothesis import strategies as st
 
 # tests/ holds the shared helpers: pytest puts it on the path, a script run directly does not.
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from helpers import check_value, import_tensorflow, report_draws
+from helpers import check_value, dead_nodes, import_tensorflow, report_draws
 
 tf = import_tensorflow("TensorFlow is the peer these programs run on")
 
 from tf_control_programs import ControlProgram, draw_control_program  # noqa: E402
-from tf_op_cases import NP_TO_OPGRAPH, OUT, as_written, static_shape  # noqa: E402
+from tf_op_cases import NP_TO_OPGRAPH, OUT, run_traced, static_shape  # noqa: E402
 
+from opgraph import Graph, plan_memory  # noqa: E402
 from opgraph.tensorflow import load_tensorflow  # noqa: E402
 
 #: opgraph's shape of unknown rank.
@@ -39,20 +48,59 @@ UNKNOWN_RANK = (-2,)
 EXAMPLES = 300
 
 
-def run_tensorflow(program: ControlProgram) -> tuple[np.ndarray, tuple[int, ...] | None] | None:
-    """The output TensorFlow computes and its static shape, or None when
-    its kernels refuse the feeds (a TensorArray stacked empty with no
-    element shape)."""
+@dataclass
+class TfRun:
+    output: np.ndarray
+    static: tuple[int, ...] | None
+    #: The nodes TensorFlow's executor computed (a dead node is not).
+    executed: set[str]
+
+
+def run_tensorflow(program: ControlProgram) -> TfRun | None:
+    """The output TensorFlow computes, its static shape and the nodes it
+    ran, or None when its kernels refuse the feeds (a TensorArray stacked
+    empty with no element shape)."""
     graph = tf.Graph()
     with graph.as_default():
         tf.graph_util.import_graph_def(program.graph_def, name="")
-        out = graph.get_tensor_by_name(f"{OUT}:0")
-        static = static_shape(out)
-        with tf.compat.v1.Session(graph=graph, config=as_written()) as session:
-            try:
-                return np.asarray(session.run(out, program.feeds)), static
-            except tf.errors.OpError:
-                return None
+        static = static_shape(graph.get_tensor_by_name(f"{OUT}:0"))
+    try:
+        output, executed = run_traced(program.graph_def, f"{OUT}:0", program.feeds)
+    except tf.errors.OpError:
+        return None
+    return TfRun(output, static, executed)
+
+
+def needed_by_output(graph_def: Any) -> set[str]:
+    """The nodes the output depends on (data and control inputs): the ones
+    a session runs to fetch it."""
+    inputs = {node.name: [i.lstrip("^").split(":")[0] for i in node.input] for node in graph_def.node}
+    needed: set[str] = set()
+    stack = [OUT]
+    while stack:
+        name = stack.pop()
+        if name not in needed:
+            needed.add(name)
+            stack.extend(inputs.get(name, []))
+    return needed
+
+
+def judge_dead_code(program: ControlProgram, graph: Graph, executed: set[str], tally: Counter[str]) -> None:
+    """opgraph's dead nodes (every output planned in region ``dead``)
+    against the nodes TensorFlow's executor ran."""
+    plan = plan_memory(graph, allow_dynamic=True)
+    planned = {name.rsplit(":", 1)[0] for name in plan.names}
+    dead = dead_nodes(plan)
+    run = sorted(dead & executed)
+    assert not run, f"{program.id}: opgraph plans {run} as dead code, but TensorFlow ran them"
+    if dead:
+        tally["TF1 with dead code"] += 1
+        tally["dead nodes, none run by TensorFlow"] += len(dead)
+    if program.settled:
+        # Fed x is not a node TensorFlow's step stats name.
+        skipped = needed_by_output(program.graph_def) - executed - {"x"}
+        live = sorted(skipped & planned - dead)
+        assert not live, f"{program.id}: TensorFlow does not run {live}, yet opgraph plans them"
 
 
 def judge(program: ControlProgram, workdir: Path, tally: Counter[str]) -> None:
@@ -61,13 +109,15 @@ def judge(program: ControlProgram, workdir: Path, tally: Counter[str]) -> None:
     if ran is None:
         tally["refused by TensorFlow's kernels"] += 1
         return
-    theirs, static = ran
+    theirs, static = ran.output, ran.static
     tally["run by TensorFlow"] += 1
     if program.nested:
         tally["nested"] += 1
     path = workdir / "program.pb"
     path.write_bytes(program.graph_def.SerializeToString())
     graph = load_tensorflow(path, input_shapes=program.input_shapes or None)
+    if program.description.startswith("TF1"):
+        judge_dead_code(program, graph, ran.executed, tally)
     desc = graph.desc(graph.tensor(OUT, 0))
     where = program.id
     shape = tuple(desc.shape)
@@ -152,6 +202,8 @@ def report(examples: int = 2000) -> None:
         "opgraph knows more dims",
         "rank unknown, as in TensorFlow",
         "refused by TensorFlow's kernels",
+        "TF1 with dead code",
+        "dead nodes, none run by TensorFlow",
     ]
     report_draws(f"TensorFlow {tf.__version__}", ["programs"], _judge_drawn, columns, examples)
 

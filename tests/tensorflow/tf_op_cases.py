@@ -148,6 +148,25 @@ def as_written() -> tf.compat.v1.ConfigProto:
     return config
 
 
+def run_traced(
+    graph_def: tf.compat.v1.GraphDef, fetch: str, feeds: dict[str, np.ndarray]
+) -> tuple[np.ndarray, set[str]]:
+    """Runs ``graph_def`` as written (:func:`as_written`) and returns the
+    fetched value and the nodes TensorFlow's executor computed: its step
+    stats record each node it runs, and a dead node (fed only through the
+    untaken output of a Switch) is not run. Raises ``tf.errors.OpError``
+    when a kernel refuses."""
+    graph = tf.Graph()
+    with graph.as_default():
+        tf.graph_util.import_graph_def(graph_def, name="")
+        trace = tf.compat.v1.RunOptions(trace_level=tf.compat.v1.RunOptions.FULL_TRACE)
+        metadata = tf.compat.v1.RunMetadata()
+        with tf.compat.v1.Session(graph=graph, config=as_written()) as session:
+            value = session.run(fetch, feeds, options=trace, run_metadata=metadata)
+    executed = {node.node_name for device in metadata.step_stats.dev_stats for node in device.node_stats}
+    return np.asarray(value), executed
+
+
 @dataclass
 class TfVerdict:
     """What TensorFlow makes of a case: ``refused`` says where it refused

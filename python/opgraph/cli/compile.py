@@ -534,6 +534,12 @@ def _pipeline(options: CompileOptions, stage: Stage, switches: _Switches) -> Com
         except MemoryPlanError as error:
             result.warnings.append(f"memory plan skipped: {error}")
     unplanned = None if result.memory is None else result.memory.regions.count("dynamic")
+    dead = 0 if result.memory is None else result.memory.regions.count("dead")
+    if dead:
+        result.notes.append(
+            f"{dead} tensors of branches that cannot run (the condition choosing them is known) take no "
+            "memory and cost nothing: GE deletes such branches before it plans"
+        )
     # Sizes known only at run time, every one bounded: a worst-case latency.
     at_upper_bounds = bool(unknown.tensors) and unknown.inputs_bounded() and unplanned == 0
     if unknown.tensors:

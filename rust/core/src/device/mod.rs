@@ -5,6 +5,7 @@
 //! ([`cost`]).
 
 pub mod cost;
+mod dead_code;
 mod error;
 pub mod formats;
 pub mod memory;

@@ -9,7 +9,10 @@
 //!
 //! Dead nodes are still inferred (their shapes are what they would be had
 //! data reached them, as TensorFlow's shape functions give), so nothing
-//! downstream of them changes but the Merges that join them.
+//! downstream of them changes but the Merges that join them. The memory
+//! plan and the cost model read the same verdict back from the inferred
+//! graph ([`DeadOutputs::of_inferred`]): GE deletes dead nodes before it
+//! assigns memory, so they take none and cost nothing.
 
 use crate::graph::{is_loop_back_edge, is_merge, Graph, NodeId, OutputRef};
 
@@ -18,7 +21,7 @@ const ALL: u8 = u8::MAX;
 
 /// Which outputs of each node are dead on the current pass: bit `i` for
 /// output `i` (only a Switch has one output dead and not the other).
-pub(super) struct DeadOutputs {
+pub(crate) struct DeadOutputs {
     masks: Vec<u8>,
 }
 
@@ -33,13 +36,24 @@ impl DeadOutputs {
             })
     }
 
-    pub(super) fn is_dead(&self, output: OutputRef) -> bool {
+    /// The verdict on an inferred graph (its Switch predicates' values
+    /// are stored), taken in `order`, a topological order of it; None when
+    /// no node is dead.
+    pub(crate) fn of_inferred(graph: &Graph, order: &[NodeId]) -> Option<DeadOutputs> {
+        let mut dead = DeadOutputs::of(graph)?;
+        for &id in order {
+            dead.visit(graph, id);
+        }
+        dead.masks.iter().any(|&m| m != 0).then_some(dead)
+    }
+
+    pub(crate) fn is_dead(&self, output: OutputRef) -> bool {
         let mask = self.masks[output.node.index()];
         mask == ALL || (output.index < 8 && mask & (1 << output.index) != 0)
     }
 
     /// Whether node `id` is dead as a whole.
-    pub(super) fn is_node_dead(&self, id: NodeId) -> bool {
+    pub(crate) fn is_node_dead(&self, id: NodeId) -> bool {
         self.masks[id.index()] == ALL
     }
 
@@ -77,9 +91,22 @@ impl DeadOutputs {
         self.masks[id.index()] = mask;
     }
 
+    /// The output a live Switch `id` sends its data to, when its
+    /// predicate is known (the other output is dead).
+    pub(crate) fn switch_taken(&self, graph: &Graph, id: NodeId) -> Option<u32> {
+        if !is_switch(graph, id) {
+            return None;
+        }
+        match self.masks[id.index()] {
+            0b01 => Some(1),
+            0b10 => Some(0),
+            _ => None,
+        }
+    }
+
     /// The one input of Merge `id` that is live, when all its others are
     /// dead and it closes no loop (whose back edge carries data later).
-    pub(super) fn sole_live_input(&self, graph: &Graph, id: NodeId) -> Option<OutputRef> {
+    pub(crate) fn sole_live_input(&self, graph: &Graph, id: NodeId) -> Option<OutputRef> {
         let node = graph.node(id);
         let mut live = node.inputs.iter().flatten().filter(|&&e| !self.is_dead(e));
         let only = *live.next()?;

@@ -2,7 +2,7 @@
 
 mod check;
 mod context;
-mod dead;
+pub(crate) mod dead;
 mod engine;
 mod error;
 pub mod probe;

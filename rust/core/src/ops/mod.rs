@@ -11,7 +11,7 @@
 
 mod array;
 pub(crate) mod common;
-mod control;
+pub(crate) mod control;
 mod data;
 mod list;
 mod math;

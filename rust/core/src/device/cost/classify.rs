@@ -23,6 +23,10 @@ pub(crate) enum OpClass {
     Free(&'static str),
     /// Runs the bodies it calls (While / If / Case / function calls).
     Subgraph,
+    /// What GE reduces to an edge from input `.0` before it runs anything
+    /// (a Switch on a known predicate, a Merge with one live input,
+    /// `device::dead_code`): passes that input on, as a view does.
+    Edge(usize),
     /// Convolution or matrix multiply on the Cube unit.
     Cube,
     /// Depthwise convolution: a multiply-add per window tap on the vector unit.

@@ -86,10 +86,13 @@ fn is_zero_pad(graph: &Graph, id: NodeId) -> bool {
 fn view_sources(graph: &Graph, order: &[NodeId], classes: &[OpClass]) -> Vec<NodeId> {
     let mut source: Vec<NodeId> = graph.node_ids().collect();
     for &id in order {
-        if classes[id.index()] == OpClass::Free("view") {
-            if let Some(edge) = graph.node(id).inputs.first().copied().flatten() {
-                source[id.index()] = source[edge.node.index()];
-            }
+        let passed = match classes[id.index()] {
+            OpClass::Free("view") => 0,
+            OpClass::Edge(i) => i,
+            _ => continue,
+        };
+        if let Some(edge) = graph.node(id).inputs.get(passed).copied().flatten() {
+            source[id.index()] = source[edge.node.index()];
         }
     }
     source

@@ -156,7 +156,10 @@ fn slice_offsets_whole(graph: &Graph, node: &Node, input: &TensorDesc) -> bool {
 /// Whether `producer` writes its own output buffer on the device (a kernel,
 /// not a graph input, a constant or a view of another tensor).
 fn writes_own_buffer(class: OpClass) -> bool {
-    !matches!(class, OpClass::Free(_) | OpClass::Subgraph | OpClass::AiCpu)
+    !matches!(
+        class,
+        OpClass::Free(_) | OpClass::Subgraph | OpClass::AiCpu | OpClass::Edge(_)
+    )
 }
 
 /// The nodes (by id) that run no task because their parts are contiguous

@@ -26,6 +26,13 @@ fn sources(graph: &Graph, classes: &[OpClass], anchors: &[Option<NodeId>]) -> Ve
             graph.node(at).inputs.first().copied().flatten(),
         ) {
             (OpClass::Free("view"), Some(edge)) => Some(edge.node),
+            (OpClass::Edge(i), _) => graph
+                .node(at)
+                .inputs
+                .get(i)
+                .copied()
+                .flatten()
+                .map(|e| e.node),
             _ => None,
         }
     };

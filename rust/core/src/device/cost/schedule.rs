@@ -1,21 +1,32 @@
 //! The whole graph: every node estimated in execution order, bodies of
 //! While / If / calls included, then the single-stream total and the
-//! critical path over parallel streams.
+//! critical path over parallel streams. Dead code GE deletes
+//! (`device::dead_code`) costs nothing: a dead node's row says so, and an
+//! If / Case on a known selector counts the branch it takes.
 
 use super::classify::{classify, OpClass};
 use super::report::{Bound, NodeCost};
 use super::rows::Rows;
 use super::work::Work;
 use super::{confusion, cube, fusion, in_place, l2, vector, CostError, CostOptions};
+use crate::device::dead_code::DeadCode;
 use crate::device::spec::DeviceSpec;
 use crate::graph::names::prefixed;
 use crate::graph::{is_loop_back_edge, topological_order, Graph, Node, NodeId};
+use crate::ops::control::branches::taken_body;
 
 /// The class of a concatenation or slice done in place (no task).
 pub(crate) const IN_PLACE: &str = "in place";
 /// The report's note on a format conversion the ConfusionTranspose fusion
 /// leaves out ([`confusion`]).
 const ABSORBED_NOTE: &str = "not run: ATC fuses the Reshape and Transpose beside it into ConfusionTransposeD, which reads and writes FRACTAL_NZ";
+/// The report's note on a node of dead code.
+const DEAD_NOTE: &str =
+    "not run: a Switch on a known predicate sends it no data (GE deletes the dead branch)";
+/// The report's note on a Switch or Merge GE reduces to an edge.
+const EDGE_NOTE: &str = "not run: with its predicate known, GE reduces it to an edge";
+/// The class of a node of dead code.
+const DEAD: &str = "dead";
 
 /// Rows and facts gathered while walking a graph and its bodies.
 #[derive(Default)]
@@ -113,7 +124,7 @@ pub(super) fn node_work(
         _ => opts,
     };
     Ok(Some(match class {
-        OpClass::Free(_) | OpClass::Subgraph => return Ok(None),
+        OpClass::Free(_) | OpClass::Subgraph | OpClass::Edge(_) => return Ok(None),
         OpClass::Cube => cube::cube_work(graph, node, spec, opts)?,
         OpClass::Depthwise => vector::depthwise_work(graph, node, spec, opts, 0, 1)?,
         OpClass::Recurrent => super::recurrent::recurrent_work(graph, node, spec, opts)?,
@@ -143,6 +154,17 @@ pub(crate) fn walk_graph<R: Rows>(
         message: e.to_string(),
     })?;
     let mut classes: Vec<OpClass> = graph.nodes().iter().map(classify).collect();
+    let dead_code = DeadCode::of(graph, &order);
+    for (id, class) in graph.node_ids().zip(classes.iter_mut()) {
+        if dead_code.is_node_dead(id) {
+            *class = OpClass::Free(DEAD);
+        } else if let Some((from, _)) = dead_code.forwards(graph, id) {
+            let node = graph.node(id);
+            if let Some(input) = node.inputs.iter().position(|&e| e == Some(from)) {
+                *class = OpClass::Edge(input);
+            }
+        }
+    }
     let absorbed = confusion::absorbed_conversions(graph);
     for (class, &gone) in classes.iter_mut().zip(&absorbed) {
         if gone {
@@ -208,13 +230,17 @@ pub(crate) fn walk_graph<R: Rows>(
         if classes[i] == OpClass::Subgraph {
             let at = walk.rows.len();
             walk.rows.push(free_row(name.clone(), node, None));
-            let (total, note) = walk_bodies(node, &name, spec, opts, count, walk)?;
+            let (total, note) = walk_bodies(graph, node, &name, spec, opts, count, walk)?;
             walk.rows.set_note_and_count(at, note, count);
             times[i] = total;
             continue;
         }
         let Some(work) = &works[i] else {
-            let note = if constant[i] {
+            let note = if classes[i] == OpClass::Free(DEAD) {
+                Some(DEAD_NOTE.to_owned())
+            } else if matches!(classes[i], OpClass::Edge(_)) {
+                Some(EDGE_NOTE.to_owned())
+            } else if constant[i] {
                 Some("computed at build time (constant inputs)".to_owned())
             } else if classes[i] == OpClass::Free(IN_PLACE) {
                 Some("in place: its parts are contiguous blocks of the whole (no copy)".to_owned())
@@ -267,10 +293,12 @@ fn is_branch(node: &Node) -> bool {
     node.op_type.contains("If") || node.op_type == "Case"
 }
 
-/// Walks the bodies `node` calls: a loop's cond and body `trip count`
-/// times, the costliest branch of an If / Case, every body of a call.
-/// Returns the time added and a note for the caller's row.
+/// Walks the bodies `node` (in `graph`) calls: a loop's cond and body
+/// `trip count` times, the branch of an If / Case its known selector takes
+/// or else the costliest, every body of a call. Returns the time added and
+/// a note for the caller's row.
 fn walk_bodies<R: Rows>(
+    graph: &Graph,
     node: &Node,
     name: &str,
     spec: &DeviceSpec,
@@ -278,6 +306,23 @@ fn walk_bodies<R: Rows>(
     count: f64,
     walk: &mut Walk<R>,
 ) -> Result<(f64, String), CostError> {
+    if let Some(taken) = is_branch(node).then(|| taken_body(graph, node)).flatten() {
+        let sub = &node.subgraphs[taken];
+        let from = walk.rows.len();
+        walk_graph(
+            &sub.graph,
+            spec,
+            opts,
+            &format!("{name}/{}/", sub.name),
+            count,
+            walk,
+        )?;
+        let total = walk.rows.time_from(from);
+        return Ok((
+            total,
+            format!("branch {} counted (its selector is known)", sub.name),
+        ));
+    }
     if is_branch(node) && node.subgraphs.len() > 1 {
         let mut best: Option<(f64, Walk<R>, &str)> = None;
         for sub in &node.subgraphs {

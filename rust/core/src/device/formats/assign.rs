@@ -4,9 +4,9 @@
 //! backwards from what their consumers asked for.
 
 use super::decide::{decide, Out, View};
-use super::edges::Use;
-use super::rules::{rule, Rule};
+use super::edges::{passed_through, Use};
 use super::spec::Storage;
+use crate::device::dead_code::DeadCode;
 use crate::device::soc::Soc;
 use crate::device::DeviceError;
 use crate::graph::{Graph, NodeId, OutputRef};
@@ -37,12 +37,14 @@ pub fn assign(
     constant: &[SmallVec<[bool; 1]>],
 ) -> Result<Assignment, DeviceError> {
     let mut needs = Vec::new();
+    let dead_code = DeadCode::of(graph, order);
     for &id in order {
         let view = View {
             graph,
             registry,
             soc,
             constant,
+            dead_code: &dead_code,
         };
         let decision = decide(&view, id);
         let node = graph.node(id);
@@ -127,18 +129,26 @@ fn settle_constants(
             let agreed = requests.iter().all(|s| *s == first);
             let settled = if agreed { first } else { Storage::Plain };
             store(graph, id, o, settled, soc)?;
-            // A pass-through constant (Identity of a weight) reads input o;
-            // the weight itself is a source.
-            match graph.node(id).inputs.get(o).copied().flatten() {
-                Some(from) if rule(&graph.node(id).op_type) == Rule::PassThrough => {
+            // A pass-through constant (Identity of a weight, a Switch GE
+            // reduces to an edge) reads its input; the weight itself is a
+            // source.
+            match passed_through(graph, constant, id, o) {
+                // Nothing reads it (a Switch's output no branch node
+                // reads): it asks nothing of the weight behind it.
+                Some(_) if requests.is_empty() => {}
+                Some(from) => {
+                    let input = graph.node(id).inputs.iter().position(|&e| e == Some(from));
                     needs.push(Need {
                         from,
-                        to: Use { node: id, input: o },
+                        to: Use {
+                            node: id,
+                            input: input.unwrap_or(o),
+                        },
                         storage: settled,
                     });
                     asked.entry(from).or_default().push(settled);
                 }
-                _ => converted += usize::from(settled != Storage::Plain),
+                None => converted += usize::from(settled != Storage::Plain),
             }
         }
     }

@@ -8,6 +8,7 @@ use super::decide::{decide, Out, View};
 use super::edges::constant_outputs;
 use super::rules::{rule, Rule};
 use super::spec::{Device, Storage};
+use crate::device::dead_code::DeadCode;
 use crate::device::soc::Soc;
 use crate::graph::{topological_order, Graph};
 use crate::op::OpRegistry;
@@ -74,11 +75,13 @@ fn check_graph(
         Err(e) => return report("<graph>", e.to_string()),
     };
     let constant = constant_outputs(graph, &order);
+    let dead_code = DeadCode::of(graph, &order);
     let view = View {
         graph,
         registry,
         soc,
         constant: &constant,
+        dead_code: &dead_code,
     };
     for id in graph.node_ids() {
         let node = graph.node(id);

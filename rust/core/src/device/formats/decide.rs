@@ -6,6 +6,7 @@
 use super::rules::{rule, Rule};
 use super::spec::{readable_as, Device, Storage};
 use super::{follow, prefer};
+use crate::device::dead_code::DeadCode;
 use crate::device::soc::Soc;
 use crate::frontend::convert::INPUT_FORMATS_ATTR;
 use crate::graph::{Graph, Node, NodeId, OutputRef};
@@ -40,6 +41,8 @@ pub struct View<'a> {
     pub soc: &'a Soc,
     /// Per node and output: a constant (see `edges::constant_outputs`).
     pub constant: &'a [SmallVec<[bool; 1]>],
+    /// What GE deletes or reduces to an edge before it picks formats.
+    pub(crate) dead_code: &'a DeadCode,
 }
 
 impl<'a> View<'a> {
@@ -111,6 +114,27 @@ pub(super) const FILTER_LAYOUTS: &[Format] = &[Format::Nchw, Format::Nhwc, Forma
 /// The contract of node `id`.
 pub fn decide(view: &View<'_>, id: NodeId) -> Decision {
     let node = view.graph.node(id);
+    // Dead code is deleted and a Switch or Merge GE reduces to an edge
+    // passes its input on, in whatever storage it comes: no conversion
+    // goes into either.
+    if view.dead_code.is_node_dead(id) {
+        return Decision {
+            inputs: node.inputs.iter().map(|_| None).collect(),
+            outputs: node.outputs.iter().map(|_| Out::Free).collect(),
+        };
+    }
+    if let Some((from, taken)) = view.dead_code.forwards(view.graph, id) {
+        let input = node.inputs.iter().position(|&e| e == Some(from));
+        return Decision {
+            inputs: node.inputs.iter().map(|_| None).collect(),
+            outputs: (0..node.outputs.len())
+                .map(|o| match input {
+                    Some(i) if o == taken as usize => Out::Copy(i),
+                    _ => Out::Free,
+                })
+                .collect(),
+        };
+    }
     let decided = match rule(&node.op_type) {
         Rule::Source | Rule::TransData => Some(free(node)),
         Rule::PassThrough => Some(Decision {

@@ -1,7 +1,8 @@
 //! Who reads each output, and which outputs are constants (weights).
 
 use super::rules::{rule, Rule};
-use crate::graph::{Graph, Node, NodeId, OutputRef};
+use crate::device::dead_code::DeadCode;
+use crate::graph::{is_merge, Graph, Node, NodeId, OutputRef};
 use rustc_hash::FxHashMap;
 use smallvec::SmallVec;
 use std::hash::Hash;
@@ -64,14 +65,33 @@ const NOT_FOLDED: &[&str] = &[
 /// selects formats: the Reshape of a weight, a batch norm's folded scale).
 /// Constants are weights: the pass converts them in place instead of
 /// inserting TransData.
+///
+/// Control flow GE's dead-branch elimination removes is seen through: a
+/// Switch on a known predicate passes a constant to the output it takes,
+/// and a Merge with one live input passes that input on (its
+/// `value_index` becomes a constant); dead code is no constant, since GE
+/// deletes it (`device::dead_code`).
 pub fn constant_outputs(graph: &Graph, order: &[NodeId]) -> Vec<SmallVec<[bool; 1]>> {
     let mut constant: Vec<SmallVec<[bool; 1]>> = graph
         .nodes()
         .iter()
         .map(|n| SmallVec::from_elem(false, n.outputs.len()))
         .collect();
+    let dead_code = DeadCode::of(graph, order);
     for &id in order {
         let node = graph.node(id);
+        if dead_code.is_node_dead(id) {
+            continue;
+        }
+        if let Some((from, taken)) = dead_code.forwards(graph, id) {
+            let passed = constant[from.node.index()][from.index as usize];
+            let outputs = &mut constant[id.index()];
+            outputs[taken as usize] = passed;
+            if is_merge(node) && outputs.len() > 1 {
+                outputs[1] = true;
+            }
+            continue;
+        }
         match rule(&node.op_type) {
             Rule::Source if node.op_type != "Data" && node.op_type != "Placeholder" => {
                 constant[id.index()].fill(true);
@@ -92,6 +112,36 @@ pub fn constant_outputs(graph: &Graph, order: &[NodeId]) -> Vec<SmallVec<[bool; 
         }
     }
     constant
+}
+
+/// The input whose value constant output `o` of node `id` is, unchanged:
+/// input `o` of a pass-through (Identity of a weight), the data of a Switch
+/// (only the output a known predicate takes is constant), the one constant
+/// input of a Merge (its other inputs are dead). The settled storage of
+/// such an output is asked of that input, so one weight is converted once.
+pub fn passed_through(
+    graph: &Graph,
+    constant: &[SmallVec<[bool; 1]>],
+    id: NodeId,
+    o: usize,
+) -> Option<OutputRef> {
+    let node = graph.node(id);
+    if rule(&node.op_type) == Rule::PassThrough {
+        return node.inputs.get(o).copied().flatten();
+    }
+    match node.op_type.as_str() {
+        "Switch" | "RefSwitch" => node.inputs.first().copied().flatten(),
+        "Merge" | "RefMerge" if o == 0 => {
+            let mut constants = node
+                .inputs
+                .iter()
+                .flatten()
+                .filter(|e| constant[e.node.index()][e.index as usize]);
+            let only = constants.next().copied();
+            constants.next().is_none().then_some(only).flatten()
+        }
+        _ => None,
+    }
 }
 
 /// True when GE's constant folding would fold `node`: every present input

@@ -35,6 +35,10 @@ pub enum Region {
     /// folded Cast or Transpose reads) or it is read by nothing. It takes
     /// no device memory.
     Folded,
+    /// Produced by dead code GE deletes before it assigns memory (the dead
+    /// side of a TensorFlow v1 Switch on a known predicate, a branch an If
+    /// or Case on a known selector does not take): never computed, no memory.
+    Dead,
 }
 
 impl Region {
@@ -46,6 +50,7 @@ impl Region {
             Region::Weight => "weight",
             Region::Dynamic => "dynamic",
             Region::Folded => "folded",
+            Region::Dead => "dead",
         }
     }
 }
@@ -98,24 +103,25 @@ pub(crate) fn buffers(
         if roots[t] as usize == t {
             buffer_of[t] = buffers.len() as u32;
             let root = &tensors[t];
-            let region = match root.source {
-                _ if sizes[t].is_none() && allow_dynamic => Region::Dynamic,
-                Source::Weight if sizes[t].is_none() => {
+            let region = match (root.source, sizes[t]) {
+                (Source::Dead, _) => Region::Dead,
+                (_, None) if allow_dynamic => Region::Dynamic,
+                (Source::Weight, None) => {
                     return Err(MemoryError::UnknownWeightSize {
                         tensor: schedule.tensor_name(t),
                         shape: root.desc.storage_shape.to_string(),
                     })
                 }
-                _ if sizes[t].is_none() => {
+                (_, None) => {
                     return Err(MemoryError::unknown_size(
                         schedule.tensor_name(t),
                         root.desc,
                         use_ranges,
                     ))
                 }
-                Source::Input => Region::Input,
-                Source::Weight => Region::Weight,
-                Source::Computed => Region::Activation,
+                (Source::Input, _) => Region::Input,
+                (Source::Weight, _) => Region::Weight,
+                (Source::Computed, _) => Region::Activation,
             };
             buffers.push(Buffer {
                 root: t as u32,

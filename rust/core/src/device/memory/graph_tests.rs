@@ -219,16 +219,16 @@ fn loop_carried_buffers_live_over_the_whole_loop() {
 
 /// If: the branches run at the If, one after the other, so they never meet
 /// and share memory; their results live until the If's step.
-#[test]
-fn branches_share_memory() {
-    let r = OpRegistry::with_builtins();
+/// `if(p, then: Neg(Neg(x)), else: Neg(x))` on 256 floats; `p` fed, or a
+/// constant when `condition` holds one.
+fn if_graph(r: &OpRegistry, condition: Option<bool>) -> Graph {
     let branch = |name: &str, ops: usize| {
         let mut b = Graph::new(name);
         let mut arg = crate::graph::Node::new("arg", "Data", Vec::new(), 1);
         arg.attrs.set("index", AttrValue::Int(1));
         let mut at = OutputRef::new(b.add_node(arg).unwrap(), 0);
         for i in 0..ops {
-            at = op(&mut b, &r, "Neg", &format!("n{i}"), &[at], Attrs::new());
+            at = op(&mut b, r, "Neg", &format!("n{i}"), &[at], Attrs::new());
         }
         b.set_outputs(vec![at]).unwrap();
         Subgraph {
@@ -237,7 +237,10 @@ fn branches_share_memory() {
         }
     };
     let mut g = Graph::new("if");
-    let p = input(&mut g, "p", DataType::Bool, &[], Format::Nd);
+    let p = match condition {
+        Some(value) => bool_const(&mut g, "p", value),
+        None => input(&mut g, "p", DataType::Bool, &[], Format::Nd),
+    };
     let x = input(&mut g, "x", DataType::Float, &[256], Format::Nd);
     let spec = OpSpec {
         op_type: "If".into(),
@@ -246,9 +249,16 @@ fn branches_share_memory() {
         subgraphs: vec![branch("then_branch", 2), branch("else_branch", 1)],
         ..OpSpec::default()
     };
-    let out = OutputRef::new(add_op(&mut g, &r, spec).unwrap(), 0);
+    let out = OutputRef::new(add_op(&mut g, r, spec).unwrap(), 0);
     g.set_outputs(vec![out]).unwrap();
-    infer_all(&mut g, &r).unwrap();
+    infer_all(&mut g, r).unwrap();
+    g
+}
+
+#[test]
+fn branches_share_memory() {
+    let r = OpRegistry::with_builtins();
+    let g = if_graph(&r, None);
     let plan = plan(&g, &r);
     // Steps: p 0, x 1, then/arg 2, then/n0 3, then/n1 4, else/arg 5,
     // else/n0 6, if 7.
@@ -520,4 +530,95 @@ fn a_weight_only_constant_folding_reads_takes_no_memory() {
     // Two fp16 casts (2048 + 32 bytes each, 2560 aligned) and the fp32
     // weight a run-time Mul reads (4096 + 32, 4608 aligned).
     assert_eq!(plan.weights_bytes, 2 * 2560 + 4608);
+}
+
+/// A bool scalar constant.
+fn bool_const(g: &mut Graph, name: &str, value: bool) -> OutputRef {
+    let t = HostTensor::new(
+        DataType::Bool,
+        Shape::scalar(),
+        bytes::Bytes::from(vec![u8::from(value)]),
+    )
+    .unwrap();
+    g.add_const_node(name, t).unwrap()
+}
+
+/// `x = Relu(x0)` (256 floats) through a Switch on the constant false:
+/// the live side runs `a`, `b`, `c` (Exp); on the dead side `pivot`
+/// (Identity of the true output) and `d = Neg(x)`, which reads `x`
+/// directly and is dead through its control edge from `pivot` (as
+/// TensorFlow's cond makes a branch's constants wait on its pivot), made
+/// to wait on `c` too so that it is the last reader of `x`; a Merge joins
+/// `c` and `d`.
+fn switch_with_a_late_dead_read(r: &OpRegistry) -> Graph {
+    let mut g = Graph::new("dead");
+    let x0 = input(&mut g, "x0", DataType::Float, &[256], Format::Nd);
+    let x = op(&mut g, r, "Relu", "x", &[x0], Attrs::new());
+    let p = bool_const(&mut g, "p", false);
+    let switch = op(&mut g, r, "Switch", "switch", &[x, p], Attrs::new());
+    let a = op(&mut g, r, "Exp", "a", &[switch], Attrs::new());
+    let b = op(&mut g, r, "Exp", "b", &[a], Attrs::new());
+    let c = op(&mut g, r, "Exp", "c", &[b], Attrs::new());
+    let taken = OutputRef::new(switch.node, 1);
+    let pivot = op(&mut g, r, "Identity", "pivot", &[taken], Attrs::new());
+    let d = op(&mut g, r, "Neg", "d", &[x], Attrs::new());
+    g.node_mut(d.node)
+        .control_inputs
+        .extend([pivot.node, c.node]);
+    let spec = OpSpec {
+        op_type: "Merge".into(),
+        name: "merge".into(),
+        inputs: vec![PortInput::Many(vec![c, d])],
+        ..OpSpec::default()
+    };
+    let merge = OutputRef::new(add_op(&mut g, r, spec).unwrap(), 0);
+    g.set_outputs(vec![merge]).unwrap();
+    infer_all(&mut g, r).unwrap();
+    g
+}
+
+#[test]
+fn dead_code_takes_no_memory_and_keeps_nothing_alive() {
+    let r = OpRegistry::with_builtins();
+    let g = switch_with_a_late_dead_read(&r);
+    let plan = plan(&g, &r);
+    assert_eq!(tensor(&plan, "d:0").region, Region::Dead);
+    assert_eq!(tensor(&plan, "d:0").offset, None);
+    assert_eq!(tensor(&plan, "switch:1").region, Region::Dead);
+    assert_eq!(tensor(&plan, "pivot:0").region, Region::Dead);
+    // The Merge with one live input is an edge (GE's MergePass): the
+    // graph output is `c` itself.
+    assert_eq!(tensor(&plan, "c:0").region, Region::Output);
+    let owner = tensor(&plan, "merge:0")
+        .view_of
+        .map(|t| &plan.tensors[t as usize].name);
+    assert_eq!(owner.map(String::as_str), Some("c:0"));
+    // x (and the live Switch output, its view) is last read by `a`, not
+    // by the dead `d`, which runs after `c`.
+    let (a, d) = (span(&plan, "a:0").0, span(&plan, "d:0").0);
+    assert!(d > span(&plan, "c:0").0 && span(&plan, "c:0").0 > a);
+    assert_eq!(span(&plan, "x:0").1, a);
+    // Two 1,536-byte slots: a and b are alive together.
+    assert_eq!(plan.arena_bytes(), 2 * 1536);
+}
+
+#[test]
+fn an_if_on_a_known_condition_plans_the_branch_it_takes() {
+    // GE's CondRemovePass leaves the else branch alone: one slot for its
+    // Neg, none for the then branch's two.
+    let r = OpRegistry::with_builtins();
+    let g = if_graph(&r, Some(false));
+    let taken = plan(&g, &r);
+    for name in ["if/then_branch/n0:0", "if/then_branch/n1:0"] {
+        assert_eq!(tensor(&taken, name).region, Region::Dead, "{name}");
+    }
+    assert_eq!(
+        tensor(&taken, "if/else_branch/n0:0").region,
+        Region::Activation
+    );
+    assert_eq!(taken.arena_bytes(), 1536);
+    let g = if_graph(&r, Some(true));
+    let then = plan(&g, &r);
+    assert_eq!(tensor(&then, "if/else_branch/n0:0").region, Region::Dead);
+    assert_eq!(then.arena_bytes(), 2 * 1536);
 }

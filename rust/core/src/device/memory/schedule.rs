@@ -10,6 +10,10 @@
 //! - A body's Data node with an `index` attribute is the caller's input of
 //!   that index (it owns no memory); a body's outputs are read by the caller
 //!   at its step.
+//! - What GE deletes before it assigns memory (`device::dead_code`: the
+//!   dead side of a TensorFlow v1 Switch on a known predicate, the bodies
+//!   an If / Case on a known selector does not take) keeps its steps, but
+//!   its tensors are [`Source::Dead`] and its reads do not count.
 //! - Loops become `LoopRegion`s: the steps of a While's cond and body, and
 //!   the nodes of each TensorFlow v1 frame (from its Enter nodes to its
 //!   Exit nodes). `buffers.rs` keeps what crosses iterations alive over the
@@ -17,9 +21,10 @@
 
 use super::views::reused_inputs;
 use super::MemoryError;
+use crate::device::dead_code::DeadCode;
 use crate::device::formats::{constant_outputs, folds};
 use crate::graph::names::tensor_name;
-use crate::graph::{is_loop_back_edge, topological_order, Graph, NodeId};
+use crate::graph::{is_loop_back_edge, topological_order, Graph, NodeId, OutputRef};
 use crate::op::OpRegistry;
 use crate::types::{AttrValue, TensorDesc};
 use rustc_hash::FxHashMap;
@@ -34,6 +39,8 @@ pub(crate) enum Source {
     Weight,
     /// Computed by a node while the graph runs.
     Computed,
+    /// Never computed: its producer is dead code GE deletes.
+    Dead,
 }
 
 /// One output of one node, anywhere in the graph.
@@ -155,7 +162,7 @@ pub(crate) fn schedule_in_order<'g>(
         step_count: 0,
         top_order,
     };
-    let outputs = builder.add_graph(graph, 0, &[], None)?;
+    let outputs = builder.add_graph(graph, 0, &[], None, false)?;
     for t in outputs.into_iter().flatten() {
         builder.out.tensors[t as usize].is_output = true;
     }
@@ -191,18 +198,21 @@ impl<'g> Builder<'g, '_> {
     }
 
     /// Schedules `graph` (a body when `bound` holds its caller's inputs)
-    /// inside loop `context`; returns the tensors of its outputs.
+    /// inside loop `context`, all of it dead code when `dead`; returns the
+    /// tensors of its outputs.
     fn add_graph(
         &mut self,
         graph: &'g Graph,
         prefix: u32,
         bound: &[Option<u32>],
         context: Option<u32>,
+        dead: bool,
     ) -> Result<Vec<Option<u32>>, MemoryError> {
         let order = match self.top_order.take() {
             Some(order) => order,
             None => topological_order(graph)?,
         };
+        let dead_code = DeadCode::of(graph, &order);
         // The format pass's notion of a constant (GE folds these before
         // planning): they live in the weights region.
         let constant = constant_outputs(graph, &order);
@@ -234,6 +244,7 @@ impl<'g> Builder<'g, '_> {
         let mut frames: FxHashMap<(Option<u32>, String), u32> = FxHashMap::default();
         for id in order {
             let node = graph.node(id);
+            let node_dead = dead || dead_code.is_node_dead(id);
             let loop_id = self.loop_of(graph, id, &node_loop, context, &mut frames)?;
             node_loop[id.index()] = loop_id;
             let inputs: SmallVec<[Option<u32>; 4]> =
@@ -246,13 +257,17 @@ impl<'g> Builder<'g, '_> {
             } else {
                 loop_id
             };
-            for sub in &node.subgraphs {
+            for (k, sub) in node.subgraphs.iter().enumerate() {
                 let caller = &self.out.prefixes[prefix as usize];
                 let body_prefix = format!("{caller}{}/{}/", node.name, sub.name);
                 let body =
                     u32::try_from(self.out.prefixes.len()).map_err(|_| MemoryError::TooLarge)?;
                 self.out.prefixes.push(body_prefix);
-                body_outputs.extend(self.add_graph(&sub.graph, body, &inputs, body_loop)?);
+                let body_dead = node_dead || !DeadCode::runs_body(graph, node, k);
+                let outputs = self.add_graph(&sub.graph, body, &inputs, body_loop, body_dead)?;
+                if !body_dead {
+                    body_outputs.extend(outputs);
+                }
             }
             let step = self.next_step()?;
             // What GE's constant folding runs at build time: every input a
@@ -261,25 +276,38 @@ impl<'g> Builder<'g, '_> {
             let folded = !node.outputs.is_empty()
                 && constant[id.index()].iter().all(|&c| c)
                 && folds(node, &constant);
+            // A Switch or Merge GE reduces to an edge does nothing at run
+            // time: its output is a view of its input, whose readers read.
+            let forwarded = dead_code.forwards(graph, id);
+            let at_build = folded || forwarded.is_some();
             let reader = |back_edge| Reader {
                 step,
                 loop_id,
                 back_edge,
-                at_build: folded,
+                at_build,
             };
             for (edge, t) in node.inputs.iter().zip(&inputs) {
-                if let (Some(edge), Some(t)) = (edge, t) {
-                    let back = is_loop_back_edge(node, graph.node(edge.node));
-                    self.out.tensors[*t as usize].readers.push(reader(back));
+                // Dead code reads nothing; a live Merge reads only its live inputs.
+                if let (Some(edge), Some(t), false) = (edge, t, node_dead) {
+                    if !dead_code.is_dead(*edge) {
+                        let back = is_loop_back_edge(node, graph.node(edge.node));
+                        self.out.tensors[*t as usize].readers.push(reader(back));
+                    }
                 }
             }
             for t in body_outputs.into_iter().flatten() {
                 self.out.tensors[t as usize].readers.push(reader(false));
             }
-            let views = match self.registry.get(&node.op_type) {
+            let mut views = match self.registry.get(&node.op_type) {
                 Some(schema) => reused_inputs(node, schema),
                 None => smallvec::smallvec![None; node.outputs.len()],
             };
+            if let Some((from, taken)) = forwarded {
+                let input = node.inputs.iter().position(|&e| e == Some(from));
+                if let Some(view) = views.get_mut(taken as usize) {
+                    *view = input;
+                }
+            }
             for (i, view) in views.into_iter().enumerate() {
                 let constant = constant[id.index()][i];
                 let mut view_of = view.and_then(|input| inputs[input]);
@@ -297,7 +325,10 @@ impl<'g> Builder<'g, '_> {
                 t.step = step;
                 t.loop_id = loop_id;
                 t.view_of = view_of;
-                if constant {
+                if node_dead || dead_code.is_dead(OutputRef::new(id, i as u32)) {
+                    t.source = Source::Dead;
+                    t.view_of = None;
+                } else if constant {
                     t.source = Source::Weight;
                 } else if is_input_op(&node.op_type) && context.is_none() && prefix == 0 {
                     t.source = Source::Input;

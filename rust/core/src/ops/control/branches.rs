@@ -1,10 +1,11 @@
 //! If / StatelessIf / Case: run one of several bodies. Each output is the
 //! merge (see `merge_rule`) of that output over every branch, since which
 //! branch runs is only known at run time, each merged dim bounded by the
-//! hull of the branches' ranges; an If whose condition is a known
-//! scalar takes its outputs from the branch that runs (GE's CondRemovePass
-//! removes such an If). Both branches are still inferred (the engine infers
-//! every body before the node).
+//! hull of the branches' ranges; an If whose condition or a Case whose
+//! branch index is a known scalar takes its outputs from the branch that
+//! runs (GE's CondRemovePass replaces such a node by that branch, and the
+//! memory plan and cost model count only it: [`taken_body`]). Every branch
+//! is still inferred (the engine infers every body before the node).
 //!
 //! Input 0 (`cond` / `branch_index`) is the node's first input instance, so
 //! a branch's Data node with `index` k takes input instance k: the branch's
@@ -14,10 +15,11 @@
 use super::body::{body_outputs, check_output_count, set_output};
 use super::merge_rule::merge_all;
 use crate::bail;
+use crate::graph::{Graph, Node};
 use crate::infer::OpContext;
 use crate::op::{op_fn, OpError, OpSchema, ParamType, PortDef, ValueDepend};
 use crate::ops::ranges;
-use crate::types::{DataType, TensorDesc};
+use crate::types::{DataType, HostTensor, TensorDesc};
 
 /// Prefix of Case's dynamic body names: `branches0`, `branches1`, ...
 const CASE_BRANCH_PREFIX: &str = "branches";
@@ -33,7 +35,11 @@ pub(super) fn schemas() -> Vec<OpSchema> {
             .infer_shape(op_fn(infer_if))
     };
     let case = OpSchema::new("Case")
-        .input(PortDef::new("branch_index", ParamType::Required).dtype_list(&[DataType::Int32]))
+        .input(
+            PortDef::new("branch_index", ParamType::Required)
+                .dtype_list(&[DataType::Int32])
+                .value_depend(ValueDepend::Optional),
+        )
         .input(PortDef::new("input", ParamType::Dynamic))
         .output(PortDef::new("output", ParamType::Dynamic))
         .verify(op_fn(verify_case))
@@ -55,7 +61,10 @@ fn infer_if(ctx: &mut OpContext<'_>) -> Result<(), OpError> {
 /// contents (TensorFlow's and GE's rule: non-empty is true), so its value
 /// says nothing here.
 fn known_condition(ctx: &OpContext<'_>) -> Option<bool> {
-    let value = ctx.input_value(0)?;
+    condition_of(ctx.input_value(0)?)
+}
+
+fn condition_of(value: &HostTensor) -> Option<bool> {
     if value.shape().rank() != Some(0) {
         return None;
     }
@@ -65,6 +74,47 @@ fn known_condition(ctx: &OpContext<'_>) -> Option<bool> {
             [c] => Some(c != 0),
             _ => None,
         })
+}
+
+/// The branch a Case with `count` branches runs for a known scalar index:
+/// one out of range runs the last (TensorFlow's rule, kept by GE).
+fn case_branch_of(value: &HostTensor, count: usize) -> Option<usize> {
+    let last = count.checked_sub(1)?;
+    if value.shape().rank() != Some(0) {
+        return None;
+    }
+    let [index] = value.to_ints()?[..] else {
+        return None;
+    };
+    Some(
+        usize::try_from(index)
+            .ok()
+            .filter(|&i| i < count)
+            .unwrap_or(last),
+    )
+}
+
+/// The body of If / Case `node` (in `graph`, inferred) that runs when its
+/// selector's value is known, as an index into `node.subgraphs`; None when
+/// it is not a branch op, its selector is not known or the body is absent.
+pub(crate) fn taken_body(graph: &Graph, node: &Node) -> Option<usize> {
+    let selector = graph.tensor((*node.inputs.first()?)?).value.as_ref()?;
+    let name = match node.op_type.as_str() {
+        "If" | "StatelessIf" | "_If" => match condition_of(selector)? {
+            true => "then_branch".to_owned(),
+            false => "else_branch".to_owned(),
+        },
+        "Case" => {
+            let count = node
+                .subgraphs
+                .iter()
+                .filter(|b| b.name.starts_with(CASE_BRANCH_PREFIX))
+                .count();
+            format!("{CASE_BRANCH_PREFIX}{}", case_branch_of(selector, count)?)
+        }
+        _ => return None,
+    };
+    node.subgraphs.iter().position(|b| b.name == name)
 }
 
 /// TensorFlow's Case takes a scalar selector.
@@ -77,7 +127,13 @@ fn verify_case(ctx: &mut OpContext<'_>) -> Result<(), OpError> {
 }
 
 fn infer_case(ctx: &mut OpContext<'_>) -> Result<(), OpError> {
-    let names = case_branches(ctx)?;
+    let mut names = case_branches(ctx)?;
+    if let Some(taken) = ctx
+        .input_value(0)
+        .and_then(|index| case_branch_of(index, names.len()))
+    {
+        names = vec![names.swap_remove(taken)];
+    }
     merge_branches(ctx, &names)
 }
 

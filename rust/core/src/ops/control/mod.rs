@@ -5,7 +5,7 @@
 
 mod assert;
 mod body;
-mod branches;
+pub(crate) mod branches;
 mod call;
 mod loop_op;
 pub(crate) mod merge_rule;

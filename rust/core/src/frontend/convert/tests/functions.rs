@@ -2,6 +2,9 @@
 //! indices, output argument references, recursion.
 
 use super::*;
+use crate::device::cost::{estimate_cost, CostOptions};
+use crate::device::memory::{plan_memory, PlanOptions, Region};
+use crate::device::spec::DeviceSpec;
 
 /// TensorFlow 2's frozen `while i < 3: x = concat([x, x], 0)` followed by
 /// `cond(sum(x) > 0, x + 1, x - 1)`, laid out as `convert_variables_to_constants_v2`
@@ -345,5 +348,80 @@ fn function_errors_name_the_attribute_and_the_chain() {
     assert_eq!(
         message,
         "node 'c' attribute 'f' names function 'gone', which is not in the function library"
+    );
+}
+
+/// `tf.switch_case(which, [lambda: -x, lambda: tf.stack([x, x])])` on
+/// `x[3]`; `which` fed, or a constant when given.
+fn switch_case(which: Option<i64>) -> FrameworkGraph {
+    let selector = match which {
+        Some(k) => ints("which", &[], &[k]),
+        None => placeholder("which", DataType::Int32, &[]),
+    };
+    let mut framework = graph(vec![
+        placeholder("x", DataType::Float, &[3]),
+        selector,
+        op(
+            "case",
+            "Case",
+            &["which", "x"],
+            &[
+                ("Tin", types(&[DataType::Float])),
+                ("Tout", types(&[DataType::Float])),
+                (
+                    "branches",
+                    AttrValue::ListStr(vec!["neg".into(), "pair".into()]),
+                ),
+            ],
+        ),
+    ]);
+    framework.functions = vec![
+        function(
+            "neg",
+            &[("v", DataType::Float)],
+            vec![op("r", "Neg", &["v"], &[f32()])],
+            &["r:y:0"],
+        ),
+        function(
+            "pair",
+            &[("v", DataType::Float)],
+            vec![op(
+                "r",
+                "Pack",
+                &["v", "v"],
+                &[f32(), ("N", AttrValue::Int(2)), ("axis", AttrValue::Int(0))],
+            )],
+            &["r:output:0"],
+        ),
+    ];
+    framework
+}
+
+#[test]
+fn a_case_on_a_known_index_takes_its_branch_alone() {
+    let case = |which| convert_and_infer(&switch_case(which), &ConvertOptions::default());
+    assert_eq!(shape(&case(Some(0)), "case", 0), [3]);
+    assert_eq!(shape(&case(Some(1)), "case", 0), [2, 3]);
+    // An index out of range runs the last branch (TensorFlow's rule).
+    assert_eq!(shape(&case(Some(7)), "case", 0), [2, 3]);
+    assert_eq!(shape(&case(Some(-1)), "case", 0), [2, 3]);
+    // [3] and [2, 3] differ in rank.
+    assert_eq!(shape(&case(None), "case", 0), [-2]);
+
+    // The memory plan and the cost count the branch taken only.
+    let g = case(Some(0));
+    let plan = plan_memory(&g, &OpRegistry::with_builtins(), &PlanOptions::default()).unwrap();
+    let region = |name: &str| plan.tensors.iter().find(|t| t.name == name).unwrap().region;
+    assert_eq!(region("case/branches1/r:0"), Region::Dead);
+    assert_ne!(region("case/branches0/r:0"), Region::Dead);
+    let spec = DeviceSpec::preset("Ascend310").unwrap();
+    let report = estimate_cost(&g, &spec, &CostOptions::default()).unwrap();
+    let row = |name: &str| report.nodes.iter().find(|r| r.name == name);
+    assert!(row("case/branches1/r").is_none());
+    assert!(row("case/branches0/r").is_some_and(|r| r.time_us > 0.0));
+    let note = row("case").and_then(|r| r.note.clone());
+    assert_eq!(
+        note.as_deref(),
+        Some("branch branches0 counted (its selector is known)")
     );
 }

@@ -3,6 +3,9 @@
 //! elimination does; an unknown predicate joins both branches.
 
 use super::*;
+use crate::device::cost::{estimate_cost, CostOptions, NodeCost};
+use crate::device::memory::{plan_memory, PlanOptions, Region};
+use crate::device::spec::DeviceSpec;
 use crate::types::HostTensor;
 use bytes::Bytes;
 
@@ -333,4 +336,57 @@ fn a_dead_branch_computes_nothing() {
     assert_eq!(value(&g, "dims"), Some(vec![2, 3]));
     assert_eq!(value(&g, "cond/shape_f"), None);
     assert_eq!(value(&g, "cond/div"), None);
+}
+
+/// The plan's region of tensor `name` and the cost row of node `node`.
+fn planned_and_costed(g: &Graph, tensor: &str, node: &str) -> (Region, NodeCost) {
+    // A fed predicate joins [6] and [3, 2] into an unknown rank.
+    let options = PlanOptions {
+        allow_dynamic: true,
+        ..PlanOptions::default()
+    };
+    let plan = plan_memory(g, &OpRegistry::with_builtins(), &options)
+        .unwrap_or_else(|e| panic!("plan failed: {e}"));
+    assert_eq!(plan.problems(), Vec::<String>::new());
+    let region = plan
+        .tensors
+        .iter()
+        .find(|t| t.name == tensor)
+        .unwrap_or_else(|| panic!("no tensor '{tensor}'"))
+        .region;
+    let spec = DeviceSpec::preset("Ascend310").expect("a preset");
+    let report = estimate_cost(g, &spec, &CostOptions::default())
+        .unwrap_or_else(|e| panic!("cost failed: {e}"));
+    let row = report
+        .nodes
+        .into_iter()
+        .find(|r| r.name == node)
+        .unwrap_or_else(|| panic!("no cost row '{node}'"));
+    (region, row)
+}
+
+#[test]
+fn the_memory_plan_and_the_cost_leave_the_dead_branch_out() {
+    // GE deletes the dead branch before it assigns memory: the transpose
+    // of the false branch takes none and costs nothing, and so does the
+    // Switch output that would have fed it.
+    let g = convert_and_infer(&cond(Predicate::Constant(true)), &ConvertOptions::default());
+    let (region, row) = planned_and_costed(&g, "cond/transpose:0", "cond/transpose");
+    assert_eq!(region, Region::Dead);
+    assert_eq!(row.time_us, 0.0);
+    assert!(row
+        .note
+        .as_deref()
+        .is_some_and(|n| n.contains("dead branch")));
+    let (region, _) = planned_and_costed(&g, "cond/x_f:0", "cond/x_f");
+    assert_eq!(region, Region::Dead);
+    let (region, row) = planned_and_costed(&g, "cond/Reshape:0", "cond/Reshape");
+    assert_ne!(region, Region::Dead);
+    assert_eq!(row.note, None);
+
+    // A fed predicate may take either branch: both are planned and costed.
+    let g = convert_and_infer(&cond(Predicate::Fed), &ConvertOptions::default());
+    let (region, row) = planned_and_costed(&g, "cond/transpose:0", "cond/transpose");
+    assert_eq!(region, Region::Activation);
+    assert!(row.time_us > 0.0);
 }
