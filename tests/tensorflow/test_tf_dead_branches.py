@@ -1,7 +1,9 @@
-"""A TensorFlow 1 ``cond`` whose predicate is known compiles as the branch
-it takes, alone: GE deletes the other branch (``SwitchDeadBranchElimination``)
-and reduces the Switches and Merges left to edges (``MergePass``) before it
-picks storage formats and assigns memory.
+"""A ``cond`` whose predicate is known compiles as the branch it takes,
+alone: GE deletes the other branch of a TensorFlow 1 cond
+(``SwitchDeadBranchElimination``) and reduces the Switches and Merges left
+to edges (``MergePass``), and replaces a TensorFlow 2 ``If`` by the body it
+takes (``CondRemovePass``), before it picks storage formats and assigns
+memory.
 
 TensorFlow builds both models from the same drawn layers: the cond (its
 predicate a constant or a ``placeholder_with_default``, weights captured
@@ -9,13 +11,15 @@ from outside or created inside the branches, as frozen TF1 Keras models
 have them) and the taken branch by itself. ``opgraph compile``'s pipeline
 (``opgraph.cli.compile.run``, what the command runs) must give the two the
 same activation arena and lower bound and the same estimated time, and
-weights that differ by the predicate's own constant at most; and
-TensorFlow's executor must run no node the plan leaves out as dead."""
+weights that differ by the predicate's own constant at most; and, in
+TensorFlow 1's form, TensorFlow's executor must run no node the plan leaves
+out as dead (a TensorFlow 2 body's nodes run under other names)."""
 
 from __future__ import annotations
 
 import sys
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeAlias
 
@@ -112,40 +116,63 @@ def _outside_weights(
     return weights
 
 
-def build(
-    path: Path,
-    taken: list[str],
-    other: list[str],
-    *,
-    condition: bool | None,
-    predicate: str,
-    captured: bool,
-    seed: int,
-) -> None:
-    """Writes a frozen GraphDef: with ``condition`` set, ``cond(predicate,
-    ...)`` whose branch ``condition`` picks is ``taken``; with None, ``taken``
-    alone."""
-    tf.compat.v1.disable_control_flow_v2()
+@dataclass(frozen=True)
+class CondCase:
+    """One drawn pair of models."""
+
+    #: The layers of the branch the condition takes, and of the other.
+    taken: list[str]
+    other: list[str]
+    condition: bool
+    #: ``constant`` or ``placeholder_with_default`` (a Keras learning phase).
+    predicate: str
+    #: Weights created before the cond (read through Switches), or inside it.
+    captured: bool
+    seed: int
+    #: TensorFlow 2's If instead of TensorFlow 1's Switch / Merge.
+    v2: bool = False
+    #: A convolution before the cond, so the branches read a kernel's output.
+    stem: bool = False
+
+    def __str__(self) -> str:
+        weights = "captured" if self.captured else "inside"
+        stem = "conv -> " if self.stem else ""
+        flavour = "TF2" if self.v2 else "TF1"
+        arms = f"{self.taken} / {self.other}"
+        return f"{flavour} {stem}cond({self.predicate}={self.condition}, {arms}, weights {weights})"
+
+
+def build(path: Path, case: CondCase, *, alone: bool) -> None:
+    """Writes a frozen GraphDef: ``cond(predicate, ...)`` whose branch the
+    condition picks is ``case.taken``, or with ``alone`` that branch only."""
+    if case.v2:
+        tf.compat.v1.enable_control_flow_v2()
+    else:
+        tf.compat.v1.disable_control_flow_v2()
     graph = tf.Graph()
     try:
         with graph.as_default():
-            rng = np.random.default_rng(seed)
+            rng = np.random.default_rng(case.seed)
             x = tf.compat.v1.placeholder(tf.float32, X_SHAPE, name="x")
+            if case.stem:
+                x = tf.nn.conv2d(
+                    x, rng.standard_normal((1, 1, X_SHAPE[-1], X_SHAPE[-1])).astype(np.float32), 1, "SAME"
+                )
             outside: dict[str, Tensor] = {}
-            if captured:
-                outside |= _outside_weights(taken, rng, X_SHAPE[-1], "taken")
-                outside |= _outside_weights(other, rng, X_SHAPE[-1], "other")
-            taken_branch = _chain(taken, rng, outside, "taken")
-            if condition is None:
+            if case.captured:
+                outside |= _outside_weights(case.taken, rng, X_SHAPE[-1], "taken")
+                outside |= _outside_weights(case.other, rng, X_SHAPE[-1], "other")
+            taken_branch = _chain(case.taken, rng, outside, "taken")
+            if alone:
                 result = taken_branch(x)
             else:
-                other_branch = _chain(other, rng, outside, "other")
-                if predicate == "constant":
-                    pred = tf.constant(condition)
+                other_branch = _chain(case.other, rng, outside, "other")
+                if case.predicate == "constant":
+                    pred = tf.constant(case.condition)
                 else:
-                    pred = tf.compat.v1.placeholder_with_default(condition, [], name="learning_phase")
+                    pred = tf.compat.v1.placeholder_with_default(case.condition, [], name="learning_phase")
                 on_true, on_false = (
-                    (taken_branch, other_branch) if condition else (other_branch, taken_branch)
+                    (taken_branch, other_branch) if case.condition else (other_branch, taken_branch)
                 )
                 result = tf.compat.v1.cond(pred, lambda: on_true(x), lambda: on_false(x))
             tf.identity(result, name=OUT)
@@ -161,69 +188,68 @@ def compile_model(path: Path) -> CompileResult:
     return result
 
 
-def check_compiles_as_its_branch(
-    tmp_path: Path,
-    taken: list[str],
-    other: list[str],
-    condition: bool,
-    predicate: str,
-    captured: bool,
-    seed: int,
-) -> None:
+def check_compiles_as_its_branch(tmp_path: Path, case: CondCase) -> None:
     cond_path, alone_path = tmp_path / "cond.pb", tmp_path / "taken.pb"
-    kwargs = {"predicate": predicate, "captured": captured, "seed": seed}
-    build(cond_path, taken, other, condition=condition, **kwargs)  # type: ignore[arg-type]
-    build(alone_path, taken, other, condition=None, **kwargs)  # type: ignore[arg-type]
+    build(cond_path, case, alone=False)
+    build(alone_path, case, alone=True)
     cond, alone = compile_model(cond_path), compile_model(alone_path)
     assert cond.memory is not None and alone.memory is not None
     assert cond.cost is not None and alone.cost is not None
-    where = (
-        f"cond({predicate}={condition}, {taken} / {other}, weights {'captured' if captured else 'inside'})"
-    )
-    assert cond.memory.arena_bytes == alone.memory.arena_bytes, where
-    assert cond.memory.lower_bound_bytes == alone.memory.lower_bound_bytes, where
+    assert cond.memory.arena_bytes == alone.memory.arena_bytes, case
+    assert cond.memory.lower_bound_bytes == alone.memory.lower_bound_bytes, case
     extra_weights = cond.memory.weights_bytes - alone.memory.weights_bytes
-    assert 0 <= extra_weights <= OFFSET_ALIGNMENT, f"{where}: {extra_weights} more bytes of weights"
-    assert cond.cost.total_us == pytest.approx(alone.cost.total_us, rel=1e-3), where
+    assert 0 <= extra_weights <= OFFSET_ALIGNMENT, f"{case}: {extra_weights} more bytes of weights"
+    assert cond.cost.total_us == pytest.approx(alone.cost.total_us, rel=1e-3), case
     dead = dead_nodes(cond.memory)
-    assert dead, f"{where}: no dead code planned"
+    assert dead, f"{case}: no dead code planned"
     assert any("branches that cannot run" in note for note in cond.notes), cond.notes
+    if case.v2:
+        return
     graph_def = tf.compat.v1.GraphDef.FromString(cond_path.read_bytes())
     _, executed = run_traced(graph_def, f"{OUT}:0", {"x:0": np.zeros(X_SHAPE, np.float32)})
     ran = sorted(dead & executed)
-    assert not ran, f"{where}: TensorFlow ran {ran}, which the plan leaves out as dead"
+    assert not ran, f"{case}: TensorFlow ran {ran}, which the plan leaves out as dead"
 
 
 def test_a_dropout_cond_on_the_learning_phase(tmp_path: Path) -> None:
     # Keras 2's Dropout in a frozen TF1 graph: cond(learning_phase, scale,
-    # identity) after a convolution, the phase defaulting to inference.
-    check_compiles_as_its_branch(
-        tmp_path, ["conv", "relu"], ["conv", "relu", "scale"], False, "placeholder_with_default", True, 0
+    # identity) on a convolution's output, the phase defaulting to
+    # inference.
+    dropout = CondCase(["relu"], ["relu", "scale"], False, "placeholder_with_default", True, 0, stem=True)
+    check_compiles_as_its_branch(tmp_path, dropout)
+
+
+def test_a_batch_norm_cond_fuses_as_its_branch_alone(tmp_path: Path) -> None:
+    # Keras 2's BatchNormalization in a frozen TF1 graph: the inference
+    # batch norm after a convolution fuses into it; the training branch,
+    # dead, must not keep it from fusing.
+    batch_norm = CondCase(
+        ["batch norm", "relu"], ["batch norm"], False, "placeholder_with_default", True, 1, stem=True
     )
+    check_compiles_as_its_branch(tmp_path, batch_norm)
 
 
 chains = st.lists(st.sampled_from(LAYERS), min_size=1, max_size=4)
-
-
-@pytest.mark.timeout(600)
-@settings(
-    max_examples=40, deadline=None, database=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
-)
-@given(
+cases = st.builds(
+    CondCase,
     taken=chains,
     other=chains,
     condition=st.booleans(),
     predicate=st.sampled_from(["constant", "placeholder_with_default"]),
     captured=st.booleans(),
     seed=st.integers(0, 2**16),
+    v2=st.booleans(),
+    stem=st.booleans(),
+    # Not yet for TensorFlow 2 after a kernel: `prepare` keeps the If, so a
+    # kernel's output crossing into its body is converted to a plain format
+    # and back, where GE's CondRemovePass inlines the body first.
+).filter(lambda case: not (case.v2 and case.stem))
+
+
+@pytest.mark.timeout(600)
+@settings(
+    max_examples=40, deadline=None, database=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
-def test_a_cond_on_a_known_predicate_compiles_as_its_branch(
-    tmp_path: Path,
-    taken: list[str],
-    other: list[str],
-    condition: bool,
-    predicate: str,
-    captured: bool,
-    seed: int,
-) -> None:
-    check_compiles_as_its_branch(tmp_path, taken, other, condition, predicate, captured, seed)
+@given(case=cases)
+def test_a_cond_on_a_known_predicate_compiles_as_its_branch(tmp_path: Path, case: CondCase) -> None:
+    check_compiles_as_its_branch(tmp_path, case)

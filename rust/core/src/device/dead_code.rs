@@ -22,8 +22,8 @@ impl DeadCode {
         }
     }
 
-    /// Whether node `id` never runs: data reaches it only through a dead
-    /// Switch output.
+    /// Whether node `id` never runs: it reads a dead tensor or waits on a
+    /// dead node (a Merge: all its entering inputs are dead).
     pub(crate) fn is_node_dead(&self, id: NodeId) -> bool {
         self.dead.as_ref().is_some_and(|d| d.is_node_dead(id))
     }
@@ -50,6 +50,12 @@ impl DeadCode {
             return Some((dead.sole_live_input(graph, id)?, 0));
         }
         None
+    }
+
+    /// Whether `node` is an If / Case whose selector is known: GE replaces
+    /// it by the one body it takes.
+    pub(crate) fn takes_one_body(graph: &Graph, node: &Node) -> bool {
+        taken_body(graph, node).is_some()
     }
 
     /// Whether `node`'s body at `index` (in `node.subgraphs`) can run: not

@@ -11,8 +11,9 @@
 //! data reached them, as TensorFlow's shape functions give), so nothing
 //! downstream of them changes but the Merges that join them. The memory
 //! plan and the cost model read the same verdict back from the inferred
-//! graph ([`DeadOutputs::of_inferred`]): GE deletes dead nodes before it
-//! assigns memory, so they take none and cost nothing.
+//! graph ([`DeadOutputs::of_inferred`]), and so does the format pass: GE
+//! deletes dead nodes before it picks formats and assigns memory, so they
+//! take none and cost nothing.
 
 use crate::graph::{is_loop_back_edge, is_merge, Graph, NodeId, OutputRef};
 
@@ -37,14 +38,15 @@ impl DeadOutputs {
     }
 
     /// The verdict on an inferred graph (its Switch predicates' values
-    /// are stored), taken in `order`, a topological order of it; None when
-    /// no node is dead.
+    /// are stored), taken in `order`, a topological order of it: the
+    /// engine's last pass, redone (a Merge decides by its entering inputs
+    /// alone, so one pass settles). None when `graph` has no Switch.
     pub(crate) fn of_inferred(graph: &Graph, order: &[NodeId]) -> Option<DeadOutputs> {
         let mut dead = DeadOutputs::of(graph)?;
         for &id in order {
             dead.visit(graph, id);
         }
-        dead.masks.iter().any(|&m| m != 0).then_some(dead)
+        Some(dead)
     }
 
     pub(crate) fn is_dead(&self, output: OutputRef) -> bool {

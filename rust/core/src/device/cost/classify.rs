@@ -16,6 +16,9 @@ pub(crate) enum Basis {
     Window,
 }
 
+/// The [`OpClass::Free`] label of dead code (`device::dead_code`).
+pub(crate) const DEAD: &str = "dead";
+
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub(crate) enum OpClass {
     /// Costs nothing on the device: graph inputs and constants, views,

@@ -3,7 +3,7 @@
 //! kernel of the op feeding it, so their intermediate never reaches
 //! memory; a zero Pad joins the convolution it feeds).
 
-use super::classify::{Basis, OpClass};
+use super::classify::{Basis, OpClass, DEAD};
 use super::work::Work;
 use crate::graph::{is_loop_back_edge, Graph, NodeId};
 
@@ -39,10 +39,14 @@ pub(crate) fn constant_nodes(graph: &Graph, order: &[NodeId], classes: &[OpClass
     constant
 }
 
-/// How many edges (graph outputs included) read each node's outputs.
-pub(crate) fn consumer_counts(graph: &Graph) -> Vec<u32> {
+/// How many edges (graph outputs included) read each node's outputs; dead
+/// code (deleted before anything runs) reads nothing.
+pub(crate) fn consumer_counts(graph: &Graph, classes: &[OpClass]) -> Vec<u32> {
     let mut counts = vec![0u32; graph.len()];
-    for node in graph.nodes() {
+    for (node, &class) in graph.nodes().iter().zip(classes) {
+        if class == OpClass::Free(DEAD) {
+            continue;
+        }
         for edge in node.inputs.iter().flatten() {
             if !is_loop_back_edge(node, graph.node(edge.node)) {
                 counts[edge.node.index()] += 1;
@@ -100,11 +104,15 @@ fn view_sources(graph: &Graph, order: &[NodeId], classes: &[OpClass]) -> Vec<Nod
 
 /// The non-loop readers of each node's outputs, seen through views (a
 /// view's readers read its source), and whether any of its outputs is a
-/// graph output.
-fn consumers(graph: &Graph, source: &[NodeId]) -> (Vec<Vec<NodeId>>, Vec<bool>) {
+/// graph output. Dead code reads nothing.
+fn consumers(
+    graph: &Graph,
+    source: &[NodeId],
+    classes: &[OpClass],
+) -> (Vec<Vec<NodeId>>, Vec<bool>) {
     let mut readers: Vec<Vec<NodeId>> = vec![Vec::new(); graph.len()];
     for id in graph.node_ids() {
-        if source[id.index()] != id {
+        if source[id.index()] != id || classes[id.index()] == OpClass::Free(DEAD) {
             continue;
         }
         let node = graph.node(id);
@@ -138,10 +146,11 @@ pub(crate) fn fuse(
     graph: &Graph,
     order: &[NodeId],
     classes: &[OpClass],
+    constant: &[bool],
     works: &mut [Option<Work>],
 ) -> Vec<Option<NodeId>> {
     let source = view_sources(graph, order, classes);
-    let (readers, graph_output) = consumers(graph, &source);
+    let (readers, graph_output) = consumers(graph, &source, classes);
     let joinable = |r: &NodeId| is_fusable(classes[r.index()]) && works[r.index()].is_some();
     // Whether every reader of a node could join its kernel: once per node,
     // so a tensor with many readers costs its readers once, not squared.
@@ -166,12 +175,15 @@ pub(crate) fn fuse(
             }
             let anchor = anchor_of[producer.index()].unwrap_or(producer);
             // Every other input must exist before the kernel starts (made in
-            // it, or before its anchor): one made later may depend on the
+            // it, before its anchor, or a constant, which is made at build
+            // time wherever the order puts it: one in a cond branch waits
+            // on the branch's pivot): one made later may depend on the
             // kernel itself, and fusing would make a cycle.
             let ready = node.inputs.iter().flatten().all(|e| {
                 let made = source[e.node.index()];
                 anchor_of[made.index()].unwrap_or(made) == anchor
                     || position[made.index()] < position[anchor.index()]
+                    || constant[made.index()]
             });
             if ready && can_anchor(classes[anchor.index()]) {
                 anchor_of[id.index()] = Some(anchor);
@@ -259,7 +271,7 @@ fn fuse_zero_pads(
     works: &[Option<Work>],
     anchor_of: &mut [Option<NodeId>],
 ) {
-    let consumers = consumer_counts(graph);
+    let consumers = consumer_counts(graph, classes);
     let mut first_consumer: Vec<Option<NodeId>> = vec![None; graph.len()];
     for &id in order {
         for edge in graph.node(id).inputs.iter().flatten() {

@@ -195,7 +195,8 @@ fn prepare(g: &Graph, fuse: bool) -> Prepared {
     }
     let mut works = by_id;
     let anchors = if fuse {
-        fusion::fuse(g, &order, &classes, &mut works)
+        let constant = fusion::constant_nodes(g, &order, &classes);
+        fusion::fuse(g, &order, &classes, &constant, &mut works)
     } else {
         vec![None; g.len()]
     };

@@ -4,7 +4,7 @@
 //! (`device::dead_code`) costs nothing: a dead node's row says so, and an
 //! If / Case on a known selector counts the branch it takes.
 
-use super::classify::{classify, OpClass};
+use super::classify::{classify, OpClass, DEAD};
 use super::report::{Bound, NodeCost};
 use super::rows::Rows;
 use super::work::Work;
@@ -24,9 +24,8 @@ const ABSORBED_NOTE: &str = "not run: ATC fuses the Reshape and Transpose beside
 const DEAD_NOTE: &str =
     "not run: a Switch on a known predicate sends it no data (GE deletes the dead branch)";
 /// The report's note on a Switch or Merge GE reduces to an edge.
-const EDGE_NOTE: &str = "not run: with its predicate known, GE reduces it to an edge";
-/// The class of a node of dead code.
-const DEAD: &str = "dead";
+const EDGE_NOTE: &str =
+    "not run: GE reduces it to an edge (a Switch on a known predicate, a Merge with one live input)";
 
 /// Rows and facts gathered while walking a graph and its bodies.
 #[derive(Default)]
@@ -165,18 +164,21 @@ pub(crate) fn walk_graph<R: Rows>(
             }
         }
     }
+    // Dead code and edges keep their class (and their row's note).
+    let removed =
+        |class: OpClass| class == OpClass::Free(DEAD) || matches!(class, OpClass::Edge(_));
     let absorbed = confusion::absorbed_conversions(graph);
     for (class, &gone) in classes.iter_mut().zip(&absorbed) {
-        if gone {
+        if gone && !removed(*class) {
             *class = OpClass::Free("view");
         }
     }
-    let counts = fusion::consumer_counts(graph);
+    let counts = fusion::consumer_counts(graph, &classes);
     for (i, placed) in in_place::in_place(graph, &order, &classes, &counts)
         .into_iter()
         .enumerate()
     {
-        if placed {
+        if placed && !removed(classes[i]) {
             classes[i] = OpClass::Free(IN_PLACE);
         }
     }
@@ -191,7 +193,7 @@ pub(crate) fn walk_graph<R: Rows>(
             .map_err(|e| e.in_body(prefix))?;
     }
     let anchors = if opts.fuse {
-        fusion::fuse(graph, &order, &classes, &mut works)
+        fusion::fuse(graph, &order, &classes, &constant, &mut works)
     } else {
         vec![None; graph.len()]
     };

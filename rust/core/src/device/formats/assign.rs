@@ -5,6 +5,7 @@
 
 use super::decide::{decide, Out, View};
 use super::edges::{passed_through, Use};
+use super::rules::{rule, Rule};
 use super::spec::Storage;
 use crate::device::dead_code::DeadCode;
 use crate::device::soc::Soc;
@@ -133,9 +134,11 @@ fn settle_constants(
             // reduces to an edge) reads its input; the weight itself is a
             // source.
             match passed_through(graph, constant, id, o) {
-                // Nothing reads it (a Switch's output no branch node
-                // reads): it asks nothing of the weight behind it.
-                Some(_) if requests.is_empty() => {}
+                // A Switch's taken output no branch node reads asks
+                // nothing of the weight behind it (GE deletes the Switch).
+                Some(_)
+                    if requests.is_empty()
+                        && rule(&graph.node(id).op_type) != Rule::PassThrough => {}
                 Some(from) => {
                     let input = graph.node(id).inputs.iter().position(|&e| e == Some(from));
                     needs.push(Need {

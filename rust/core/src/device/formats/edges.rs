@@ -86,9 +86,13 @@ pub fn constant_outputs(graph: &Graph, order: &[NodeId]) -> Vec<SmallVec<[bool; 
         if let Some((from, taken)) = dead_code.forwards(graph, id) {
             let passed = constant[from.node.index()][from.index as usize];
             let outputs = &mut constant[id.index()];
-            outputs[taken as usize] = passed;
-            if is_merge(node) && outputs.len() > 1 {
-                outputs[1] = true;
+            if let Some(slot) = outputs.get_mut(taken as usize) {
+                *slot = passed;
+            }
+            if is_merge(node) {
+                if let Some(value_index) = outputs.get_mut(1) {
+                    *value_index = true;
+                }
             }
             continue;
         }

@@ -86,7 +86,11 @@ pub(crate) fn buffers(
     let sizes = tensors
         .iter()
         .enumerate()
-        .map(|(t, tensor)| tensor_size_named(|| schedule.tensor_name(t), tensor.desc, use_ranges))
+        .map(|(t, tensor)| match tensor.source {
+            // Never computed: whatever its descriptor says, it has no size.
+            Source::Dead => Ok(None),
+            _ => tensor_size_named(|| schedule.tensor_name(t), tensor.desc, use_ranges),
+        })
         .collect::<Result<Vec<_>, _>>()?;
     let spans: Vec<(u32, u32)> = tensors
         .iter()

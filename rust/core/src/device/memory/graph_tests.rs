@@ -604,21 +604,21 @@ fn dead_code_takes_no_memory_and_keeps_nothing_alive() {
 
 #[test]
 fn an_if_on_a_known_condition_plans_the_branch_it_takes() {
-    // GE's CondRemovePass leaves the else branch alone: one slot for its
-    // Neg, none for the then branch's two.
+    // GE's CondRemovePass replaces the If by its else branch: the branch's
+    // Neg is the graph output itself (the If's output a view of it), and
+    // the then branch's two take nothing.
     let r = OpRegistry::with_builtins();
     let g = if_graph(&r, Some(false));
     let taken = plan(&g, &r);
     for name in ["if/then_branch/n0:0", "if/then_branch/n1:0"] {
         assert_eq!(tensor(&taken, name).region, Region::Dead, "{name}");
     }
-    assert_eq!(
-        tensor(&taken, "if/else_branch/n0:0").region,
-        Region::Activation
-    );
-    assert_eq!(taken.arena_bytes(), 1536);
+    assert_eq!(tensor(&taken, "if/else_branch/n0:0").region, Region::Output);
+    assert_eq!(taken.arena_bytes(), 0);
+    // The then branch: n0 feeds n1, the output.
     let g = if_graph(&r, Some(true));
     let then = plan(&g, &r);
     assert_eq!(tensor(&then, "if/else_branch/n0:0").region, Region::Dead);
-    assert_eq!(then.arena_bytes(), 2 * 1536);
+    assert_eq!(tensor(&then, "if/then_branch/n1:0").region, Region::Output);
+    assert_eq!(then.arena_bytes(), 1536);
 }

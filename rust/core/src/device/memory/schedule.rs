@@ -277,9 +277,11 @@ impl<'g> Builder<'g, '_> {
                 && constant[id.index()].iter().all(|&c| c)
                 && folds(node, &constant);
             // A Switch or Merge GE reduces to an edge does nothing at run
-            // time: its output is a view of its input, whose readers read.
+            // time: its output is a view of its input, whose readers read;
+            // nor does an If / Case GE replaces by the body it takes, whose
+            // arguments are views of the node's inputs.
             let forwarded = dead_code.forwards(graph, id);
-            let at_build = folded || forwarded.is_some();
+            let at_build = folded || forwarded.is_some() || DeadCode::takes_one_body(graph, node);
             let reader = |back_edge| Reader {
                 step,
                 loop_id,
@@ -295,9 +297,12 @@ impl<'g> Builder<'g, '_> {
                     }
                 }
             }
-            for t in body_outputs.into_iter().flatten() {
-                self.out.tensors[t as usize].readers.push(reader(false));
+            for t in body_outputs.iter().flatten() {
+                self.out.tensors[*t as usize].readers.push(reader(false));
             }
+            // An If / Case GE replaces by the body it takes hands on that
+            // body's results: its outputs are views of them.
+            let results = DeadCode::takes_one_body(graph, node).then_some(body_outputs);
             let mut views = match self.registry.get(&node.op_type) {
                 Some(schema) => reused_inputs(node, schema),
                 None => smallvec::smallvec![None; node.outputs.len()],
@@ -325,6 +330,9 @@ impl<'g> Builder<'g, '_> {
                 t.step = step;
                 t.loop_id = loop_id;
                 t.view_of = view_of;
+                if let Some(result) = results.as_ref().and_then(|r| r.get(i).copied().flatten()) {
+                    t.view_of = Some(result);
+                }
                 if node_dead || dead_code.is_dead(OutputRef::new(id, i as u32)) {
                     t.source = Source::Dead;
                     t.view_of = None;
@@ -398,7 +406,8 @@ impl<'g> Builder<'g, '_> {
                 at = region.parent;
             }
         };
-        for t in tensors.iter() {
+        // Dead code runs in no loop: a dead frame spans no step.
+        for t in tensors.iter().filter(|t| t.source != Source::Dead) {
             widen(t.loop_id, t.step);
             for r in &t.readers {
                 widen(r.loop_id, r.step);
