@@ -33,7 +33,7 @@ from helpers import dead_nodes, import_tensorflow
 
 tf = import_tensorflow("TensorFlow builds the models these tests compile")
 
-from tf_op_cases import OUT, run_traced  # noqa: E402
+from tf_op_cases import OUT, control_flow, run_traced  # noqa: E402
 
 from opgraph.cli.compile import CompileOptions, CompileResult, run  # noqa: E402
 from opgraph.memory import OFFSET_ALIGNMENT  # noqa: E402
@@ -145,39 +145,32 @@ class CondCase:
 def build(path: Path, case: CondCase, *, alone: bool) -> None:
     """Writes a frozen GraphDef: ``cond(predicate, ...)`` whose branch the
     condition picks is ``case.taken``, or with ``alone`` that branch only."""
-    if case.v2:
-        tf.compat.v1.enable_control_flow_v2()
-    else:
-        tf.compat.v1.disable_control_flow_v2()
     graph = tf.Graph()
-    try:
-        with graph.as_default():
-            rng = np.random.default_rng(case.seed)
-            x = tf.compat.v1.placeholder(tf.float32, X_SHAPE, name="x")
-            if case.stem:
-                x = tf.nn.conv2d(
-                    x, rng.standard_normal((1, 1, X_SHAPE[-1], X_SHAPE[-1])).astype(np.float32), 1, "SAME"
-                )
-            outside: dict[str, Tensor] = {}
-            if case.captured:
-                outside |= _outside_weights(case.taken, rng, X_SHAPE[-1], "taken")
-                outside |= _outside_weights(case.other, rng, X_SHAPE[-1], "other")
-            taken_branch = _chain(case.taken, rng, outside, "taken")
-            if alone:
-                result = taken_branch(x)
+    with control_flow(case.v2), graph.as_default():
+        rng = np.random.default_rng(case.seed)
+        x = tf.compat.v1.placeholder(tf.float32, X_SHAPE, name="x")
+        if case.stem:
+            x = tf.nn.conv2d(
+                x, rng.standard_normal((1, 1, X_SHAPE[-1], X_SHAPE[-1])).astype(np.float32), 1, "SAME"
+            )
+        outside: dict[str, Tensor] = {}
+        if case.captured:
+            outside |= _outside_weights(case.taken, rng, X_SHAPE[-1], "taken")
+            outside |= _outside_weights(case.other, rng, X_SHAPE[-1], "other")
+        taken_branch = _chain(case.taken, rng, outside, "taken")
+        if alone:
+            result = taken_branch(x)
+        else:
+            other_branch = _chain(case.other, rng, outside, "other")
+            if case.predicate == "constant":
+                pred = tf.constant(case.condition)
             else:
-                other_branch = _chain(case.other, rng, outside, "other")
-                if case.predicate == "constant":
-                    pred = tf.constant(case.condition)
-                else:
-                    pred = tf.compat.v1.placeholder_with_default(case.condition, [], name="learning_phase")
-                on_true, on_false = (
-                    (taken_branch, other_branch) if case.condition else (other_branch, taken_branch)
-                )
-                result = tf.compat.v1.cond(pred, lambda: on_true(x), lambda: on_false(x))
-            tf.identity(result, name=OUT)
-    finally:
-        tf.compat.v1.enable_control_flow_v2()
+                pred = tf.compat.v1.placeholder_with_default(case.condition, [], name="learning_phase")
+            on_true, on_false = (
+                (taken_branch, other_branch) if case.condition else (other_branch, taken_branch)
+            )
+            result = tf.compat.v1.cond(pred, lambda: on_true(x), lambda: on_false(x))
+        tf.identity(result, name=OUT)
     path.write_bytes(graph.as_graph_def().SerializeToString())
 
 

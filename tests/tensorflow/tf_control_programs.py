@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import tensorflow as tf
 from hypothesis import strategies as st
-from tf_op_cases import OUT
+from tf_op_cases import OUT, control_flow
 
 Transform = Callable[[tf.Tensor], tf.Tensor]
 
@@ -75,26 +75,19 @@ def draw_control_program(d: st.DataObject) -> ControlProgram:
     kind = d.draw(
         st.sampled_from(["cond", "keep", "grow", "collect", "cond in loop", "loop in cond"]), label="program"
     )
-    if v2:
-        tf.compat.v1.enable_control_flow_v2()
-    else:
-        tf.compat.v1.disable_control_flow_v2()
     graph = tf.Graph()
-    try:
-        with graph.as_default():
-            static = (None, *shape[1:]) if batch_unknown else shape
-            x = tf.compat.v1.placeholder(tf.float32, static, name="x")
-            if kind == "cond":
-                result, what = _cond(d, x, feeds)
-            elif kind == "cond in loop":
-                result, what = _cond_in_loop(d, x, feeds)
-            elif kind == "loop in cond":
-                result, what = _loop_in_cond(d, x, feeds)
-            else:
-                result, what = _loop(d, kind, x, feeds)
-            tf.multiply(result, 1.0, name=OUT)
-    finally:
-        tf.compat.v1.enable_control_flow_v2()
+    with control_flow(v2), graph.as_default():
+        static = (None, *shape[1:]) if batch_unknown else shape
+        x = tf.compat.v1.placeholder(tf.float32, static, name="x")
+        if kind == "cond":
+            result, what = _cond(d, x, feeds)
+        elif kind == "cond in loop":
+            result, what = _cond_in_loop(d, x, feeds)
+        elif kind == "loop in cond":
+            result, what = _loop_in_cond(d, x, feeds)
+        else:
+            result, what = _loop(d, kind, x, feeds)
+        tf.multiply(result, 1.0, name=OUT)
     flavour = "TF2" if v2 else "TF1"
     batch = "x[?]" if batch_unknown else "x"
     fixed = batch_unknown and d.draw(st.booleans(), label="load at x's shape")

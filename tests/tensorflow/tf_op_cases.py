@@ -9,7 +9,8 @@ opgraph loads the same bytes and infers."""
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -146,6 +147,21 @@ def as_written() -> tf.compat.v1.ConfigProto:
     config.graph_options.optimizer_options.opt_level = tf.compat.v1.OptimizerOptions.L0
     config.graph_options.optimizer_options.do_constant_folding = False
     return config
+
+
+@contextmanager
+def control_flow(v2: bool) -> Iterator[None]:
+    """Builds cond and while_loop in TensorFlow 2's form (If / While) when
+    ``v2``, else in TensorFlow 1's (Switch / Merge / Enter / Exit); TensorFlow
+    2's is the default again afterwards."""
+    if v2:
+        tf.compat.v1.enable_control_flow_v2()
+    else:
+        tf.compat.v1.disable_control_flow_v2()
+    try:
+        yield
+    finally:
+        tf.compat.v1.enable_control_flow_v2()
 
 
 def run_traced(

@@ -12,7 +12,7 @@ use super::{confusion, cube, fusion, in_place, l2, vector, CostError, CostOption
 use crate::device::dead_code::DeadCode;
 use crate::device::spec::DeviceSpec;
 use crate::graph::names::prefixed;
-use crate::graph::{is_loop_back_edge, topological_order, Graph, Node, NodeId};
+use crate::graph::{is_loop_back_edge, topological_order, Graph, Node, NodeId, Subgraph};
 use crate::ops::control::branches::taken_body;
 
 /// The class of a concatenation or slice done in place (no task).
@@ -308,9 +308,7 @@ fn walk_bodies<R: Rows>(
     count: f64,
     walk: &mut Walk<R>,
 ) -> Result<(f64, String), CostError> {
-    if let Some(taken) = is_branch(node).then(|| taken_body(graph, node)).flatten() {
-        let sub = &node.subgraphs[taken];
-        let from = walk.rows.len();
+    let walk_body = |sub: &Subgraph, count: f64, walk: &mut Walk<R>| {
         walk_graph(
             &sub.graph,
             spec,
@@ -318,7 +316,12 @@ fn walk_bodies<R: Rows>(
             &format!("{name}/{}/", sub.name),
             count,
             walk,
-        )?;
+        )
+    };
+    if let Some(taken) = is_branch(node).then(|| taken_body(graph, node)).flatten() {
+        let sub = &node.subgraphs[taken];
+        let from = walk.rows.len();
+        walk_body(sub, count, walk)?;
         let total = walk.rows.time_from(from);
         return Ok((
             total,
@@ -329,14 +332,7 @@ fn walk_bodies<R: Rows>(
         let mut best: Option<(f64, Walk<R>, &str)> = None;
         for sub in &node.subgraphs {
             let mut branch = Walk::<R>::default();
-            walk_graph(
-                &sub.graph,
-                spec,
-                opts,
-                &format!("{name}/{}/", sub.name),
-                count,
-                &mut branch,
-            )?;
+            walk_body(sub, count, &mut branch)?;
             let total = branch.rows.time_from(0);
             if best.as_ref().is_none_or(|(t, _, _)| total > *t) {
                 best = Some((total, branch, &sub.name));
@@ -367,14 +363,7 @@ fn walk_bodies<R: Rows>(
     };
     let from = walk.rows.len();
     for sub in &node.subgraphs {
-        walk_graph(
-            &sub.graph,
-            spec,
-            opts,
-            &format!("{name}/{}/", sub.name),
-            count * trips,
-            walk,
-        )?;
+        walk_body(sub, count * trips, walk)?;
     }
     let total = walk.rows.time_from(from);
     let note = if is_loop(node) {
