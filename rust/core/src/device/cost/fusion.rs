@@ -151,6 +151,16 @@ pub(crate) fn fuse(
 ) -> Vec<Option<NodeId>> {
     let source = view_sources(graph, order, classes);
     let (readers, graph_output) = consumers(graph, &source, classes);
+    // Constants made from constants only (not a value inference knows of a
+    // run-time tensor, such as ZerosLike of a kernel's output).
+    let mut build_time = vec![false; graph.len()];
+    for &id in order {
+        let node = graph.node(id);
+        let mut inputs = node.inputs.iter().flatten().peekable();
+        build_time[id.index()] = constant[id.index()]
+            && (CONSTANTS.contains(&node.op_type.as_str())
+                || (inputs.peek().is_some() && inputs.all(|e| build_time[e.node.index()])));
+    }
     let joinable = |r: &NodeId| is_fusable(classes[r.index()]) && works[r.index()].is_some();
     // Whether every reader of a node could join its kernel: once per node,
     // so a tensor with many readers costs its readers once, not squared.
@@ -183,7 +193,7 @@ pub(crate) fn fuse(
                 let made = source[e.node.index()];
                 anchor_of[made.index()].unwrap_or(made) == anchor
                     || position[made.index()] < position[anchor.index()]
-                    || constant[made.index()]
+                    || build_time[made.index()]
             });
             if ready && can_anchor(classes[anchor.index()]) {
                 anchor_of[id.index()] = Some(anchor);
@@ -273,7 +283,10 @@ fn fuse_zero_pads(
 ) {
     let consumers = consumer_counts(graph, classes);
     let mut first_consumer: Vec<Option<NodeId>> = vec![None; graph.len()];
-    for &id in order {
+    for &id in order
+        .iter()
+        .filter(|id| classes[id.index()] != OpClass::Free(DEAD))
+    {
         for edge in graph.node(id).inputs.iter().flatten() {
             first_consumer[edge.node.index()].get_or_insert(id);
         }

@@ -220,8 +220,9 @@ fn loop_carried_buffers_live_over_the_whole_loop() {
 /// If: the branches run at the If, one after the other, so they never meet
 /// and share memory; their results live until the If's step.
 /// `if(p, then: Neg(Neg(x)), else: Neg(x))` on 256 floats; `p` fed, or a
-/// constant when `condition` holds one.
-fn if_graph(r: &OpRegistry, condition: Option<bool>) -> Graph {
+/// constant when `condition` holds one; `x` a graph input, or computed
+/// (`Relu` of one) when `computed`.
+fn if_graph(r: &OpRegistry, condition: Option<bool>, computed: bool) -> Graph {
     let branch = |name: &str, ops: usize| {
         let mut b = Graph::new(name);
         let mut arg = crate::graph::Node::new("arg", "Data", Vec::new(), 1);
@@ -241,7 +242,10 @@ fn if_graph(r: &OpRegistry, condition: Option<bool>) -> Graph {
         Some(value) => bool_const(&mut g, "p", value),
         None => input(&mut g, "p", DataType::Bool, &[], Format::Nd),
     };
-    let x = input(&mut g, "x", DataType::Float, &[256], Format::Nd);
+    let mut x = input(&mut g, "x", DataType::Float, &[256], Format::Nd);
+    if computed {
+        x = op(&mut g, r, "Relu", "relu", &[x], Attrs::new());
+    }
     let spec = OpSpec {
         op_type: "If".into(),
         name: "if".into(),
@@ -258,7 +262,7 @@ fn if_graph(r: &OpRegistry, condition: Option<bool>) -> Graph {
 #[test]
 fn branches_share_memory() {
     let r = OpRegistry::with_builtins();
-    let g = if_graph(&r, None);
+    let g = if_graph(&r, None, false);
     let plan = plan(&g, &r);
     // Steps: p 0, x 1, then/arg 2, then/n0 3, then/n1 4, else/arg 5,
     // else/n0 6, if 7.
@@ -608,7 +612,7 @@ fn an_if_on_a_known_condition_plans_the_branch_it_takes() {
     // Neg is the graph output itself (the If's output a view of it), and
     // the then branch's two take nothing.
     let r = OpRegistry::with_builtins();
-    let g = if_graph(&r, Some(false));
+    let g = if_graph(&r, Some(false), false);
     let taken = plan(&g, &r);
     for name in ["if/then_branch/n0:0", "if/then_branch/n1:0"] {
         assert_eq!(tensor(&taken, name).region, Region::Dead, "{name}");
@@ -616,9 +620,20 @@ fn an_if_on_a_known_condition_plans_the_branch_it_takes() {
     assert_eq!(tensor(&taken, "if/else_branch/n0:0").region, Region::Output);
     assert_eq!(taken.arena_bytes(), 0);
     // The then branch: n0 feeds n1, the output.
-    let g = if_graph(&r, Some(true));
+    let g = if_graph(&r, Some(true), false);
     let then = plan(&g, &r);
     assert_eq!(tensor(&then, "if/else_branch/n0:0").region, Region::Dead);
     assert_eq!(tensor(&then, "if/then_branch/n1:0").region, Region::Output);
+    let owner = tensor(&then, "if:0")
+        .view_of
+        .map(|t| then.tensors[t as usize].name.as_str());
+    assert_eq!(owner, Some("if/then_branch/n1:0"));
     assert_eq!(then.arena_bytes(), 1536);
+    // A computed input is read by the branch alone: it dies at the Neg
+    // that reads it, not at the If's own step after the branch.
+    let g = if_graph(&r, Some(true), true);
+    let then = plan(&g, &r);
+    let read = span(&then, "if/then_branch/n0:0").0;
+    assert!(read < span(&then, "if:0").0);
+    assert_eq!(span(&then, "relu:0").1, read);
 }

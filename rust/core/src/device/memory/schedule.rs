@@ -13,7 +13,10 @@
 //! - What GE deletes before it assigns memory (`device::dead_code`: the
 //!   dead side of a TensorFlow v1 Switch on a known predicate, the bodies
 //!   an If / Case on a known selector does not take) keeps its steps, but
-//!   its tensors are [`Source::Dead`] and its reads do not count.
+//!   its tensors are [`Source::Dead`] and its reads do not count. A Switch
+//!   or Merge reduced to an edge makes its output a view of its input; an
+//!   If / Case on a known selector runs its one body, its outputs views of
+//!   that body's results.
 //! - Loops become `LoopRegion`s: the steps of a While's cond and body, and
 //!   the nodes of each TensorFlow v1 frame (from its Enter nodes to its
 //!   Exit nodes). `buffers.rs` keeps what crosses iterations alive over the
@@ -77,9 +80,10 @@ pub(crate) struct Reader {
     /// Read through a v1 loop back edge (NextIteration -> Merge): by the
     /// next iteration.
     pub back_edge: bool,
-    /// Read by a node GE's constant folding computes at build time (its
-    /// inputs and outputs constants, no body, no control input): no
-    /// run-time read.
+    /// No run-time read: by a node GE's constant folding computes at build
+    /// time (its inputs and outputs constants, no body, no control input),
+    /// or one GE removes (a Switch or Merge reduced to an edge, an If /
+    /// Case replaced by its body).
     pub at_build: bool,
 }
 
@@ -278,10 +282,12 @@ impl<'g> Builder<'g, '_> {
                 && folds(node, &constant);
             // A Switch or Merge GE reduces to an edge does nothing at run
             // time: its output is a view of its input, whose readers read;
-            // nor does an If / Case GE replaces by the body it takes, whose
-            // arguments are views of the node's inputs.
+            // nor does an If / Case GE replaces by the body it takes: that
+            // body's arguments are views of the node's inputs, and its
+            // readers read them.
             let forwarded = dead_code.forwards(graph, id);
-            let at_build = folded || forwarded.is_some() || DeadCode::takes_one_body(graph, node);
+            let replaced = DeadCode::takes_one_body(graph, node);
+            let at_build = folded || forwarded.is_some() || replaced;
             let reader = |back_edge| Reader {
                 step,
                 loop_id,
@@ -289,8 +295,9 @@ impl<'g> Builder<'g, '_> {
                 at_build,
             };
             for (edge, t) in node.inputs.iter().zip(&inputs) {
-                // Dead code reads nothing; a live Merge reads only its live inputs.
-                if let (Some(edge), Some(t), false) = (edge, t, node_dead) {
+                // Dead code reads nothing; a live Merge reads only its live
+                // inputs; a replaced If / Case, none.
+                if let (Some(edge), Some(t), false) = (edge, t, node_dead || replaced) {
                     if !dead_code.is_dead(*edge) {
                         let back = is_loop_back_edge(node, graph.node(edge.node));
                         self.out.tensors[*t as usize].readers.push(reader(back));
@@ -302,7 +309,7 @@ impl<'g> Builder<'g, '_> {
             }
             // An If / Case GE replaces by the body it takes hands on that
             // body's results: its outputs are views of them.
-            let results = DeadCode::takes_one_body(graph, node).then_some(body_outputs);
+            let results = replaced.then_some(body_outputs);
             let mut views = match self.registry.get(&node.op_type) {
                 Some(schema) => reused_inputs(node, schema),
                 None => smallvec::smallvec![None; node.outputs.len()],
@@ -315,7 +322,11 @@ impl<'g> Builder<'g, '_> {
             }
             for (i, view) in views.into_iter().enumerate() {
                 let constant = constant[id.index()][i];
-                let mut view_of = view.and_then(|input| inputs[input]);
+                let result = results.as_ref().and_then(|r| r.get(i).copied().flatten());
+                let mut view_of = match result {
+                    Some(r) => (self.out.tensors[r as usize].source != Source::Dead).then_some(r),
+                    None => view.and_then(|input| inputs[input]),
+                };
                 if constant {
                     // A folded view of a weight (Identity, Reshape) shares it
                     // unless `prepare` stored the two in different layouts.
@@ -330,9 +341,6 @@ impl<'g> Builder<'g, '_> {
                 t.step = step;
                 t.loop_id = loop_id;
                 t.view_of = view_of;
-                if let Some(result) = results.as_ref().and_then(|r| r.get(i).copied().flatten()) {
-                    t.view_of = Some(result);
-                }
                 if node_dead || dead_code.is_dead(OutputRef::new(id, i as u32)) {
                     t.source = Source::Dead;
                     t.view_of = None;
