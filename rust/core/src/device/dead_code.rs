@@ -35,19 +35,23 @@ impl DeadCode {
 
     /// What GE reduces node `id` to when it is a live Switch on a known
     /// predicate or a Merge with one live input (`MergePass`): an edge
-    /// from its input (the Switch's data, the Merge's live input) to its
-    /// output (the output taken; the Merge's `y`), as `(input, output)`.
-    pub(crate) fn forwards(&self, graph: &Graph, id: NodeId) -> Option<(OutputRef, u32)> {
+    /// from one of its inputs (the Switch's data, the Merge's live input)
+    /// to one of its outputs (the output taken; the Merge's `y`), as
+    /// `(input index, output index)`.
+    pub(crate) fn forwards(&self, graph: &Graph, id: NodeId) -> Option<(usize, usize)> {
         let dead = self.dead.as_ref()?;
         if dead.is_node_dead(id) {
             return None;
         }
+        let node = graph.node(id);
         if let Some(taken) = dead.switch_taken(graph, id) {
-            let data = (*graph.node(id).inputs.first()?)?;
-            return Some((data, taken));
+            node.inputs.first()?.as_ref()?;
+            return Some((0, taken as usize));
         }
-        if is_merge(graph.node(id)) {
-            return Some((dead.sole_live_input(graph, id)?, 0));
+        if is_merge(node) {
+            let live = dead.sole_live_input(graph, id)?;
+            let input = node.inputs.iter().position(|&e| e == Some(live))?;
+            return Some((input, 0));
         }
         None
     }

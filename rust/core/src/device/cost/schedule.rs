@@ -157,11 +157,8 @@ pub(crate) fn walk_graph<R: Rows>(
     for (id, class) in graph.node_ids().zip(classes.iter_mut()) {
         if dead_code.is_node_dead(id) {
             *class = OpClass::Free(DEAD);
-        } else if let Some((from, _)) = dead_code.forwards(graph, id) {
-            let node = graph.node(id);
-            if let Some(input) = node.inputs.iter().position(|&e| e == Some(from)) {
-                *class = OpClass::Edge(input);
-            }
+        } else if let Some((input, _)) = dead_code.forwards(graph, id) {
+            *class = OpClass::Edge(input);
         }
     }
     // Dead code and edges keep their class (and their row's note).
@@ -318,7 +315,7 @@ fn walk_bodies<R: Rows>(
             walk,
         )
     };
-    if let Some(taken) = is_branch(node).then(|| taken_body(graph, node)).flatten() {
+    if let Some(taken) = taken_body(graph, node) {
         let sub = &node.subgraphs[taken];
         let from = walk.rows.len();
         walk_body(sub, count, walk)?;

@@ -36,16 +36,16 @@ pub fn assign(
     soc: &Soc,
     order: &[NodeId],
     constant: &[SmallVec<[bool; 1]>],
+    dead_code: &DeadCode,
 ) -> Result<Assignment, DeviceError> {
     let mut needs = Vec::new();
-    let dead_code = DeadCode::of(graph, order);
     for &id in order {
         let view = View {
             graph,
             registry,
             soc,
             constant,
-            dead_code: &dead_code,
+            dead_code,
         };
         let decision = decide(&view, id);
         let node = graph.node(id);
@@ -77,7 +77,7 @@ pub fn assign(
             }
         }
     }
-    let constants_converted = settle_constants(graph, soc, order, constant, &mut needs)?;
+    let constants_converted = settle_constants(graph, soc, order, constant, dead_code, &mut needs)?;
     Ok(Assignment {
         needs,
         constants_converted,
@@ -110,6 +110,7 @@ fn settle_constants(
     soc: &Soc,
     order: &[NodeId],
     constant: &[SmallVec<[bool; 1]>],
+    dead_code: &DeadCode,
     needs: &mut Vec<Need>,
 ) -> Result<usize, DeviceError> {
     let mut asked: FxHashMap<OutputRef, SmallVec<[Storage; 2]>> = FxHashMap::default();
@@ -133,14 +134,14 @@ fn settle_constants(
             // A pass-through constant (Identity of a weight, a Switch GE
             // reduces to an edge) reads its input; the weight itself is a
             // source.
-            match passed_through(graph, constant, id, o) {
+            let input = passed_through(graph, dead_code, id, o);
+            match input.and_then(|i| graph.node(id).inputs.get(i).copied().flatten()) {
                 // A Switch's taken output no branch node reads asks
                 // nothing of the weight behind it (GE deletes the Switch).
                 Some(_)
                     if requests.is_empty()
                         && rule(&graph.node(id).op_type) != Rule::PassThrough => {}
                 Some(from) => {
-                    let input = graph.node(id).inputs.iter().position(|&e| e == Some(from));
                     needs.push(Need {
                         from,
                         to: Use {

@@ -74,8 +74,8 @@ fn check_graph(
         Ok(order) => order,
         Err(e) => return report("<graph>", e.to_string()),
     };
-    let constant = constant_outputs(graph, &order);
     let dead_code = DeadCode::of(graph, &order);
+    let constant = constant_outputs(graph, &order, &dead_code);
     let view = View {
         graph,
         registry,

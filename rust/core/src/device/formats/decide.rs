@@ -123,14 +123,16 @@ pub fn decide(view: &View<'_>, id: NodeId) -> Decision {
             outputs: node.outputs.iter().map(|_| Out::Free).collect(),
         };
     }
-    if let Some((from, taken)) = view.dead_code.forwards(view.graph, id) {
-        let input = node.inputs.iter().position(|&e| e == Some(from));
+    if let Some((input, taken)) = view.dead_code.forwards(view.graph, id) {
         return Decision {
             inputs: node.inputs.iter().map(|_| None).collect(),
             outputs: (0..node.outputs.len())
-                .map(|o| match input {
-                    Some(i) if o == taken as usize => Out::Copy(i),
-                    _ => Out::Free,
+                .map(|o| {
+                    if o == taken {
+                        Out::Copy(input)
+                    } else {
+                        Out::Free
+                    }
                 })
                 .collect(),
         };

@@ -71,22 +71,26 @@ const NOT_FOLDED: &[&str] = &[
 /// and a Merge with one live input passes that input on (its
 /// `value_index` becomes a constant); dead code is no constant, since GE
 /// deletes it (`device::dead_code`).
-pub fn constant_outputs(graph: &Graph, order: &[NodeId]) -> Vec<SmallVec<[bool; 1]>> {
+pub(crate) fn constant_outputs(
+    graph: &Graph,
+    order: &[NodeId],
+    dead_code: &DeadCode,
+) -> Vec<SmallVec<[bool; 1]>> {
     let mut constant: Vec<SmallVec<[bool; 1]>> = graph
         .nodes()
         .iter()
         .map(|n| SmallVec::from_elem(false, n.outputs.len()))
         .collect();
-    let dead_code = DeadCode::of(graph, order);
     for &id in order {
         let node = graph.node(id);
         if dead_code.is_node_dead(id) {
             continue;
         }
-        if let Some((from, taken)) = dead_code.forwards(graph, id) {
-            let passed = constant[from.node.index()][from.index as usize];
+        if let Some((input, taken)) = dead_code.forwards(graph, id) {
+            let passed = node.inputs[input]
+                .is_some_and(|from| constant[from.node.index()][from.index as usize]);
             let outputs = &mut constant[id.index()];
-            if let Some(slot) = outputs.get_mut(taken as usize) {
+            if let Some(slot) = outputs.get_mut(taken) {
                 *slot = passed;
             }
             if is_merge(node) {
@@ -118,34 +122,23 @@ pub fn constant_outputs(graph: &Graph, order: &[NodeId]) -> Vec<SmallVec<[bool; 
     constant
 }
 
-/// The input whose value constant output `o` of node `id` is, unchanged:
-/// input `o` of a pass-through (Identity of a weight), the data of a Switch
-/// (only the output a known predicate takes is constant), the one constant
-/// input of a Merge (its other inputs are dead). The settled storage of
-/// such an output is asked of that input, so one weight is converted once.
-pub fn passed_through(
+/// The input output `o` of node `id` hands on unchanged, as its index:
+/// input `o` of a pass-through (Identity of a weight), the input of a
+/// Switch or Merge GE reduces to an edge ([`DeadCode::forwards`]). The
+/// settled storage of a constant such output is asked of that input, so
+/// one weight is converted once.
+pub(crate) fn passed_through(
     graph: &Graph,
-    constant: &[SmallVec<[bool; 1]>],
+    dead_code: &DeadCode,
     id: NodeId,
     o: usize,
-) -> Option<OutputRef> {
-    let node = graph.node(id);
-    if rule(&node.op_type) == Rule::PassThrough {
-        return node.inputs.get(o).copied().flatten();
+) -> Option<usize> {
+    if rule(&graph.node(id).op_type) == Rule::PassThrough {
+        return Some(o);
     }
-    match node.op_type.as_str() {
-        "Switch" | "RefSwitch" => node.inputs.first().copied().flatten(),
-        "Merge" | "RefMerge" if o == 0 => {
-            let mut constants = node
-                .inputs
-                .iter()
-                .flatten()
-                .filter(|e| constant[e.node.index()][e.index as usize]);
-            let only = constants.next().copied();
-            constants.next().is_none().then_some(only).flatten()
-        }
-        _ => None,
-    }
+    dead_code
+        .forwards(graph, id)
+        .and_then(|(input, taken)| (taken == o).then_some(input))
 }
 
 /// True when GE's constant folding would fold `node`: every present input

@@ -64,9 +64,10 @@ pub mod transdata;
 mod tests;
 
 pub use check::{check_formats, Violation};
-pub use edges::{constant_outputs, folds};
+pub(crate) use edges::{constant_outputs, folds};
 pub use report::PrepareReport;
 
+use super::dead_code::DeadCode;
 use super::soc::Soc;
 use super::DeviceError;
 use crate::graph::{topological_order, Graph};
@@ -198,20 +199,23 @@ fn prepare_graph(
     bodies: &mut PreparedBodies,
 ) -> Result<(), DeviceError> {
     let mut order = topological_order(graph)?;
-    let mut constant = edges::constant_outputs(graph, &order);
+    let mut dead_code = DeadCode::of(graph, &order);
+    let mut constant = edges::constant_outputs(graph, &order, &dead_code);
     if options.allow_fp32_to_fp16 {
         let changes = precision::compute_cube_ops_in_fp16(graph, &order, &constant)?;
         report.casts_inserted += changes.casts_inserted;
         report.weights_cast_to_fp16 += changes.weights_cast;
         order = topological_order(graph)?;
-        constant = edges::constant_outputs(graph, &order);
+        // The casts are new nodes: the verdict is taken again over them.
+        dead_code = DeadCode::of(graph, &order);
+        constant = edges::constant_outputs(graph, &order, &dead_code);
     }
     let output_formats: Vec<Format> = graph
         .outputs()
         .iter()
         .map(|&out| graph.tensor(out).origin_format)
         .collect();
-    let assignment = assign::assign(graph, registry, &options.soc, &order, &constant)?;
+    let assignment = assign::assign(graph, registry, &options.soc, &order, &constant, &dead_code)?;
     report.weights_converted += assignment.constants_converted;
     report.trans_data_inserted +=
         transdata::insert_trans_data(graph, &assignment.needs, &options.soc)?;

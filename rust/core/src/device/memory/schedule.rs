@@ -219,7 +219,7 @@ impl<'g> Builder<'g, '_> {
         let dead_code = DeadCode::of(graph, &order);
         // The format pass's notion of a constant (GE folds these before
         // planning): they live in the weights region.
-        let constant = constant_outputs(graph, &order);
+        let constant = constant_outputs(graph, &order, &dead_code);
         // Tensor ids for every output first: a back edge reads a tensor
         // produced later in the order.
         let mut first_tensor = Vec::with_capacity(graph.len());
@@ -314,10 +314,9 @@ impl<'g> Builder<'g, '_> {
                 Some(schema) => reused_inputs(node, schema),
                 None => smallvec::smallvec![None; node.outputs.len()],
             };
-            if let Some((from, taken)) = forwarded {
-                let input = node.inputs.iter().position(|&e| e == Some(from));
-                if let Some(view) = views.get_mut(taken as usize) {
-                    *view = input;
+            if let Some((input, taken)) = forwarded {
+                if let Some(view) = views.get_mut(taken) {
+                    *view = Some(input);
                 }
             }
             for (i, view) in views.into_iter().enumerate() {

@@ -161,6 +161,21 @@ fn while_and_if_bodies_become_subgraphs_and_infer() {
     assert_eq!(g.outputs(), [OutputRef::new(g.find("y").unwrap(), 0)]);
 }
 
+/// `case = Case(which, x)` on float `x`, its branches the functions named.
+fn case_op(branches: &[&str]) -> FrameworkOp {
+    let names = branches.iter().map(|&b| b.to_owned()).collect();
+    op(
+        "case",
+        "Case",
+        &["which", "x"],
+        &[
+            ("Tin", types(&[DataType::Float])),
+            ("Tout", types(&[DataType::Float])),
+            ("branches", AttrValue::ListStr(names)),
+        ],
+    )
+}
+
 #[test]
 fn case_branches_and_calls() {
     let branch = |name: &str, op_type: &str| {
@@ -174,19 +189,7 @@ fn case_branches_and_calls() {
     let mut framework = graph(vec![
         placeholder("x", DataType::Float, &[3]),
         placeholder("which", DataType::Int32, &[]),
-        op(
-            "case",
-            "Case",
-            &["which", "x"],
-            &[
-                ("Tin", types(&[DataType::Float])),
-                ("Tout", types(&[DataType::Float])),
-                (
-                    "branches",
-                    AttrValue::ListStr(vec!["neg".into(), "exp".into()]),
-                ),
-            ],
-        ),
+        case_op(&["neg", "exp"]),
         op(
             "call",
             "StatefulPartitionedCall",
@@ -361,19 +364,7 @@ fn switch_case(which: Option<i64>) -> FrameworkGraph {
     let mut framework = graph(vec![
         placeholder("x", DataType::Float, &[3]),
         selector,
-        op(
-            "case",
-            "Case",
-            &["which", "x"],
-            &[
-                ("Tin", types(&[DataType::Float])),
-                ("Tout", types(&[DataType::Float])),
-                (
-                    "branches",
-                    AttrValue::ListStr(vec!["neg".into(), "pair".into()]),
-                ),
-            ],
-        ),
+        case_op(&["neg", "pair"]),
     ]);
     framework.functions = vec![
         function(
