@@ -949,7 +949,7 @@ def data_type_table() -> list[tuple[str, int, int | None]]:
 
 def prepare(
     graph: Graph, soc: str, allow_fp32_to_fp16: bool = False
-) -> tuple[str, str, bool, int, int, int, int, int, list[tuple[int, int]]]:
+) -> tuple[str, str, bool, int, int, int, int, int, int, list[tuple[int, int]]]:
     """Chooses every tensor's storage format for `soc` (the graph must be inferred)."""
 
 def check_formats(graph: Graph, soc: str) -> list[str]:

@@ -48,6 +48,10 @@ class PrepareReport:
     """Constants stored in fp16 in place by the precision policy."""
     graphs: int
     """Graphs prepared: the graph and each body."""
+    conds_replaced: int
+    """If / Case nodes replaced by the body their known condition or index
+    takes (GE's CondRemovePass): the body's nodes, named
+    ``{node}/{body}/{name}``, take the node's place before formats are chosen."""
     tensors_by_format: Mapping[Format, int] = field(hash=False)
     """Node outputs per storage format after the pass."""
 
@@ -83,6 +87,7 @@ def prepare(graph: Graph, soc: str = DEFAULT_SOC, *, allow_fp32_to_fp16: bool = 
         converted,
         cast,
         graphs,
+        conds,
         by_format,
     ) = _core.prepare(graph, soc, allow_fp32_to_fp16)
     return PrepareReport(
@@ -94,6 +99,7 @@ def prepare(graph: Graph, soc: str = DEFAULT_SOC, *, allow_fp32_to_fp16: bool = 
         weights_converted=converted,
         weights_cast_to_fp16=cast,
         graphs=graphs,
+        conds_replaced=conds,
         tensors_by_format=MappingProxyType({Format(f): n for f, n in by_format}),
     )
 

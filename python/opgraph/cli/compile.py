@@ -528,6 +528,11 @@ def _pipeline(options: CompileOptions, stage: Stage, switches: _Switches) -> Com
     unknown = find_unknown_dims(graph)
     with stage("formats"):
         result.prepared = prepare_for_precision(graph, options.soc, options.precision)
+    if result.prepared.conds_replaced:
+        result.notes.append(
+            f"{result.prepared.conds_replaced} If / Case nodes whose condition is known were replaced by the "
+            "branch they take, as GE's CondRemovePass does; its nodes are named <node>/<branch>/<name>"
+        )
     with stage("memory"):
         try:
             result.memory = plan_memory(graph, allow_dynamic=bool(unknown.tensors))

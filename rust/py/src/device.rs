@@ -22,6 +22,7 @@ type ReportTuple = (
     usize,
     usize,
     usize,
+    usize,
     Vec<(i64, usize)>,
 );
 
@@ -80,6 +81,7 @@ pub fn prepare(
         report.weights_converted,
         report.weights_cast_to_fp16,
         report.graphs,
+        report.conds_replaced,
         report
             .tensors_by_format
             .iter()

@@ -4,6 +4,7 @@
 //! descriptions with published figures ([`spec`]) and the cost model
 //! ([`cost`]).
 
+mod cond_remove;
 pub mod cost;
 mod dead_code;
 mod error;

@@ -209,6 +209,12 @@ impl Graph {
         &self.nodes[edge.node.index()].outputs[edge.index as usize]
     }
 
+    /// The graph taken apart, for a pass that builds a new one from it
+    /// without copying its nodes: (name, nodes, inputs, outputs).
+    pub(crate) fn into_parts(self) -> (String, Vec<Node>, Vec<NodeId>, Vec<OutputRef>) {
+        (self.name, self.nodes, self.inputs, self.outputs)
+    }
+
     /// Total node count with every body counted at each call site
     /// (saturating; see [`expanded_nodes`]).
     pub fn total_nodes(&self) -> usize {

@@ -67,6 +67,7 @@ pub use check::{check_formats, Violation};
 pub(crate) use edges::{constant_outputs, folds};
 pub use report::PrepareReport;
 
+use super::cond_remove::splice_taken_bodies;
 use super::dead_code::DeadCode;
 use super::soc::Soc;
 use super::DeviceError;
@@ -164,7 +165,7 @@ struct PreparedBody {
 
 /// The report's per-graph counters, as a unit to add per call site.
 #[derive(Clone, Copy)]
-struct ReportCounts([usize; 5]);
+struct ReportCounts([usize; 6]);
 
 impl ReportCounts {
     fn of(report: &PrepareReport) -> ReportCounts {
@@ -174,6 +175,7 @@ impl ReportCounts {
             report.weights_converted,
             report.trans_data_inserted,
             report.graphs,
+            report.conds_replaced,
         ])
     }
 
@@ -182,12 +184,13 @@ impl ReportCounts {
     }
 
     fn add_to(self, report: &mut PrepareReport) {
-        let [casts, fp16, converted, trans_data, graphs] = self.0;
+        let [casts, fp16, converted, trans_data, graphs, conds] = self.0;
         report.casts_inserted = report.casts_inserted.saturating_add(casts);
         report.weights_cast_to_fp16 = report.weights_cast_to_fp16.saturating_add(fp16);
         report.weights_converted = report.weights_converted.saturating_add(converted);
         report.trans_data_inserted = report.trans_data_inserted.saturating_add(trans_data);
         report.graphs = report.graphs.saturating_add(graphs);
+        report.conds_replaced = report.conds_replaced.saturating_add(conds);
     }
 }
 
@@ -200,6 +203,17 @@ fn prepare_graph(
 ) -> Result<(), DeviceError> {
     let mut order = topological_order(graph)?;
     let mut dead_code = DeadCode::of(graph, &order);
+    // GE's CondRemovePass runs before its format passes; a body spliced in
+    // may hold another If / Case on a known selector, spliced next round.
+    loop {
+        let replaced = splice_taken_bodies(graph, &dead_code)?;
+        if replaced == 0 {
+            break;
+        }
+        report.conds_replaced += replaced;
+        order = topological_order(graph)?;
+        dead_code = DeadCode::of(graph, &order);
+    }
     let mut constant = edges::constant_outputs(graph, &order, &dead_code);
     if options.allow_fp32_to_fp16 {
         let changes = precision::compute_cube_ops_in_fp16(graph, &order, &constant)?;

@@ -25,6 +25,9 @@ pub struct PrepareReport {
     pub tensors_by_format: Vec<(Format, usize)>,
     /// Graphs prepared: the graph and every body.
     pub graphs: usize,
+    /// If / Case nodes replaced by the body their known selector takes
+    /// (GE's CondRemovePass), bodies included.
+    pub conds_replaced: usize,
 }
 
 impl PrepareReport {
@@ -38,6 +41,7 @@ impl PrepareReport {
             weights_cast_to_fp16: 0,
             tensors_by_format: Vec::new(),
             graphs: 0,
+            conds_replaced: 0,
         }
     }
 

@@ -2,6 +2,7 @@
 //! converted in place, the precision policy, bodies, errors, and the
 //! validity check itself.
 
+mod conds;
 mod graphs;
 mod more_ops;
 mod placement;

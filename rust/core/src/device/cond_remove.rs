@@ -1,0 +1,333 @@
+//! GE's CondRemovePass: an If / Case whose selector is known is replaced by
+//! the body it takes, spliced into its caller, before `prepare` picks
+//! storage formats. A kernel's output that enters the body then keeps its
+//! device format (no conversion to a plain format and back at the body's
+//! boundary), its weights are converted with the caller's, and UB fusion
+//! sees the body's ops next to their producers, as GE's does.
+//!
+//! A spliced node is named `{caller}/{body}/{node}`, the name the memory
+//! plan and the cost report give a body's node, so the plan of a prepared
+//! graph names it as the plan of the graph before did.
+
+use super::dead_code::DeadCode;
+use super::DeviceError;
+use crate::graph::{Graph, Node, NodeId, OutputRef};
+use crate::ops::control::branches::taken_body;
+use crate::types::AttrValue;
+use rustc_hash::FxHashSet;
+use std::sync::Arc;
+
+/// Replaces every live If / Case of `graph` whose selector is known by the
+/// body it takes; `dead_code` is `graph`'s. Returns how many it replaced.
+/// A body that itself holds such a node leaves it in the caller, for the
+/// next call: the caller repeats until nothing is replaced.
+pub(crate) fn splice_taken_bodies(
+    graph: &mut Graph,
+    dead_code: &DeadCode,
+) -> Result<usize, DeviceError> {
+    let mut spliced = Vec::new();
+    let mut splice_of = vec![None; graph.len()];
+    for id in graph.node_ids() {
+        let node = graph.node(id);
+        if dead_code.is_node_dead(id) {
+            continue;
+        }
+        if let Some(k) = taken_body(graph, node).filter(|&k| splices(node, k)) {
+            splice_of[id.index()] = Some(spliced.len());
+            spliced.push(Splice::of(node, k));
+        }
+    }
+    if spliced.is_empty() {
+        return Ok(0);
+    }
+    let replaced = spliced.len();
+    name_spliced_nodes(graph, &mut spliced);
+    let (name, nodes, inputs, outputs) = std::mem::take(graph).into_parts();
+    let mut builder = Builder {
+        graph: Graph::new(name),
+        new_id: vec![None; nodes.len()],
+        splice_of,
+        spliced,
+    };
+    let edges = builder.add_nodes(nodes)?;
+    builder.wire(edges)?;
+    let mut graph_outputs = Vec::with_capacity(outputs.len());
+    for edge in outputs {
+        graph_outputs.push(
+            builder
+                .resolve(edge)
+                .ok_or_else(|| lost_edge("<outputs>"))?,
+        );
+    }
+    for input in inputs {
+        let id = builder.new_id[input.index()].ok_or_else(|| lost_edge("<inputs>"))?;
+        builder.graph.add_input(id);
+    }
+    builder.graph.set_outputs(graph_outputs)?;
+    *graph = builder.graph;
+    Ok(replaced)
+}
+
+/// Whether `node`'s body `k` can replace it: every argument of the body
+/// names one of the node's inputs that is present, and the body returns
+/// one result per output of the node.
+fn splices(node: &Node, k: usize) -> bool {
+    let body = &node.subgraphs[k].graph;
+    body.outputs().len() == node.outputs.len()
+        && body.nodes().iter().all(|b| match argument_index(b) {
+            Some(Some(i)) => matches!(node.inputs.get(i), Some(Some(_))),
+            Some(None) => false,
+            None => true,
+        })
+}
+
+/// For a body's argument (a Data node): the caller input it takes, `None`
+/// inside when its index attribute is missing or negative. `None` for any
+/// other node.
+fn argument_index(node: &Node) -> Option<Option<usize>> {
+    (node.op_type.as_str() == "Data").then(|| match node.attrs.get("index") {
+        Some(AttrValue::Int(i)) => usize::try_from(*i).ok(),
+        _ => None,
+    })
+}
+
+/// One If / Case being replaced, and what its place in the graph needs.
+struct Splice {
+    caller: String,
+    body_name: String,
+    body: Arc<Graph>,
+    inputs: Vec<Option<OutputRef>>,
+    controls: Vec<NodeId>,
+    /// Per body node: its name in the caller (`None` for arguments).
+    names: Vec<Option<String>>,
+    /// Per body node: its id in the new graph (`None` for arguments).
+    ids: Vec<Option<NodeId>>,
+}
+
+impl Splice {
+    fn of(node: &Node, k: usize) -> Splice {
+        let body = &node.subgraphs[k];
+        Splice {
+            caller: node.name.clone(),
+            body_name: body.name.clone(),
+            body: Arc::clone(&body.graph),
+            inputs: node.inputs.clone(),
+            controls: node.control_inputs.to_vec(),
+            names: Vec::new(),
+            ids: vec![None; body.graph.len()],
+        }
+    }
+}
+
+/// Names every spliced node `{caller}/{body}/{node}`, or with a numeric
+/// suffix where that name is already taken in the caller.
+fn name_spliced_nodes(graph: &Graph, spliced: &mut [Splice]) {
+    let mut claimed: FxHashSet<String> = FxHashSet::default();
+    for splice in spliced {
+        splice.names = splice
+            .body
+            .nodes()
+            .iter()
+            .map(|node| {
+                argument_index(node).is_none().then(|| {
+                    let base = format!("{}/{}/{}", splice.caller, splice.body_name, node.name);
+                    let mut name = base.clone();
+                    let mut suffix = 1;
+                    while graph.find(&name).is_some() || claimed.contains(&name) {
+                        name = format!("{base}_{suffix}");
+                        suffix += 1;
+                    }
+                    claimed.insert(name.clone());
+                    name
+                })
+            })
+            .collect();
+    }
+}
+
+/// The graph being built and where each old node went.
+struct Builder {
+    graph: Graph,
+    /// Per old node: its id in the new graph (`None` for a replaced node).
+    new_id: Vec<Option<NodeId>>,
+    /// Per old node: its entry in `spliced` when it is replaced.
+    splice_of: Vec<Option<usize>>,
+    spliced: Vec<Splice>,
+}
+
+/// A node added with its edges cleared, and the edges it had (old ids).
+struct Pending {
+    id: NodeId,
+    inputs: Vec<Option<OutputRef>>,
+    controls: Vec<NodeId>,
+    /// The splice the node came from, for a body's node.
+    splice: Option<usize>,
+}
+
+impl Builder {
+    /// Adds the old nodes in their order, each replaced node's body nodes
+    /// in its place, with no edges yet (an edge may point at a node added
+    /// later: a loop's back edge).
+    fn add_nodes(&mut self, nodes: Vec<Node>) -> Result<Vec<Pending>, DeviceError> {
+        self.graph.reserve(nodes.len());
+        let mut pending = Vec::with_capacity(nodes.len());
+        for (old, node) in nodes.into_iter().enumerate() {
+            let Some(s) = self.splice_of[old] else {
+                let added = self.add_cleared(node, None)?;
+                self.new_id[old] = Some(added.id);
+                pending.push(added);
+                continue;
+            };
+            let body = Arc::clone(&self.spliced[s].body);
+            for (b, body_node) in body.nodes().iter().enumerate() {
+                let Some(name) = self.spliced[s].names[b].clone() else {
+                    continue;
+                };
+                let mut copy = body_node.clone();
+                copy.name = name;
+                let added = self.add_cleared(copy, Some(s))?;
+                self.spliced[s].ids[b] = Some(added.id);
+                pending.push(added);
+            }
+        }
+        Ok(pending)
+    }
+
+    /// Adds `node` with no edges, keeping the edges it had for `wire`.
+    fn add_cleared(
+        &mut self,
+        mut node: Node,
+        splice: Option<usize>,
+    ) -> Result<Pending, DeviceError> {
+        let cleared = vec![None; node.inputs.len()];
+        let inputs = std::mem::replace(&mut node.inputs, cleared);
+        let controls = std::mem::take(&mut node.control_inputs).to_vec();
+        Ok(Pending {
+            id: self.graph.add_node(node)?,
+            inputs,
+            controls,
+            splice,
+        })
+    }
+
+    /// Gives every added node its edges, in the new graph's ids.
+    fn wire(&mut self, pending: Vec<Pending>) -> Result<(), DeviceError> {
+        for Pending {
+            id,
+            inputs,
+            controls,
+            splice,
+        } in pending
+        {
+            let mut wired = Vec::with_capacity(inputs.len());
+            for edge in inputs {
+                wired.push(match (edge, splice) {
+                    (None, _) => None,
+                    (Some(edge), None) => Some(self.resolve(edge)),
+                    (Some(edge), Some(s)) => Some(self.resolve_in_body(s, edge)),
+                });
+            }
+            let mut waits = Vec::new();
+            for control in controls {
+                match splice {
+                    None => self.control_targets(control, &mut waits),
+                    Some(s) => self.body_control_targets(s, control, &mut waits),
+                }
+            }
+            if let Some(s) = splice {
+                // The body ran after whatever the replaced node waited on.
+                for control in self.spliced[s].controls.clone() {
+                    self.control_targets(control, &mut waits);
+                }
+            }
+            waits.sort_unstable_by_key(|id| id.0);
+            waits.dedup();
+            waits.retain(|&w| w != id);
+            let name = self.graph.node(id).name.clone();
+            let node = self.graph.node_mut(id);
+            for (slot, edge) in node.inputs.iter_mut().zip(wired) {
+                *slot = match edge {
+                    None => None,
+                    Some(Some(edge)) => Some(edge),
+                    Some(None) => return Err(lost_edge(&name)),
+                };
+            }
+            node.control_inputs = waits.into_iter().collect();
+        }
+        Ok(())
+    }
+
+    /// The new graph's edge for the old graph's `edge`: a replaced node's
+    /// output is its body's result, which may be one of its own inputs
+    /// handed on (and so, in turn, another replaced node's output).
+    fn resolve(&self, mut edge: OutputRef) -> Option<OutputRef> {
+        for _ in 0..=self.spliced.len() {
+            let Some(s) = self.splice_of[edge.node.index()] else {
+                return Some(OutputRef::new(self.new_id[edge.node.index()]?, edge.index));
+            };
+            let splice = &self.spliced[s];
+            let result = *splice.body.outputs().get(edge.index as usize)?;
+            match argument_index(splice.body.node(result.node)) {
+                Some(k) => edge = (*splice.inputs.get(k?)?)?,
+                None => {
+                    return Some(OutputRef::new(
+                        splice.ids[result.node.index()]?,
+                        result.index,
+                    ))
+                }
+            }
+        }
+        None
+    }
+
+    /// The new graph's edge for `edge` inside the body of splice `s`.
+    fn resolve_in_body(&self, s: usize, edge: OutputRef) -> Option<OutputRef> {
+        let splice = &self.spliced[s];
+        match argument_index(splice.body.node(edge.node)) {
+            Some(k) => self.resolve((*splice.inputs.get(k?)?)?),
+            None => Some(OutputRef::new(splice.ids[edge.node.index()]?, edge.index)),
+        }
+    }
+
+    /// What waiting on old node `old` becomes: waiting on it, or on every
+    /// node of the body that replaced it (on what its inputs come from when
+    /// the body only hands them on).
+    fn control_targets(&self, old: NodeId, waits: &mut Vec<NodeId>) {
+        let Some(s) = self.splice_of[old.index()] else {
+            waits.extend(self.new_id[old.index()]);
+            return;
+        };
+        let splice = &self.spliced[s];
+        let before = waits.len();
+        waits.extend(splice.ids.iter().flatten());
+        if waits.len() == before {
+            let producers = splice
+                .inputs
+                .iter()
+                .flatten()
+                .filter_map(|&e| self.resolve(e));
+            waits.extend(producers.map(|e| e.node));
+        }
+    }
+
+    /// What waiting on body node `control` of splice `s` becomes: on the
+    /// spliced node, or for an argument on what it takes.
+    fn body_control_targets(&self, s: usize, control: NodeId, waits: &mut Vec<NodeId>) {
+        let splice = &self.spliced[s];
+        match argument_index(splice.body.node(control)) {
+            None => waits.extend(splice.ids[control.index()]),
+            Some(k) => {
+                let input = k.and_then(|k| splice.inputs.get(k).copied().flatten());
+                waits.extend(input.and_then(|e| self.resolve(e)).map(|e| e.node));
+            }
+        }
+    }
+}
+
+/// An edge that could not be carried over; `splices` rules this out.
+fn lost_edge(node: &str) -> DeviceError {
+    DeviceError::Node {
+        node: node.to_owned(),
+        message: "an edge was lost replacing an If / Case by the body it takes".to_owned(),
+    }
+}
