@@ -66,7 +66,10 @@ def prepare(graph: Graph, soc: str = DEFAULT_SOC, *, allow_fp32_to_fp16: bool = 
     convolutions, pooling and batch norm, FRACTAL_NZ for matrix multiplies,
     element-wise ops following agreeing inputs, ND elsewhere. ``TransData``
     nodes go where a producer's storage differs from what a consumer needs and
-    before graph outputs; weights are converted in place.
+    before graph outputs; weights are converted in place. First, as GE's
+    CondRemovePass does, an If / Case whose condition or branch index is known
+    is replaced by the branch it takes: the node is gone, and the branch's
+    nodes are in the graph as ``{node}/{branch}/{name}``.
 
     With ``allow_fp32_to_fp16`` (ATC's ``precision_mode=allow_fp32_to_fp16``)
     cube ops compute in fp16: Casts go where dtypes meet, and weights only cube

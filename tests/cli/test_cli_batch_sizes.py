@@ -10,8 +10,9 @@ from typing import Any
 import pytest
 from cli_helpers import run_cli
 
-from opgraph.cli.compile import CompileOptions, UsageError, batched_shapes, parse_batch_sizes, run
+from opgraph.cli.compile import CompileOptions, UsageError, batched_shapes, run
 from opgraph.cli.examples import example
+from opgraph.cli.model_args import parse_batch_sizes
 from opgraph.cli.report import load_schema
 
 

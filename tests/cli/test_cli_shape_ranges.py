@@ -16,7 +16,8 @@ from cli_helpers import run_cli
 
 import opgraph
 from opgraph import ShapeArgumentError, ShapeTypeError
-from opgraph.cli.compile import UsageError, parse_input_ranges, parse_input_shapes
+from opgraph.cli.compile import UsageError
+from opgraph.cli.model_args import parse_input_ranges, parse_input_shapes
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "device" / "calibration"))
 import published

@@ -36,6 +36,7 @@ tf = import_tensorflow("TensorFlow builds the models these tests compile")
 from tf_op_cases import OUT, control_flow, run_traced  # noqa: E402
 
 from opgraph.cli.compile import CompileOptions, CompileResult, run  # noqa: E402
+from opgraph.cost import PrecisionMode  # noqa: E402
 from opgraph.memory import OFFSET_ALIGNMENT  # noqa: E402
 
 #: The input: one 8x8 NHWC image of 4 channels.
@@ -179,8 +180,9 @@ def build(path: Path, case: CondCase, *, alone: bool) -> None:
     path.write_bytes(graph.as_graph_def().SerializeToString())
 
 
-def compile_model(path: Path) -> CompileResult:
-    result = run(CompileOptions(model=path, framework="tensorflow", soc="Ascend310"))
+def compile_model(path: Path, precision: PrecisionMode = "force_fp16") -> CompileResult:
+    options = CompileOptions(model=path, framework="tensorflow", soc="Ascend310", precision=precision)
+    result = run(options)
     assert not result.errors, result.errors
     assert result.memory is not None and result.cost is not None, result.warnings
     return result
@@ -213,6 +215,24 @@ def check_compiles_as_its_branch(tmp_path: Path, case: CondCase) -> None:
     _, executed = run_traced(graph_def, f"{OUT}:0", {"x:0": np.zeros(X_SHAPE, np.float32)})
     ran = sorted(dead & executed)
     assert not ran, f"{case}: TensorFlow ran {ran}, which the plan leaves out as dead"
+
+
+def check_casts_as_its_branch(tmp_path: Path, case: CondCase) -> None:
+    """Under ``allow_fp32_to_fp16`` too: the same Casts, the same weights
+    stored in fp16 (a weight read through a Switch reduced to an edge is
+    the cube op's own), the same arena."""
+    cond_path, alone_path = tmp_path / "cond.pb", tmp_path / "taken.pb"
+    build(cond_path, case, alone=False)
+    build(alone_path, case, alone=True)
+    cond = compile_model(cond_path, "allow_fp32_to_fp16")
+    alone = compile_model(alone_path, "allow_fp32_to_fp16")
+    assert cond.prepared is not None and alone.prepared is not None
+    assert cond.prepared.casts_inserted == alone.prepared.casts_inserted, case
+    assert cond.prepared.weights_cast_to_fp16 == alone.prepared.weights_cast_to_fp16, case
+    assert cond.memory is not None and alone.memory is not None
+    assert cond.memory.arena_bytes == alone.memory.arena_bytes, case
+    extra_weights = cond.memory.weights_bytes - alone.memory.weights_bytes
+    assert 0 <= extra_weights <= OFFSET_ALIGNMENT, f"{case}: {extra_weights} more bytes of weights"
 
 
 def test_a_dropout_cond_on_the_learning_phase(tmp_path: Path) -> None:
@@ -254,3 +274,12 @@ cases = st.builds(
 @given(case=cases)
 def test_a_cond_on_a_known_predicate_compiles_as_its_branch(tmp_path: Path, case: CondCase) -> None:
     check_compiles_as_its_branch(tmp_path, case)
+
+
+@pytest.mark.timeout(600)
+@settings(
+    max_examples=25, deadline=None, database=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(case=cases)
+def test_a_cond_on_a_known_predicate_casts_to_fp16_as_its_branch(tmp_path: Path, case: CondCase) -> None:
+    check_casts_as_its_branch(tmp_path, case)

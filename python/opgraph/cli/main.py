@@ -36,18 +36,17 @@ from .atc_flags import (
     parse_output_type,
 )
 from .atc_options import add_no_effect_options, no_effect_notes
-from .compile import (
+from .compile import CompileOptions, run
+from .graph_dot import write_dot
+from .html_report import write_html_report
+from .model_args import (
     FRAMEWORKS,
     MODEL_FILE,
-    CompileOptions,
     framework_of,
     parse_batch_sizes,
     parse_input_ranges,
     parse_input_shapes,
-    run,
 )
-from .graph_dot import write_dot
-from .html_report import write_html_report
 from .profile_plot import plot_profiles
 from .profiles import parse_profile_dims
 from .report import build_report, write_report

@@ -6,14 +6,18 @@
 //! sees the body's ops next to their producers, as GE's does.
 //!
 //! A spliced node is named `{caller}/{body}/{node}`, the name the memory
-//! plan and the cost report give a body's node, so the plan of a prepared
-//! graph names it as the plan of the graph before did.
+//! plan and the cost report give a body's node (with a numeric suffix in
+//! the rare case the caller already has a node of that name).
+//!
+//! Ordering is kept as TensorFlow's function inliner keeps it: the body's
+//! sources wait on what the replaced node waited on, and what waited on
+//! the replaced node waits on the body's sinks, its inputs' producers and
+//! its own waits.
 
 use super::dead_code::DeadCode;
 use super::DeviceError;
 use crate::graph::{Graph, Node, NodeId, OutputRef};
 use crate::ops::control::branches::taken_body;
-use crate::types::AttrValue;
 use rustc_hash::FxHashSet;
 use std::sync::Arc;
 
@@ -21,6 +25,11 @@ use std::sync::Arc;
 /// body it takes; `dead_code` is `graph`'s. Returns how many it replaced.
 /// A body that itself holds such a node leaves it in the caller, for the
 /// next call: the caller repeats until nothing is replaced.
+///
+/// The graph is rebuilt by moving its nodes; the errors this can return
+/// are internal ones (an edge `can_splice` should have ruled out), after
+/// which the graph is left empty (Python poisons a graph `prepare` failed
+/// on part way).
 pub(crate) fn splice_taken_bodies(
     graph: &mut Graph,
     dead_code: &DeadCode,
@@ -29,10 +38,11 @@ pub(crate) fn splice_taken_bodies(
     let mut splice_of = vec![None; graph.len()];
     for id in graph.node_ids() {
         let node = graph.node(id);
+        // A dead If stays dead: its body's Consts must not come alive.
         if dead_code.is_node_dead(id) {
             continue;
         }
-        if let Some(k) = taken_body(graph, node).filter(|&k| splices(node, k)) {
+        if let Some(k) = taken_body(graph, node).filter(|&k| can_splice(node, k)) {
             splice_of[id.index()] = Some(spliced.len());
             spliced.push(Splice::of(node, k));
         }
@@ -53,11 +63,10 @@ pub(crate) fn splice_taken_bodies(
     builder.wire(edges)?;
     let mut graph_outputs = Vec::with_capacity(outputs.len());
     for edge in outputs {
-        graph_outputs.push(
-            builder
-                .resolve(edge)
-                .ok_or_else(|| lost_edge("<outputs>"))?,
-        );
+        let edge = builder
+            .resolve(edge)
+            .ok_or_else(|| lost_edge("<outputs>"))?;
+        graph_outputs.push(edge);
     }
     for input in inputs {
         let id = builder.new_id[input.index()].ok_or_else(|| lost_edge("<inputs>"))?;
@@ -71,24 +80,19 @@ pub(crate) fn splice_taken_bodies(
 /// Whether `node`'s body `k` can replace it: every argument of the body
 /// names one of the node's inputs that is present, and the body returns
 /// one result per output of the node.
-fn splices(node: &Node, k: usize) -> bool {
+fn can_splice(node: &Node, k: usize) -> bool {
     let body = &node.subgraphs[k].graph;
     body.outputs().len() == node.outputs.len()
-        && body.nodes().iter().all(|b| match argument_index(b) {
-            Some(Some(i)) => matches!(node.inputs.get(i), Some(Some(_))),
-            Some(None) => false,
-            None => true,
+        && body.nodes().iter().all(|b| {
+            !is_argument(b)
+                || b.caller_input()
+                    .is_some_and(|i| matches!(node.inputs.get(i), Some(Some(_))))
         })
 }
 
-/// For a body's argument (a Data node): the caller input it takes, `None`
-/// inside when its index attribute is missing or negative. `None` for any
-/// other node.
-fn argument_index(node: &Node) -> Option<Option<usize>> {
-    (node.op_type.as_str() == "Data").then(|| match node.attrs.get("index") {
-        Some(AttrValue::Int(i)) => usize::try_from(*i).ok(),
-        _ => None,
-    })
+/// A body's argument: a Data node taking one of the caller's inputs.
+fn is_argument(node: &Node) -> bool {
+    node.op_type.as_str() == "Data"
 }
 
 /// One If / Case being replaced, and what its place in the graph needs.
@@ -98,6 +102,9 @@ struct Splice {
     body: Arc<Graph>,
     inputs: Vec<Option<OutputRef>>,
     controls: Vec<NodeId>,
+    /// The body's nodes no other body node reads or waits on (arguments
+    /// excepted): what a node waiting on the replaced one waits on.
+    sinks: Vec<NodeId>,
     /// Per body node: its name in the caller (`None` for arguments).
     names: Vec<Option<String>>,
     /// Per body node: its id in the new graph (`None` for arguments).
@@ -107,15 +114,38 @@ struct Splice {
 impl Splice {
     fn of(node: &Node, k: usize) -> Splice {
         let body = &node.subgraphs[k];
+        let graph = &body.graph;
+        let mut read = vec![false; graph.len()];
+        for b in graph.nodes() {
+            for e in b.inputs.iter().flatten() {
+                read[e.node.index()] = true;
+            }
+            for c in &b.control_inputs {
+                read[c.index()] = true;
+            }
+        }
+        let sinks = graph
+            .node_ids()
+            .filter(|b| !read[b.index()] && !is_argument(graph.node(*b)))
+            .collect();
         Splice {
             caller: node.name.clone(),
             body_name: body.name.clone(),
-            body: Arc::clone(&body.graph),
+            body: Arc::clone(graph),
             inputs: node.inputs.clone(),
             controls: node.control_inputs.to_vec(),
+            sinks,
             names: Vec::new(),
-            ids: vec![None; body.graph.len()],
+            ids: vec![None; graph.len()],
         }
+    }
+
+    /// Whether body node `b` reads nothing and waits on nothing of the
+    /// body but its arguments: it waits on what the replaced node waited on.
+    fn is_source(&self, b: &Node) -> bool {
+        let argument = |id: NodeId| is_argument(self.body.node(id));
+        b.inputs.iter().flatten().all(|e| argument(e.node))
+            && b.control_inputs.iter().all(|&c| argument(c))
     }
 }
 
@@ -129,7 +159,7 @@ fn name_spliced_nodes(graph: &Graph, spliced: &mut [Splice]) {
             .nodes()
             .iter()
             .map(|node| {
-                argument_index(node).is_none().then(|| {
+                (!is_argument(node)).then(|| {
                     let base = format!("{}/{}/{}", splice.caller, splice.body_name, node.name);
                     let mut name = base.clone();
                     let mut suffix = 1;
@@ -155,13 +185,14 @@ struct Builder {
     spliced: Vec<Splice>,
 }
 
-/// A node added with its edges cleared, and the edges it had (old ids).
+/// A node added with its edges cleared, and the edges it had (old ids, or
+/// body ids for a body's node).
 struct Pending {
     id: NodeId,
     inputs: Vec<Option<OutputRef>>,
     controls: Vec<NodeId>,
-    /// The splice the node came from, for a body's node.
-    splice: Option<usize>,
+    /// For a body's node: its splice and whether it is a source of the body.
+    from_body: Option<(usize, bool)>,
 }
 
 impl Builder {
@@ -183,9 +214,10 @@ impl Builder {
                 let Some(name) = self.spliced[s].names[b].clone() else {
                     continue;
                 };
+                let source = self.spliced[s].is_source(body_node);
                 let mut copy = body_node.clone();
                 copy.name = name;
-                let added = self.add_cleared(copy, Some(s))?;
+                let added = self.add_cleared(copy, Some((s, source)))?;
                 self.spliced[s].ids[b] = Some(added.id);
                 pending.push(added);
             }
@@ -197,7 +229,7 @@ impl Builder {
     fn add_cleared(
         &mut self,
         mut node: Node,
-        splice: Option<usize>,
+        from_body: Option<(usize, bool)>,
     ) -> Result<Pending, DeviceError> {
         let cleared = vec![None; node.inputs.len()];
         let inputs = std::mem::replace(&mut node.inputs, cleared);
@@ -206,7 +238,7 @@ impl Builder {
             id: self.graph.add_node(node)?,
             inputs,
             controls,
-            splice,
+            from_body,
         })
     }
 
@@ -216,9 +248,10 @@ impl Builder {
             id,
             inputs,
             controls,
-            splice,
+            from_body,
         } in pending
         {
+            let splice = from_body.map(|(s, _)| s);
             let mut wired = Vec::with_capacity(inputs.len());
             for edge in inputs {
                 wired.push(match (edge, splice) {
@@ -228,21 +261,17 @@ impl Builder {
                 });
             }
             let mut waits = Vec::new();
-            for control in controls {
+            for &control in &controls {
                 match splice {
                     None => self.control_targets(control, &mut waits),
                     Some(s) => self.body_control_targets(s, control, &mut waits),
                 }
             }
-            if let Some(s) = splice {
-                // The body ran after whatever the replaced node waited on.
-                for control in self.spliced[s].controls.clone() {
+            if let Some((s, true)) = from_body {
+                for &control in &self.spliced[s].controls {
                     self.control_targets(control, &mut waits);
                 }
             }
-            waits.sort_unstable_by_key(|id| id.0);
-            waits.dedup();
-            waits.retain(|&w| w != id);
             let name = self.graph.node(id).name.clone();
             let node = self.graph.node_mut(id);
             for (slot, edge) in node.inputs.iter_mut().zip(wired) {
@@ -252,7 +281,13 @@ impl Builder {
                     Some(None) => return Err(lost_edge(&name)),
                 };
             }
-            node.control_inputs = waits.into_iter().collect();
+            // Order kept (the memory schedule reads a control-only node's
+            // frame off its first wait), duplicates dropped.
+            let mut seen = FxHashSet::default();
+            node.control_inputs = waits
+                .into_iter()
+                .filter(|&w| w != id && seen.insert(w))
+                .collect();
         }
         Ok(())
     }
@@ -267,15 +302,14 @@ impl Builder {
             };
             let splice = &self.spliced[s];
             let result = *splice.body.outputs().get(edge.index as usize)?;
-            match argument_index(splice.body.node(result.node)) {
-                Some(k) => edge = (*splice.inputs.get(k?)?)?,
-                None => {
-                    return Some(OutputRef::new(
-                        splice.ids[result.node.index()]?,
-                        result.index,
-                    ))
-                }
+            let producer = splice.body.node(result.node);
+            if !is_argument(producer) {
+                return Some(OutputRef::new(
+                    splice.ids[result.node.index()]?,
+                    result.index,
+                ));
             }
+            edge = (*splice.inputs.get(producer.caller_input()?)?)?;
         }
         None
     }
@@ -283,30 +317,36 @@ impl Builder {
     /// The new graph's edge for `edge` inside the body of splice `s`.
     fn resolve_in_body(&self, s: usize, edge: OutputRef) -> Option<OutputRef> {
         let splice = &self.spliced[s];
-        match argument_index(splice.body.node(edge.node)) {
-            Some(k) => self.resolve((*splice.inputs.get(k?)?)?),
-            None => Some(OutputRef::new(splice.ids[edge.node.index()]?, edge.index)),
+        let producer = splice.body.node(edge.node);
+        if !is_argument(producer) {
+            return Some(OutputRef::new(splice.ids[edge.node.index()]?, edge.index));
         }
+        self.resolve((*splice.inputs.get(producer.caller_input()?)?)?)
     }
 
-    /// What waiting on old node `old` becomes: waiting on it, or on every
-    /// node of the body that replaced it (on what its inputs come from when
-    /// the body only hands them on).
+    /// What waiting on old node `old` becomes: waiting on it, or, for a
+    /// replaced node, on its body's sinks, its inputs' producers and what
+    /// it waited on (a worklist: replaced nodes may wait on replaced nodes).
     fn control_targets(&self, old: NodeId, waits: &mut Vec<NodeId>) {
-        let Some(s) = self.splice_of[old.index()] else {
-            waits.extend(self.new_id[old.index()]);
-            return;
-        };
-        let splice = &self.spliced[s];
-        let before = waits.len();
-        waits.extend(splice.ids.iter().flatten());
-        if waits.len() == before {
+        let mut work = vec![old];
+        let mut expanded = FxHashSet::default();
+        while let Some(old) = work.pop() {
+            let Some(s) = self.splice_of[old.index()] else {
+                waits.extend(self.new_id[old.index()]);
+                continue;
+            };
+            if !expanded.insert(s) {
+                continue;
+            }
+            let splice = &self.spliced[s];
+            waits.extend(splice.sinks.iter().filter_map(|b| splice.ids[b.index()]));
             let producers = splice
                 .inputs
                 .iter()
                 .flatten()
                 .filter_map(|&e| self.resolve(e));
             waits.extend(producers.map(|e| e.node));
+            work.extend(&splice.controls);
         }
     }
 
@@ -314,17 +354,19 @@ impl Builder {
     /// spliced node, or for an argument on what it takes.
     fn body_control_targets(&self, s: usize, control: NodeId, waits: &mut Vec<NodeId>) {
         let splice = &self.spliced[s];
-        match argument_index(splice.body.node(control)) {
-            None => waits.extend(splice.ids[control.index()]),
-            Some(k) => {
-                let input = k.and_then(|k| splice.inputs.get(k).copied().flatten());
-                waits.extend(input.and_then(|e| self.resolve(e)).map(|e| e.node));
-            }
+        let node = splice.body.node(control);
+        if !is_argument(node) {
+            waits.extend(splice.ids[control.index()]);
+            return;
         }
+        let input = node
+            .caller_input()
+            .and_then(|k| splice.inputs.get(k).copied().flatten());
+        waits.extend(input.and_then(|e| self.resolve(e)).map(|e| e.node));
     }
 }
 
-/// An edge that could not be carried over; `splices` rules this out.
+/// An edge that could not be carried over; `can_splice` rules this out.
 fn lost_edge(node: &str) -> DeviceError {
     DeviceError::Node {
         node: node.to_owned(),

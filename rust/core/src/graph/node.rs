@@ -104,4 +104,13 @@ impl Node {
             .find(|s| s.name == name)
             .map(|s| &*s.graph)
     }
+
+    /// For a body's argument (a Data node): the caller's input instance it
+    /// takes, its `index` attribute; `None` without one or for a negative one.
+    pub fn caller_input(&self) -> Option<usize> {
+        match self.attrs.get("index") {
+            Some(crate::types::AttrValue::Int(i)) => usize::try_from(*i).ok(),
+            _ => None,
+        }
+    }
 }

@@ -99,7 +99,9 @@ impl PrepareOptions {
 
 /// Chooses the storage of every tensor of `graph` (and its bodies) for
 /// `options.soc`, inserting TransData (and, with the precision policy,
-/// Cast) nodes. The graph must be inferred and not yet prepared.
+/// Cast) nodes. The graph must be inferred and not yet prepared. An If /
+/// Case on a known selector is first replaced by the body it takes, its
+/// nodes named `{node}/{body}/{name}` (GE's CondRemovePass).
 ///
 /// The graph is changed in place, not through a copy: a copy would double
 /// the memory of the largest graphs at their peak. A graph that is not
@@ -216,7 +218,7 @@ fn prepare_graph(
     }
     let mut constant = edges::constant_outputs(graph, &order, &dead_code);
     if options.allow_fp32_to_fp16 {
-        let changes = precision::compute_cube_ops_in_fp16(graph, &order, &constant)?;
+        let changes = precision::compute_cube_ops_in_fp16(graph, &order, &constant, &dead_code)?;
         report.casts_inserted += changes.casts_inserted;
         report.weights_cast_to_fp16 += changes.weights_cast;
         order = topological_order(graph)?;

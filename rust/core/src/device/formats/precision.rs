@@ -13,6 +13,7 @@ use super::edges::{Consumers, Groups, Use};
 use super::half::to_fp16;
 use super::rules::{rule, Rule, CUBE_OPS};
 use crate::device::cost::PrecisionMode;
+use crate::device::dead_code::DeadCode;
 use crate::device::DeviceError;
 use crate::graph::{Graph, Node, NodeId, OutputRef};
 use crate::types::{AttrValue, DataType};
@@ -34,15 +35,28 @@ fn keeps_origin_dtype(node: &Node) -> bool {
     crate::device::cost::node_precision(node) == Some(PrecisionMode::MustKeepOriginDtype)
 }
 
-pub fn compute_cube_ops_in_fp16(
+pub(crate) fn compute_cube_ops_in_fp16(
     graph: &mut Graph,
     order: &[NodeId],
     constant: &[SmallVec<[bool; 1]>],
+    dead_code: &DeadCode,
 ) -> Result<PrecisionChanges, DeviceError> {
+    // Dead code never runs: it computes in nothing and needs no Cast.
     let cube: Vec<bool> = graph
-        .nodes()
-        .iter()
-        .map(|n| CUBE_OPS.contains(&n.op_type.as_str()) && !keeps_origin_dtype(n))
+        .node_ids()
+        .zip(graph.nodes())
+        .map(|(id, n)| {
+            CUBE_OPS.contains(&n.op_type.as_str())
+                && !keeps_origin_dtype(n)
+                && !dead_code.is_node_dead(id)
+        })
+        .collect();
+    // A Switch or Merge GE reduces to an edge (its input, the output it
+    // feeds) is gone before this pass: its output is whatever its input
+    // carries, and what it needs of its input is what its readers need.
+    let forwards: Vec<Option<(usize, usize)>> = graph
+        .node_ids()
+        .map(|id| dead_code.forwards(graph, id))
         .collect();
     let pass_through: Vec<bool> = graph
         .nodes()
@@ -64,16 +78,27 @@ pub fn compute_cube_ops_in_fp16(
                 .for_each(|d| *d = DataType::Float16);
         }
     }
+    // Through such edges, in order: a cube op's fp16 result reaches the
+    // next cube op across a Switch as it would without it.
+    for &id in order {
+        if let Some((input, output)) = forwards[id.index()] {
+            if let Some(from) = graph.node(id).inputs[input] {
+                after[id.index()][output] = dtype_of(&after, from);
+            }
+        }
+    }
     // The dtype input `u` needs of `from`: fp16 into a cube op, what a
-    // constant pass-through settled on, else what it was inferred with.
+    // Switch or Merge reduced to an edge hands on, what a constant
+    // pass-through settled on, else what it was inferred with.
     let need = |after: &Dtypes, u: Use, from: OutputRef| -> DataType {
         let inferred = dtype_of(&original, from);
-        if cube[u.node.index()] && inferred == DataType::Float {
+        let (node, input) = (u.node.index(), u.input);
+        if cube[node] && inferred == DataType::Float {
             DataType::Float16
-        } else if pass_through[u.node.index()]
-            && constant[u.node.index()].get(u.input) == Some(&true)
-        {
-            after[u.node.index()][u.input]
+        } else if let Some((_, output)) = forwards[node].filter(|&(i, _)| i == input) {
+            after[node][output]
+        } else if pass_through[node] && constant[node].get(input) == Some(&true) {
+            after[node][input]
         } else {
             inferred
         }
@@ -88,10 +113,15 @@ pub fn compute_cube_ops_in_fp16(
             if !constant[id.index()][o] || original[id.index()][o] != DataType::Float {
                 continue;
             }
-            let uses = consumers.of_output(edge);
-            let all_fp16 = !uses.is_empty()
+            let live: SmallVec<[Use; 4]> = consumers
+                .of_output(edge)
+                .iter()
+                .copied()
+                .filter(|u| !dead_code.is_node_dead(u.node))
+                .collect();
+            let all_fp16 = !live.is_empty()
                 && !graph_outputs.contains(&edge)
-                && uses
+                && live
                     .iter()
                     .all(|&u| need(&after, u, edge) == DataType::Float16);
             if all_fp16 {
@@ -117,8 +147,14 @@ pub fn compute_cube_ops_in_fp16(
     // Target `None` is a graph output.
     let mut casts = Groups::new();
     for (id, node) in graph.node_ids().zip(graph.nodes()) {
+        if dead_code.is_node_dead(id) {
+            continue;
+        }
         for (input, from) in node.inputs.iter().enumerate() {
-            let Some(from) = *from else { continue };
+            // A live Merge's dead input delivers nothing.
+            let Some(from) = from.filter(|&e| !dead_code.is_dead(e)) else {
+                continue;
+            };
             let u = Use { node: id, input };
             let wanted = need(&after, u, from);
             if dtype_of(&after, from) != wanted {

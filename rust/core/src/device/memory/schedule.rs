@@ -349,9 +349,8 @@ impl<'g> Builder<'g, '_> {
                     t.source = Source::Input;
                 } else if is_input_op(&node.op_type) {
                     // A body's argument: the caller's input of that index.
-                    if let Some(AttrValue::Int(k)) = node.attrs.get("index") {
-                        let k = usize::try_from(*k).ok();
-                        t.view_of = k.and_then(|k| bound.get(k).copied().flatten());
+                    if let Some(k) = node.caller_input() {
+                        t.view_of = bound.get(k).copied().flatten();
                     }
                 }
             }

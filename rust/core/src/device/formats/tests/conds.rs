@@ -285,3 +285,87 @@ fn a_case_on_a_known_index_is_replaced_by_its_branch() {
         assert_eq!(g.node(g.outputs()[0].node).name, taken, "index {index}");
     }
 }
+
+#[test]
+fn edges_and_waits_pass_through_a_chain_of_replaced_ifs() {
+    // first = If(p, x) handing x on; second = If(p, first) applying Relu;
+    // `after` waits on `first`, which waited on `a`.
+    let r = OpRegistry::with_builtins();
+    let mut g = Graph::new("g");
+    let x = input(&mut g, "x", DataType::Float, &[4], Format::Nd);
+    let a = op(&mut g, &r, "Exp", "a", &[x], Attrs::new());
+    let p = bool_const(&mut g, "p", true);
+    let first = if_node(
+        &mut g,
+        &r,
+        "first",
+        p,
+        x,
+        branch(&r, "then_branch", &[]),
+        branch(&r, "else_branch", &["Neg"]),
+    );
+    g.node_mut(first.node).control_inputs.push(a.node);
+    let second = if_node(
+        &mut g,
+        &r,
+        "second",
+        p,
+        first,
+        branch(&r, "then_branch", &["Relu"]),
+        branch(&r, "else_branch", &["Neg"]),
+    );
+    let after = op(&mut g, &r, "Abs", "after", &[x], Attrs::new());
+    g.node_mut(after.node).control_inputs.push(first.node);
+    g.set_outputs(vec![second, first, after, a]).unwrap();
+    let report = prepared(&mut g, &r, false);
+    assert_eq!(report.conds_replaced, 2);
+    let outputs: Vec<&str> = g
+        .outputs()
+        .iter()
+        .map(|o| g.node(o.node).name.as_str())
+        .collect();
+    assert_eq!(outputs, ["second/then_branch/n0", "x", "after", "a"]);
+    assert_eq!(producer(&g, "second/then_branch/n0", 0).name, "x");
+    // Waiting on `first` (an empty body) is waiting on what it read and
+    // on what it waited on.
+    let after = g.node(g.find("after").unwrap());
+    let mut waited: Vec<&str> = after
+        .control_inputs
+        .iter()
+        .map(|&c| g.node(c).name.as_str())
+        .collect();
+    waited.sort_unstable();
+    assert_eq!(waited, ["a", "p", "x"]);
+}
+
+#[test]
+fn a_body_source_waits_on_what_the_if_waited_on() {
+    let r = OpRegistry::with_builtins();
+    let mut g = Graph::new("g");
+    let x = input(&mut g, "x", DataType::Float, &[4], Format::Nd);
+    let a = op(&mut g, &r, "Exp", "a", &[x], Attrs::new());
+    let p = bool_const(&mut g, "p", false);
+    let out = if_node(
+        &mut g,
+        &r,
+        "if",
+        p,
+        x,
+        branch(&r, "then_branch", &["Relu"]),
+        branch(&r, "else_branch", &["Abs", "Neg"]),
+    );
+    g.node_mut(out.node).control_inputs.push(a.node);
+    g.set_outputs(vec![out, a]).unwrap();
+    prepared(&mut g, &r, false);
+    let waits = |name: &str| -> Vec<String> {
+        let node = g.node(g.find(name).unwrap());
+        node.control_inputs
+            .iter()
+            .map(|&c| g.node(c).name.clone())
+            .collect()
+    };
+    // The first op of the branch waits on `a`; the second follows it by
+    // its data edge alone.
+    assert_eq!(waits("if/else_branch/n0"), ["a"]);
+    assert!(waits("if/else_branch/n1").is_empty());
+}

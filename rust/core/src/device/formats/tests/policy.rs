@@ -78,3 +78,77 @@ fn a_weight_read_in_fp32_elsewhere_gets_a_cast() {
     // x, w (both into the conv) and the conv's result: three Casts.
     assert_eq!(report.casts_inserted, 3);
 }
+
+/// `conv_relu` with the weight read through a Switch on the constant true
+/// (a frozen TensorFlow 1 `cond` capturing it): GE reduces the Switch to an
+/// edge (SwitchDeadBranchElimination), so the weight is the conv's own.
+#[test]
+fn a_weight_through_a_switch_reduced_to_an_edge_is_stored_in_fp16() {
+    let r = OpRegistry::with_builtins();
+    let mut g = Graph::new("fp32");
+    let x = input(&mut g, "x", DataType::Float, &[1, 3, 8, 8], Format::Nchw);
+    let w = weight(&mut g, "w", &[16, 3, 3, 3], Format::Nchw);
+    let p = g
+        .add_const_node(
+            "p",
+            HostTensor::new(
+                DataType::Bool,
+                Shape::scalar(),
+                bytes::Bytes::from(vec![1u8]),
+            )
+            .unwrap(),
+        )
+        .unwrap();
+    let switch = op(&mut g, &r, "Switch", "switch", &[w, p], Attrs::new());
+    let taken = OutputRef::new(switch.node, 1);
+    let c = conv(&mut g, &r, "conv", x, taken, 1);
+    let relu = op(&mut g, &r, "Relu", "relu", &[c], Attrs::new());
+    // The branch not taken: a conv of x through the Switch's dead output,
+    // which never runs and so computes in nothing.
+    let x_switch = op(&mut g, &r, "Switch", "x_switch", &[x, p], Attrs::new());
+    let w2 = weight(&mut g, "w2", &[16, 3, 3, 3], Format::Nchw);
+    let dead = conv(&mut g, &r, "dead", x_switch, w2, 1);
+    op(&mut g, &r, "Relu", "dead_relu", &[dead], Attrs::new());
+    g.set_outputs(vec![relu]).unwrap();
+    let report = prepared(&mut g, &r, true);
+    // As `cube_ops_compute_in_fp16_when_allowed`: x into the conv and its
+    // result back to fp32; the weight is stored in fp16, not cast. The dead
+    // conv gets no Casts, and its weight stays as it is.
+    assert_eq!((report.casts_inserted, report.weights_cast_to_fp16), (2, 1));
+    assert_eq!(desc(&g, "w").dtype, DataType::Float16);
+    assert_eq!(desc(&g, "w2").dtype, DataType::Float);
+    assert_eq!(producer(&g, "dead", 0).name, "x_switch");
+    assert_eq!(producer(&g, "conv", 1).name, "switch");
+    assert_eq!(producer(&g, "switch", 0).name, "w");
+}
+
+#[test]
+fn an_fp16_result_crosses_a_switch_reduced_to_an_edge_uncast() {
+    // conv → Switch(true) → conv: the Switch is an edge, so the first
+    // conv's fp16 result is the second's input, as with no Switch.
+    let r = OpRegistry::with_builtins();
+    let mut g = Graph::new("fp32");
+    let x = input(&mut g, "x", DataType::Float, &[1, 16, 8, 8], Format::Nchw);
+    let w1 = weight(&mut g, "w1", &[16, 16, 3, 3], Format::Nchw);
+    let first = conv(&mut g, &r, "first", x, w1, 1);
+    let p = g
+        .add_const_node(
+            "p",
+            HostTensor::new(
+                DataType::Bool,
+                Shape::scalar(),
+                bytes::Bytes::from(vec![1u8]),
+            )
+            .unwrap(),
+        )
+        .unwrap();
+    let switch = op(&mut g, &r, "Switch", "switch", &[first, p], Attrs::new());
+    let w2 = weight(&mut g, "w2", &[16, 16, 3, 3], Format::Nchw);
+    let second = conv(&mut g, &r, "second", OutputRef::new(switch.node, 1), w2, 1);
+    g.set_outputs(vec![second]).unwrap();
+    let report = prepared(&mut g, &r, true);
+    // x into the first conv, the second's result back to fp32.
+    assert_eq!((report.casts_inserted, report.weights_cast_to_fp16), (2, 2));
+    assert_eq!(producer(&g, "switch", 0).name, "first");
+    assert_eq!(producer(&g, "second", 0).name, "switch");
+}
