@@ -11,7 +11,11 @@ must hold. Where the input is static and the condition, trip count or
 slice count a constant, no dim may be left open (but the count a fed
 enclosing Loop or a symbolic slice count gives); where, as well, the
 branch of an If is known, every integer or boolean value it computes from
-shapes alone is folded."""
+shapes alone is folded.
+
+Then ``prepare`` runs, which replaces every If whose condition is known by
+the branch it takes (GE's CondRemovePass, nested Ifs included): the graph's
+outputs must still be onnxruntime's, in shape and dtype."""
 
 from __future__ import annotations
 
@@ -26,6 +30,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from onnx_cases import NP_TO_OPGRAPH, UNKNOWN_RANK, check_value, run_onnxruntime, shape_fits, value_desc
 
+from opgraph import Graph, prepare
 from opgraph.onnx import load_onnx_reported
 
 ort = pytest.importorskip("onnxruntime", reason="onnxruntime is the peer these models run on")
@@ -85,7 +90,22 @@ def judge(case: ControlProgram, workdir: Path, tally: Counter[str], refused: lis
             assert desc.value is not None or not from_shapes, (
                 f"{where}: everything is static, yet opgraph does not fold it"
             )
+    check_prepared_outputs(case, graph, tally)
     tally["agree"] += 1
+
+
+def check_prepared_outputs(case: ControlProgram, graph: Graph, tally: Counter[str]) -> None:
+    """After ``prepare`` (which may splice taken branches in), each graph
+    output has the dtype and shape judged against onnxruntime above."""
+    before = [graph.desc(ref) for ref in graph.outputs]
+    replaced = prepare(graph).conds_replaced
+    tally["Ifs replaced by their branch in prepare"] += replaced
+    after = [graph.desc(ref) for ref in graph.outputs]
+    assert len(after) == len(before), f"{case.id}: {len(after)} outputs after prepare, not {len(before)}"
+    for name, old, new in zip(case.outputs, before, after, strict=True):
+        where = f"{case.id}: {name} after prepare"
+        assert new.dtype == old.dtype, f"{where} is {new.dtype.name}, was {old.dtype.name}"
+        assert tuple(new.shape) == tuple(old.shape), f"{where} has shape {new.shape}, was {old.shape}"
 
 
 @pytest.fixture(scope="module")
@@ -108,6 +128,7 @@ def test_control_programs_match_onnxruntime(workdir: Path) -> None:
     kinds = ("If", "Loop", "Scan")
     assert all(tally[f"{kind} run by onnxruntime"] for kind in kinds), dict(tally)
     assert tally["in If bodies"] and tally["in Loop bodies"], dict(tally)
+    assert tally["Ifs replaced by their branch in prepare"], dict(tally)
 
 
 def report(examples: int = 2000) -> None:

@@ -39,7 +39,7 @@ tf = import_tensorflow("TensorFlow is the peer these programs run on")
 from tf_control_programs import ControlProgram, draw_control_program  # noqa: E402
 from tf_op_cases import NP_TO_OPGRAPH, OUT, run_traced, static_shape  # noqa: E402
 
-from opgraph import Graph, plan_memory  # noqa: E402
+from opgraph import Graph, plan_memory, prepare  # noqa: E402
 from opgraph.tensorflow import load_tensorflow  # noqa: E402
 
 #: opgraph's shape of unknown rank.
@@ -130,6 +130,7 @@ def judge(program: ControlProgram, workdir: Path, tally: Counter[str]) -> None:
         # shape has no rank either.
         assert static is None, f"{where}: rank unknown; TensorFlow's static shape is {static}"
         tally["rank unknown, as in TensorFlow"] += 1
+        check_prepared_outputs(program, graph, tally)
         tally["agree"] += 1
         return
     fits = len(shape) == theirs.ndim and all(o in (-1, t) for o, t in zip(shape, theirs.shape, strict=True))
@@ -148,7 +149,18 @@ def judge(program: ControlProgram, workdir: Path, tally: Counter[str]) -> None:
         assert -1 not in shape, f"{where}: the predicate is known, yet opgraph infers {shape}"
         tally["cond on a known predicate, settled"] += 1
     check_value(desc, theirs, where, tally, peer="TensorFlow", rtol=1e-5)
+    check_prepared_outputs(program, graph, tally)
     tally["agree"] += 1
+
+
+def check_prepared_outputs(program: ControlProgram, graph: Graph, tally: Counter[str]) -> None:
+    """``prepare`` (which replaces an If / Case on a known predicate by the
+    branch it takes) keeps every graph output's dtype and shape, judged
+    against TensorFlow above."""
+    before = [(d.dtype, tuple(d.shape)) for d in map(graph.desc, graph.outputs)]
+    tally["If / Case replaced by their branch in prepare"] += prepare(graph).conds_replaced
+    after = [(d.dtype, tuple(d.shape)) for d in map(graph.desc, graph.outputs)]
+    assert after == before, f"{program.id}: outputs {before} became {after} in prepare"
 
 
 def test_a_cond_without_inputs_loads(tmp_path: Path) -> None:
@@ -204,6 +216,7 @@ def report(examples: int = 2000) -> None:
         "refused by TensorFlow's kernels",
         "TF1 with dead code",
         "dead nodes, none run by TensorFlow",
+        "If / Case replaced by their branch in prepare",
     ]
     report_draws(f"TensorFlow {tf.__version__}", ["programs"], _judge_drawn, columns, examples)
 

@@ -139,12 +139,16 @@ class CondCase:
     v2: bool = False
     #: A convolution before the cond, so the branches read a kernel's output.
     stem: bool = False
+    #: Both arms are the taken one's layers on the same captured weights
+    #: (as Keras's BatchNormalization arms share gamma and beta): TensorFlow
+    #: 1 gives each arm a Switch of its own for each weight.
+    shared: bool = False
 
     def __str__(self) -> str:
         weights = "captured" if self.captured else "inside"
         stem = "conv -> " if self.stem else ""
         flavour = "TF2" if self.v2 else "TF1"
-        arms = f"{self.taken} / {self.other}"
+        arms = f"{self.taken} / {'the same, sharing its weights' if self.shared else self.other}"
         return f"{flavour} {stem}cond({self.predicate}={self.condition}, {arms}, weights {weights})"
 
 
@@ -167,7 +171,10 @@ def build(path: Path, case: CondCase, *, alone: bool) -> None:
         if alone:
             result = taken_branch(x)
         else:
-            other_branch = _chain(case.other, rng, outside, "other")
+            if case.shared:
+                other_branch = _chain(case.taken, rng, outside, "taken")
+            else:
+                other_branch = _chain(case.other, rng, outside, "other")
             if case.predicate == "constant":
                 pred = tf.constant(case.condition)
             else:
@@ -264,6 +271,7 @@ cases = st.builds(
     seed=st.integers(0, 2**16),
     v2=st.booleans(),
     stem=st.booleans(),
+    shared=st.booleans(),
 )
 
 

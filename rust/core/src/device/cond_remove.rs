@@ -11,14 +11,15 @@
 //!
 //! Ordering is kept as TensorFlow's function inliner keeps it: the body's
 //! sources wait on what the replaced node waited on, and what waited on
-//! the replaced node waits on the body's sinks, its inputs' producers and
-//! its own waits.
+//! the replaced node waits on what produces the body's results, the
+//! node's inputs and its own waits.
 
 use super::dead_code::DeadCode;
 use super::DeviceError;
 use crate::graph::{Graph, Node, NodeId, OutputRef};
 use crate::ops::control::branches::taken_body;
 use rustc_hash::FxHashSet;
+use std::collections::VecDeque;
 use std::sync::Arc;
 
 /// Replaces every live If / Case of `graph` whose selector is known by the
@@ -102,9 +103,9 @@ struct Splice {
     body: Arc<Graph>,
     inputs: Vec<Option<OutputRef>>,
     controls: Vec<NodeId>,
-    /// The body's nodes no other body node reads or waits on (arguments
-    /// excepted): what a node waiting on the replaced one waits on.
-    sinks: Vec<NodeId>,
+    /// The body's nodes that produce its results (arguments excepted): what
+    /// a node waiting on the replaced one waits on.
+    results: Vec<NodeId>,
     /// Per body node: its name in the caller (`None` for arguments).
     names: Vec<Option<String>>,
     /// Per body node: its id in the new graph (`None` for arguments).
@@ -115,18 +116,12 @@ impl Splice {
     fn of(node: &Node, k: usize) -> Splice {
         let body = &node.subgraphs[k];
         let graph = &body.graph;
-        let mut read = vec![false; graph.len()];
-        for b in graph.nodes() {
-            for e in b.inputs.iter().flatten() {
-                read[e.node.index()] = true;
-            }
-            for c in &b.control_inputs {
-                read[c.index()] = true;
-            }
-        }
-        let sinks = graph
-            .node_ids()
-            .filter(|b| !read[b.index()] && !is_argument(graph.node(*b)))
+        let mut seen = FxHashSet::default();
+        let results = graph
+            .outputs()
+            .iter()
+            .map(|r| r.node)
+            .filter(|&b| !is_argument(graph.node(b)) && seen.insert(b))
             .collect();
         Splice {
             caller: node.name.clone(),
@@ -134,7 +129,7 @@ impl Splice {
             body: Arc::clone(graph),
             inputs: node.inputs.clone(),
             controls: node.control_inputs.to_vec(),
-            sinks,
+            results,
             names: Vec::new(),
             ids: vec![None; graph.len()],
         }
@@ -325,12 +320,14 @@ impl Builder {
     }
 
     /// What waiting on old node `old` becomes: waiting on it, or, for a
-    /// replaced node, on its body's sinks, its inputs' producers and what
-    /// it waited on (a worklist: replaced nodes may wait on replaced nodes).
+    /// replaced node, on what produces its body's results, its arguments'
+    /// producers, its selector's and what it waited on, in that order (the
+    /// memory schedule reads a control-only node's frame off its first
+    /// wait). A work queue: replaced nodes may wait on replaced nodes.
     fn control_targets(&self, old: NodeId, waits: &mut Vec<NodeId>) {
-        let mut work = vec![old];
+        let mut work = VecDeque::from([old]);
         let mut expanded = FxHashSet::default();
-        while let Some(old) = work.pop() {
+        while let Some(old) = work.pop_front() {
             let Some(s) = self.splice_of[old.index()] else {
                 waits.extend(self.new_id[old.index()]);
                 continue;
@@ -339,13 +336,10 @@ impl Builder {
                 continue;
             }
             let splice = &self.spliced[s];
-            waits.extend(splice.sinks.iter().filter_map(|b| splice.ids[b.index()]));
-            let producers = splice
-                .inputs
-                .iter()
-                .flatten()
-                .filter_map(|&e| self.resolve(e));
-            waits.extend(producers.map(|e| e.node));
+            waits.extend(splice.results.iter().filter_map(|b| splice.ids[b.index()]));
+            let (selector, arguments) = splice.inputs.split_first().unwrap_or((&None, &[]));
+            let inputs = arguments.iter().chain([selector]).flatten();
+            waits.extend(inputs.filter_map(|&e| self.resolve(e)).map(|e| e.node));
             work.extend(&splice.controls);
         }
     }

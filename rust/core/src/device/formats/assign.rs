@@ -123,6 +123,9 @@ fn settle_constants(
         asked.entry(out).or_default().push(Storage::Plain);
     }
     let mut converted = 0;
+    let mut settled_as: FxHashMap<OutputRef, Storage> = FxHashMap::default();
+    // Switch outputs GE deletes that nothing reads, with their input.
+    let mut unread = Vec::new();
     for &id in order.iter().rev() {
         for (o, _) in constant[id.index()].iter().enumerate().filter(|(_, &c)| c) {
             let edge = OutputRef::new(id, o as u32);
@@ -131,16 +134,21 @@ fn settle_constants(
             let agreed = requests.iter().all(|s| *s == first);
             let settled = if agreed { first } else { Storage::Plain };
             store(graph, id, o, settled, soc)?;
+            settled_as.insert(edge, settled);
             // A pass-through constant (Identity of a weight, a Switch GE
             // reduces to an edge) reads its input; the weight itself is a
             // source.
             let input = passed_through(graph, dead_code, id, o);
             match input.and_then(|i| graph.node(id).inputs.get(i).copied().flatten()) {
                 // A Switch's taken output no branch node reads asks
-                // nothing of the weight behind it (GE deletes the Switch).
-                Some(_)
+                // nothing of the weight behind it (GE deletes the Switch):
+                // it is stored as the weight is, once that is settled.
+                Some(from)
                     if requests.is_empty()
-                        && rule(&graph.node(id).op_type) != Rule::PassThrough => {}
+                        && rule(&graph.node(id).op_type) != Rule::PassThrough =>
+                {
+                    unread.push((id, o, from));
+                }
                 Some(from) => {
                     needs.push(Need {
                         from,
@@ -155,6 +163,12 @@ fn settle_constants(
                 None => converted += usize::from(settled != Storage::Plain),
             }
         }
+    }
+    // Inputs first (the reverse of the walk above), so chains settle.
+    for (id, o, from) in unread.into_iter().rev() {
+        let storage = settled_as.get(&from).copied().unwrap_or(Storage::Plain);
+        store(graph, id, o, storage, soc)?;
+        settled_as.insert(OutputRef::new(id, o as u32), storage);
     }
     Ok(converted)
 }

@@ -54,9 +54,14 @@ pub(crate) fn compute_cube_ops_in_fp16(
     // A Switch or Merge GE reduces to an edge (its input, the output it
     // feeds) is gone before this pass: its output is whatever its input
     // carries, and what it needs of its input is what its readers need.
-    let forwards: Vec<Option<(usize, usize)>> = graph
+    let forwards: Forwards = graph
         .node_ids()
-        .map(|id| dead_code.forwards(graph, id))
+        .map(|id| {
+            let node = graph.node(id);
+            dead_code
+                .forwards(graph, id)
+                .filter(|&(i, o)| i < node.inputs.len() && o < node.outputs.len())
+        })
         .collect();
     let pass_through: Vec<bool> = graph
         .nodes()
@@ -78,15 +83,9 @@ pub(crate) fn compute_cube_ops_in_fp16(
                 .for_each(|d| *d = DataType::Float16);
         }
     }
-    // Through such edges, in order: a cube op's fp16 result reaches the
-    // next cube op across a Switch as it would without it.
-    for &id in order {
-        if let Some((input, output)) = forwards[id.index()] {
-            if let Some(from) = graph.node(id).inputs[input] {
-                after[id.index()][output] = dtype_of(&after, from);
-            }
-        }
-    }
+    // A cube op's fp16 result reaches the next cube op across a Switch as
+    // it would without it.
+    hand_on(graph, order, &forwards, &mut after);
     // The dtype input `u` needs of `from`: fp16 into a cube op, what a
     // Switch or Merge reduced to an edge hands on, what a constant
     // pass-through settled on, else what it was inferred with.
@@ -104,9 +103,16 @@ pub(crate) fn compute_cube_ops_in_fp16(
         }
     };
     // Weights: fp16 when every reader wants fp16 (backwards, so an
-    // Identity of a weight is settled before the weight).
+    // Identity of a weight is settled before the weight). A reader is a
+    // live node, but not a Switch reduced to an edge that nothing reads
+    // after (a cond's other arm capturing the same weight): GE deletes it.
     let consumers = Consumers::of(graph);
     let graph_outputs: Vec<OutputRef> = graph.outputs().to_vec();
+    let unread = unread_outputs(graph, order, &consumers, &forwards, dead_code);
+    let reads = |u: &Use| {
+        !dead_code.is_node_dead(u.node)
+            && !matches!(forwards[u.node.index()], Some((i, o)) if i == u.input && unread[u.node.index()][o])
+    };
     for &id in order.iter().rev() {
         for o in 0..original[id.index()].len() {
             let edge = OutputRef::new(id, o as u32);
@@ -117,7 +123,7 @@ pub(crate) fn compute_cube_ops_in_fp16(
                 .of_output(edge)
                 .iter()
                 .copied()
-                .filter(|u| !dead_code.is_node_dead(u.node))
+                .filter(reads)
                 .collect();
             let all_fp16 = !live.is_empty()
                 && !graph_outputs.contains(&edge)
@@ -129,6 +135,9 @@ pub(crate) fn compute_cube_ops_in_fp16(
             }
         }
     }
+    // A Switch or Merge reduced to an edge carries what its input now is
+    // (a Cast, if one is needed, goes after it, where its readers are).
+    hand_on(graph, order, &forwards, &mut after);
     let mut changes = PrecisionChanges::default();
     for id in graph.node_ids() {
         for o in 0..original[id.index()].len() {
@@ -143,8 +152,9 @@ pub(crate) fn compute_cube_ops_in_fp16(
             desc.value = desc.value.as_ref().and_then(to_fp16);
         }
     }
-    // Casts where a producer's dtype is not what its reader needs.
-    // Target `None` is a graph output.
+    // Casts where a producer's dtype is not what its reader needs, one
+    // per tensor and dtype, the tensor seen through Switches and Merges
+    // reduced to edges (which GE deleted: its readers share one Cast).
     let mut casts = Groups::new();
     for (id, node) in graph.node_ids().zip(graph.nodes()) {
         if dead_code.is_node_dead(id) {
@@ -158,31 +168,99 @@ pub(crate) fn compute_cube_ops_in_fp16(
             let u = Use { node: id, input };
             let wanted = need(&after, u, from);
             if dtype_of(&after, from) != wanted {
-                casts.add((from, wanted), Some(u));
+                casts.add((through(graph, &forwards, from), wanted), Reader::Input(u));
             }
         }
     }
-    for &out in &graph_outputs {
+    for (k, &out) in graph_outputs.iter().enumerate() {
         if dtype_of(&after, out) != dtype_of(&original, out) {
-            casts.add((out, dtype_of(&original, out)), None);
+            let key = (through(graph, &forwards, out), dtype_of(&original, out));
+            casts.add(key, Reader::Output(k));
         }
     }
     let mut outputs = graph_outputs;
     changes.casts_inserted = casts.len();
-    for ((from, dtype), targets) in casts.into_vec() {
+    for ((from, dtype), readers) in casts.into_vec() {
         let cast = add_cast(graph, from, dtype)?;
-        for target in targets {
-            match target {
-                Some(u) => graph.set_input(u.node, u.input, Some(cast))?,
-                None => outputs
-                    .iter_mut()
-                    .filter(|o| **o == from)
-                    .for_each(|o| *o = cast),
+        for reader in readers {
+            match reader {
+                Reader::Input(u) => graph.set_input(u.node, u.input, Some(cast))?,
+                Reader::Output(k) => outputs[k] = cast,
             }
         }
     }
     graph.set_outputs(outputs)?;
     Ok(changes)
+}
+
+/// Per node, the input a Switch or Merge reduced to an edge hands on and
+/// the output it feeds.
+type Forwards = Vec<Option<(usize, usize)>>;
+
+/// What reads a tensor that gets a Cast.
+#[derive(Clone, Copy)]
+enum Reader {
+    Input(Use),
+    /// Graph output `k`.
+    Output(usize),
+}
+
+/// Gives every output a Switch or Merge reduced to an edge feeds the dtype
+/// its input has in `after` (in `order`, so chains settle).
+fn hand_on(graph: &Graph, order: &[NodeId], forwards: &Forwards, after: &mut Dtypes) {
+    for &id in order {
+        if let Some((input, output)) = forwards[id.index()] {
+            if let Some(from) = graph.node(id).inputs[input] {
+                after[id.index()][output] = after[from.node.index()][from.index as usize];
+            }
+        }
+    }
+}
+
+/// The tensor `edge` carries, seen through Switches and Merges reduced to
+/// edges.
+fn through(graph: &Graph, forwards: &Forwards, mut edge: OutputRef) -> OutputRef {
+    for _ in 0..graph.len() {
+        match forwards[edge.node.index()] {
+            Some((input, output)) if output == edge.index as usize => {
+                match graph.node(edge.node).inputs[input] {
+                    Some(from) => edge = from,
+                    None => break,
+                }
+            }
+            _ => break,
+        }
+    }
+    edge
+}
+
+/// Per output: true when nothing live reads it, but Switches and Merges
+/// reduced to edges whose own outputs nothing reads (settled in reverse
+/// `order`, readers first), and it is not a graph output.
+fn unread_outputs(
+    graph: &Graph,
+    order: &[NodeId],
+    consumers: &Consumers,
+    forwards: &Forwards,
+    dead_code: &DeadCode,
+) -> Vec<SmallVec<[bool; 2]>> {
+    let mut unread: Vec<SmallVec<[bool; 2]>> = graph
+        .nodes()
+        .iter()
+        .map(|n| smallvec::smallvec![false; n.outputs.len()])
+        .collect();
+    let outputs: rustc_hash::FxHashSet<OutputRef> = graph.outputs().iter().copied().collect();
+    for &id in order.iter().rev() {
+        for o in 0..unread[id.index()].len() {
+            let edge = OutputRef::new(id, o as u32);
+            unread[id.index()][o] = !outputs.contains(&edge)
+                && consumers.of_output(edge).iter().all(|u| {
+                    dead_code.is_node_dead(u.node)
+                        || matches!(forwards[u.node.index()], Some((i, f)) if i == u.input && unread[u.node.index()][f])
+                });
+        }
+    }
+    unread
 }
 
 fn add_cast(graph: &mut Graph, from: OutputRef, dtype: DataType) -> Result<OutputRef, DeviceError> {

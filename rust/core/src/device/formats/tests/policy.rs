@@ -152,3 +152,64 @@ fn an_fp16_result_crosses_a_switch_reduced_to_an_edge_uncast() {
     assert_eq!(producer(&g, "switch", 0).name, "first");
     assert_eq!(producer(&g, "second", 0).name, "switch");
 }
+
+/// A constant bool `p` (the cond's predicate).
+fn predicate(g: &mut Graph, value: bool) -> OutputRef {
+    let t = HostTensor::new(
+        DataType::Bool,
+        Shape::scalar(),
+        bytes::Bytes::from(vec![u8::from(value)]),
+    )
+    .unwrap();
+    g.add_const_node("p", t).unwrap()
+}
+
+#[test]
+fn a_weight_both_arms_capture_is_stored_in_fp16_once() {
+    // TensorFlow 1's cond gives each arm its own Switch of a captured
+    // weight: the taken arm's conv reads output 1 of one, the other arm
+    // (dead) output 0 of the other, whose live output nothing reads.
+    let r = OpRegistry::with_builtins();
+    let mut g = Graph::new("fp32");
+    let x = input(&mut g, "x", DataType::Float, &[1, 3, 8, 8], Format::Nchw);
+    let w = weight(&mut g, "w", &[16, 3, 3, 3], Format::Nchw);
+    let p = predicate(&mut g, true);
+    let taken = op(&mut g, &r, "Switch", "taken", &[w, p], Attrs::new());
+    let other = op(&mut g, &r, "Switch", "other", &[w, p], Attrs::new());
+    let c = conv(&mut g, &r, "conv", x, OutputRef::new(taken.node, 1), 1);
+    let dead = conv(&mut g, &r, "dead", x, other, 1);
+    op(&mut g, &r, "Relu", "dead_relu", &[dead], Attrs::new());
+    g.set_outputs(vec![c]).unwrap();
+    let mut plain = g.clone();
+    prepared(&mut plain, &r, false);
+    let report = prepared(&mut g, &r, true);
+    // As with no Switch: x into the conv, its result back to fp32, the
+    // weight stored in fp16 and not cast.
+    assert_eq!((report.casts_inserted, report.weights_cast_to_fp16), (2, 1));
+    assert_eq!(desc(&g, "w").dtype, DataType::Float16);
+    assert_eq!(producer(&g, "taken", 0).name, "w");
+}
+
+#[test]
+fn readers_of_a_tensor_share_one_cast_through_a_switch() {
+    // conv's fp16 result is read by Relu directly and by Abs through a
+    // Switch reduced to an edge: one Cast back to fp32 serves both.
+    let r = OpRegistry::with_builtins();
+    let mut g = Graph::new("fp32");
+    let x = input(&mut g, "x", DataType::Float, &[1, 3, 8, 8], Format::Nchw);
+    let w = weight(&mut g, "w", &[16, 3, 3, 3], Format::Nchw);
+    let c = conv(&mut g, &r, "conv", x, w, 1);
+    let p = predicate(&mut g, false);
+    let switch = op(&mut g, &r, "Switch", "switch", &[c, p], Attrs::new());
+    let relu = op(&mut g, &r, "Relu", "relu", &[c], Attrs::new());
+    let abs = op(&mut g, &r, "Abs", "abs", &[switch], Attrs::new());
+    g.set_outputs(vec![relu, abs]).unwrap();
+    let report = prepared(&mut g, &r, true);
+    assert_eq!(
+        report.casts_inserted, 2,
+        "x in, and one Cast of the conv's result"
+    );
+    let cast = producer(&g, "relu", 0);
+    assert_eq!(cast.op_type, "Cast");
+    assert_eq!(producer(&g, "abs", 0).name, cast.name);
+}
