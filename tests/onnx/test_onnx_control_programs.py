@@ -30,7 +30,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from onnx_cases import NP_TO_OPGRAPH, UNKNOWN_RANK, check_value, run_onnxruntime, shape_fits, value_desc
 
-from opgraph import Graph, prepare
+from opgraph import Graph, check_formats, prepare
 from opgraph.onnx import load_onnx_reported
 
 ort = pytest.importorskip("onnxruntime", reason="onnxruntime is the peer these models run on")
@@ -90,22 +90,30 @@ def judge(case: ControlProgram, workdir: Path, tally: Counter[str], refused: lis
             assert desc.value is not None or not from_shapes, (
                 f"{where}: everything is static, yet opgraph does not fold it"
             )
-    check_prepared_outputs(case, graph, tally)
+    check_prepared_outputs(case, graph, path, tally)
     tally["agree"] += 1
 
 
-def check_prepared_outputs(case: ControlProgram, graph: Graph, tally: Counter[str]) -> None:
-    """After ``prepare`` (which may splice taken branches in), each graph
-    output has the dtype and shape judged against onnxruntime above."""
-    before = [graph.desc(ref) for ref in graph.outputs]
-    replaced = prepare(graph).conds_replaced
-    tally["Ifs replaced by their branch in prepare"] += replaced
-    after = [graph.desc(ref) for ref in graph.outputs]
-    assert len(after) == len(before), f"{case.id}: {len(after)} outputs after prepare, not {len(before)}"
-    for name, old, new in zip(case.outputs, before, after, strict=True):
-        where = f"{case.id}: {name} after prepare"
-        assert new.dtype == old.dtype, f"{where} is {new.dtype.name}, was {old.dtype.name}"
-        assert tuple(new.shape) == tuple(old.shape), f"{where} has shape {new.shape}, was {old.shape}"
+def check_prepared_outputs(case: ControlProgram, graph: Graph, path: Path, tally: Counter[str]) -> None:
+    """After ``prepare`` (which may splice taken branches in), as it is and
+    (on the model loaded again) with ``allow_fp32_to_fp16``: each graph
+    output has the dtype and shape judged against onnxruntime above, and
+    every tensor's storage is valid."""
+    for fp16 in (False, True):
+        if fp16:
+            graph, _ = load_onnx_reported(path)
+        before = [graph.desc(ref) for ref in graph.outputs]
+        replaced = prepare(graph, allow_fp32_to_fp16=fp16).conds_replaced
+        if not fp16:
+            tally["Ifs replaced by their branch in prepare"] += replaced
+        after = [graph.desc(ref) for ref in graph.outputs]
+        assert len(after) == len(before), f"{case.id}: {len(after)} outputs after prepare, not {len(before)}"
+        for name, old, new in zip(case.outputs, before, after, strict=True):
+            where = f"{case.id}: {name} after prepare (fp16 {fp16})"
+            assert new.dtype == old.dtype, f"{where} is {new.dtype.name}, was {old.dtype.name}"
+            assert tuple(new.shape) == tuple(old.shape), f"{where} has shape {new.shape}, was {old.shape}"
+        problems = check_formats(graph)
+        assert not problems, f"{case.id}: invalid storage after prepare (fp16 {fp16}): {problems[:3]}"
 
 
 @pytest.fixture(scope="module")

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import sys
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -39,7 +40,7 @@ tf = import_tensorflow("TensorFlow is the peer these programs run on")
 from tf_control_programs import ControlProgram, draw_control_program  # noqa: E402
 from tf_op_cases import NP_TO_OPGRAPH, OUT, run_traced, static_shape  # noqa: E402
 
-from opgraph import Graph, plan_memory, prepare  # noqa: E402
+from opgraph import Graph, check_formats, plan_memory, prepare  # noqa: E402
 from opgraph.tensorflow import load_tensorflow  # noqa: E402
 
 #: opgraph's shape of unknown rank.
@@ -116,6 +117,10 @@ def judge(program: ControlProgram, workdir: Path, tally: Counter[str]) -> None:
     path = workdir / "program.pb"
     path.write_bytes(program.graph_def.SerializeToString())
     graph = load_tensorflow(path, input_shapes=program.input_shapes or None)
+
+    def reload() -> Graph:
+        return load_tensorflow(path, input_shapes=program.input_shapes or None)
+
     if program.description.startswith("TF1"):
         judge_dead_code(program, graph, ran.executed, tally)
     desc = graph.desc(graph.tensor(OUT, 0))
@@ -130,7 +135,7 @@ def judge(program: ControlProgram, workdir: Path, tally: Counter[str]) -> None:
         # shape has no rank either.
         assert static is None, f"{where}: rank unknown; TensorFlow's static shape is {static}"
         tally["rank unknown, as in TensorFlow"] += 1
-        check_prepared_outputs(program, graph, tally)
+        check_prepared_outputs(program, graph, reload, tally)
         tally["agree"] += 1
         return
     fits = len(shape) == theirs.ndim and all(o in (-1, t) for o, t in zip(shape, theirs.shape, strict=True))
@@ -149,18 +154,28 @@ def judge(program: ControlProgram, workdir: Path, tally: Counter[str]) -> None:
         assert -1 not in shape, f"{where}: the predicate is known, yet opgraph infers {shape}"
         tally["cond on a known predicate, settled"] += 1
     check_value(desc, theirs, where, tally, peer="TensorFlow", rtol=1e-5)
-    check_prepared_outputs(program, graph, tally)
+    check_prepared_outputs(program, graph, reload, tally)
     tally["agree"] += 1
 
 
-def check_prepared_outputs(program: ControlProgram, graph: Graph, tally: Counter[str]) -> None:
+def check_prepared_outputs(
+    program: ControlProgram, graph: Graph, reload: Callable[[], Graph], tally: Counter[str]
+) -> None:
     """``prepare`` (which replaces an If / Case on a known predicate by the
-    branch it takes) keeps every graph output's dtype and shape, judged
-    against TensorFlow above."""
-    before = [(d.dtype, tuple(d.shape)) for d in map(graph.desc, graph.outputs)]
-    tally["If / Case replaced by their branch in prepare"] += prepare(graph).conds_replaced
-    after = [(d.dtype, tuple(d.shape)) for d in map(graph.desc, graph.outputs)]
-    assert after == before, f"{program.id}: outputs {before} became {after} in prepare"
+    branch it takes), as it is and (on ``reload()``) with
+    ``allow_fp32_to_fp16``: every graph output keeps the dtype and shape
+    judged against TensorFlow above, and every tensor's storage is valid."""
+    for fp16 in (False, True):
+        if fp16:
+            graph = reload()
+        before = [(d.dtype, tuple(d.shape)) for d in map(graph.desc, graph.outputs)]
+        replaced = prepare(graph, allow_fp32_to_fp16=fp16).conds_replaced
+        if not fp16:
+            tally["If / Case replaced by their branch in prepare"] += replaced
+        after = [(d.dtype, tuple(d.shape)) for d in map(graph.desc, graph.outputs)]
+        assert after == before, f"{program.id}: outputs {before} became {after} in prepare (fp16 {fp16})"
+        problems = check_formats(graph)
+        assert not problems, f"{program.id}: invalid storage after prepare (fp16 {fp16}): {problems[:3]}"
 
 
 def test_a_cond_without_inputs_loads(tmp_path: Path) -> None:

@@ -35,6 +35,7 @@ tf = import_tensorflow("TensorFlow builds the models these tests compile")
 
 from tf_op_cases import OUT, control_flow, run_traced  # noqa: E402
 
+from opgraph import check_formats  # noqa: E402
 from opgraph.cli.compile import CompileOptions, CompileResult, run  # noqa: E402
 from opgraph.cost import PrecisionMode  # noqa: E402
 from opgraph.memory import OFFSET_ALIGNMENT  # noqa: E402
@@ -202,6 +203,7 @@ def check_compiles_as_its_branch(tmp_path: Path, case: CondCase) -> None:
     cond, alone = compile_model(cond_path), compile_model(alone_path)
     assert cond.memory is not None and alone.memory is not None
     assert cond.cost is not None and alone.cost is not None
+    assert not check_formats(cond.graph, "Ascend310"), case
     assert cond.memory.arena_bytes == alone.memory.arena_bytes, case
     assert cond.memory.lower_bound_bytes == alone.memory.lower_bound_bytes, case
     extra_weights = cond.memory.weights_bytes - alone.memory.weights_bytes
@@ -234,6 +236,7 @@ def check_casts_as_its_branch(tmp_path: Path, case: CondCase) -> None:
     cond = compile_model(cond_path, "allow_fp32_to_fp16")
     alone = compile_model(alone_path, "allow_fp32_to_fp16")
     assert cond.prepared is not None and alone.prepared is not None
+    assert not check_formats(cond.graph, "Ascend310"), case
     assert cond.prepared.casts_inserted == alone.prepared.casts_inserted, case
     assert cond.prepared.weights_cast_to_fp16 == alone.prepared.weights_cast_to_fp16, case
     assert cond.memory is not None and alone.memory is not None

@@ -35,18 +35,25 @@ pub(crate) fn splice_taken_bodies(
     graph: &mut Graph,
     dead_code: &DeadCode,
 ) -> Result<usize, DeviceError> {
-    let mut spliced = Vec::new();
-    let mut splice_of = vec![None; graph.len()];
-    for id in graph.node_ids() {
+    // Only nodes with bodies can be replaced: most graphs have none, and
+    // pay one pass over their nodes, no allocation.
+    let taken = graph.node_ids().filter_map(|id| {
         let node = graph.node(id);
         // A dead If stays dead: its body's Consts must not come alive.
-        if dead_code.is_node_dead(id) {
-            continue;
+        if node.subgraphs.is_empty() || dead_code.is_node_dead(id) {
+            return None;
         }
-        if let Some(k) = taken_body(graph, node).filter(|&k| can_splice(node, k)) {
-            splice_of[id.index()] = Some(spliced.len());
-            spliced.push(Splice::of(node, k));
+        let k = taken_body(graph, node).filter(|&k| can_splice(node, k))?;
+        Some((id, k))
+    });
+    let mut spliced = Vec::new();
+    let mut splice_of = Vec::new();
+    for (id, k) in taken {
+        if splice_of.is_empty() {
+            splice_of = vec![None; graph.len()];
         }
+        splice_of[id.index()] = Some(spliced.len());
+        spliced.push(Splice::of(graph.node(id), k));
     }
     if spliced.is_empty() {
         return Ok(0);
@@ -320,10 +327,11 @@ impl Builder {
     }
 
     /// What waiting on old node `old` becomes: waiting on it, or, for a
-    /// replaced node, on what produces its body's results, its arguments'
-    /// producers, its selector's and what it waited on, in that order (the
-    /// memory schedule reads a control-only node's frame off its first
-    /// wait). A work queue: replaced nodes may wait on replaced nodes.
+    /// replaced node, on its arguments' producers, its selector's, what
+    /// produces its body's results and what it waited on, in that order
+    /// (the memory schedule reads a control-only node's frame off its first
+    /// wait, and the inputs are in the node's own frame). A work queue:
+    /// replaced nodes may wait on replaced nodes.
     fn control_targets(&self, old: NodeId, waits: &mut Vec<NodeId>) {
         let mut work = VecDeque::from([old]);
         let mut expanded = FxHashSet::default();
@@ -336,10 +344,10 @@ impl Builder {
                 continue;
             }
             let splice = &self.spliced[s];
-            waits.extend(splice.results.iter().filter_map(|b| splice.ids[b.index()]));
             let (selector, arguments) = splice.inputs.split_first().unwrap_or((&None, &[]));
             let inputs = arguments.iter().chain([selector]).flatten();
             waits.extend(inputs.filter_map(|&e| self.resolve(e)).map(|e| e.node));
+            waits.extend(splice.results.iter().filter_map(|b| splice.ids[b.index()]));
             work.extend(&splice.controls);
         }
     }

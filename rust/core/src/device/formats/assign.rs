@@ -166,6 +166,9 @@ fn settle_constants(
     }
     // Inputs first (the reverse of the walk above), so chains settle.
     for (id, o, from) in unread.into_iter().rev() {
+        // A forwarded output is constant only when its input is, and that
+        // input came later in the walk.
+        debug_assert!(settled_as.contains_key(&from), "{from:?} not settled");
         let storage = settled_as.get(&from).copied().unwrap_or(Storage::Plain);
         store(graph, id, o, storage, soc)?;
         settled_as.insert(OutputRef::new(id, o as u32), storage);

@@ -17,6 +17,7 @@ use crate::device::dead_code::DeadCode;
 use crate::device::DeviceError;
 use crate::graph::{Graph, Node, NodeId, OutputRef};
 use crate::types::{AttrValue, DataType};
+use rustc_hash::FxHashSet;
 use smallvec::SmallVec;
 
 /// What the policy changed.
@@ -41,42 +42,102 @@ pub(crate) fn compute_cube_ops_in_fp16(
     constant: &[SmallVec<[bool; 1]>],
     dead_code: &DeadCode,
 ) -> Result<PrecisionChanges, DeviceError> {
-    // Dead code never runs: it computes in nothing and needs no Cast.
-    let cube: Vec<bool> = graph
-        .node_ids()
-        .zip(graph.nodes())
-        .map(|(id, n)| {
-            CUBE_OPS.contains(&n.op_type.as_str())
-                && !keeps_origin_dtype(n)
-                && !dead_code.is_node_dead(id)
-        })
-        .collect();
-    // A Switch or Merge GE reduces to an edge (its input, the output it
-    // feeds) is gone before this pass: its output is whatever its input
-    // carries, and what it needs of its input is what its readers need.
-    let forwards: Forwards = graph
-        .node_ids()
-        .map(|id| {
-            let node = graph.node(id);
-            dead_code
-                .forwards(graph, id)
-                .filter(|&(i, o)| i < node.inputs.len() && o < node.outputs.len())
-        })
-        .collect();
-    let pass_through: Vec<bool> = graph
-        .nodes()
-        .iter()
-        .map(|n| rule(&n.op_type) == Rule::PassThrough)
-        .collect();
-    let original: Dtypes = graph
-        .nodes()
-        .iter()
-        .map(|n| n.outputs.iter().map(|d| d.dtype).collect())
-        .collect();
-    let dtype_of = |d: &Dtypes, e: OutputRef| d[e.node.index()][e.index as usize];
-    let mut after = original.clone();
+    let policy = Policy::of(graph, constant, dead_code);
+    let after = settle_dtypes(graph, order, &policy, dead_code);
+    let weights_cast = write_dtypes(graph, &policy, &after);
+    let casts = plan_casts(graph, &policy, &after, dead_code);
+    let casts_inserted = insert_casts(graph, casts)?;
+    Ok(PrecisionChanges {
+        casts_inserted,
+        weights_cast,
+    })
+}
+
+/// What the policy knows of each node before it changes anything.
+struct Policy<'c> {
+    /// Cube ops that compute in fp16. Dead code never runs: it computes in
+    /// nothing and needs no Cast.
+    cube: Vec<bool>,
+    /// A Switch or Merge GE reduces to an edge is gone before this pass:
+    /// its output is whatever its input carries, and what it needs of its
+    /// input is what its readers need.
+    forwards: Forwards,
+    pass_through: Vec<bool>,
+    constant: &'c [SmallVec<[bool; 1]>],
+    /// Every output's dtype as inferred.
+    original: Dtypes,
+}
+
+impl<'c> Policy<'c> {
+    fn of(graph: &Graph, constant: &'c [SmallVec<[bool; 1]>], dead_code: &DeadCode) -> Self {
+        let nodes = || graph.node_ids().zip(graph.nodes());
+        Policy {
+            cube: nodes()
+                .map(|(id, n)| {
+                    CUBE_OPS.contains(&n.op_type.as_str())
+                        && !keeps_origin_dtype(n)
+                        && !dead_code.is_node_dead(id)
+                })
+                .collect(),
+            forwards: nodes()
+                .map(|(id, n)| {
+                    dead_code
+                        .forwards(graph, id)
+                        .filter(|&(i, o)| i < n.inputs.len() && o < n.outputs.len())
+                })
+                .collect(),
+            pass_through: nodes()
+                .map(|(_, n)| rule(&n.op_type) == Rule::PassThrough)
+                .collect(),
+            constant,
+            original: nodes()
+                .map(|(_, n)| n.outputs.iter().map(|d| d.dtype).collect())
+                .collect(),
+        }
+    }
+
+    /// The output of `u`'s node that `u`'s input is handed on to, when the
+    /// node is a Switch or Merge reduced to an edge.
+    fn forwarded_to(&self, u: &Use) -> Option<usize> {
+        let (input, output) = self.forwards[u.node.index()]?;
+        (input == u.input).then_some(output)
+    }
+
+    /// The dtype input `u` needs of `from`: fp16 into a cube op, what a
+    /// Switch or Merge reduced to an edge hands on, what a constant
+    /// pass-through settled on, else what it was inferred with.
+    fn need(&self, after: &Dtypes, u: Use, from: OutputRef) -> DataType {
+        let inferred = dtype_of(&self.original, from);
+        let (node, input) = (u.node.index(), u.input);
+        if self.cube[node] && inferred == DataType::Float {
+            DataType::Float16
+        } else if let Some(output) = self.forwarded_to(&u) {
+            after[node][output]
+        } else if self.pass_through[node] && self.constant[node].get(input) == Some(&true) {
+            after[node][input]
+        } else {
+            inferred
+        }
+    }
+}
+
+fn dtype_of(dtypes: &Dtypes, edge: OutputRef) -> DataType {
+    dtypes[edge.node.index()][edge.index as usize]
+}
+
+/// Every output's dtype under the policy: cube ops' float outputs fp16,
+/// weights fp16 when every reader wants fp16 (backwards, so an Identity
+/// of a weight is settled before the weight), Switches and Merges reduced
+/// to edges carrying what their inputs carry.
+fn settle_dtypes(
+    graph: &Graph,
+    order: &[NodeId],
+    policy: &Policy<'_>,
+    dead_code: &DeadCode,
+) -> Dtypes {
+    let mut after = policy.original.clone();
     for (id, outputs) in after.iter_mut().enumerate() {
-        if cube[id] {
+        if policy.cube[id] {
             outputs
                 .iter_mut()
                 .filter(|d| **d == DataType::Float)
@@ -85,38 +146,24 @@ pub(crate) fn compute_cube_ops_in_fp16(
     }
     // A cube op's fp16 result reaches the next cube op across a Switch as
     // it would without it.
-    hand_on(graph, order, &forwards, &mut after);
-    // The dtype input `u` needs of `from`: fp16 into a cube op, what a
-    // Switch or Merge reduced to an edge hands on, what a constant
-    // pass-through settled on, else what it was inferred with.
-    let need = |after: &Dtypes, u: Use, from: OutputRef| -> DataType {
-        let inferred = dtype_of(&original, from);
-        let (node, input) = (u.node.index(), u.input);
-        if cube[node] && inferred == DataType::Float {
-            DataType::Float16
-        } else if let Some((_, output)) = forwards[node].filter(|&(i, _)| i == input) {
-            after[node][output]
-        } else if pass_through[node] && constant[node].get(input) == Some(&true) {
-            after[node][input]
-        } else {
-            inferred
-        }
-    };
-    // Weights: fp16 when every reader wants fp16 (backwards, so an
-    // Identity of a weight is settled before the weight). A reader is a
-    // live node, but not a Switch reduced to an edge that nothing reads
-    // after (a cond's other arm capturing the same weight): GE deletes it.
+    hand_on(graph, order, &policy.forwards, &mut after);
+    // A weight's reader is a live node, but not a Switch reduced to an edge
+    // that nothing reads after (a cond's other arm capturing the same
+    // weight): GE deletes it.
     let consumers = Consumers::of(graph);
-    let graph_outputs: Vec<OutputRef> = graph.outputs().to_vec();
-    let unread = unread_outputs(graph, order, &consumers, &forwards, dead_code);
+    let unread = unread_outputs(graph, order, &consumers, policy, dead_code);
     let reads = |u: &Use| {
         !dead_code.is_node_dead(u.node)
-            && !matches!(forwards[u.node.index()], Some((i, o)) if i == u.input && unread[u.node.index()][o])
+            && !policy
+                .forwarded_to(u)
+                .is_some_and(|o| unread[u.node.index()][o])
     };
+    let graph_outputs = graph.outputs();
     for &id in order.iter().rev() {
-        for o in 0..original[id.index()].len() {
+        for o in 0..policy.original[id.index()].len() {
             let edge = OutputRef::new(id, o as u32);
-            if !constant[id.index()][o] || original[id.index()][o] != DataType::Float {
+            if !policy.constant[id.index()][o] || policy.original[id.index()][o] != DataType::Float
+            {
                 continue;
             }
             let live: SmallVec<[Use; 4]> = consumers
@@ -129,7 +176,7 @@ pub(crate) fn compute_cube_ops_in_fp16(
                 && !graph_outputs.contains(&edge)
                 && live
                     .iter()
-                    .all(|&u| need(&after, u, edge) == DataType::Float16);
+                    .all(|&u| policy.need(&after, u, edge) == DataType::Float16);
             if all_fp16 {
                 after[id.index()][o] = DataType::Float16;
             }
@@ -137,24 +184,39 @@ pub(crate) fn compute_cube_ops_in_fp16(
     }
     // A Switch or Merge reduced to an edge carries what its input now is
     // (a Cast, if one is needed, goes after it, where its readers are).
-    hand_on(graph, order, &forwards, &mut after);
-    let mut changes = PrecisionChanges::default();
+    hand_on(graph, order, &policy.forwards, &mut after);
+    after
+}
+
+/// Gives every output its settled dtype (a constant's value converted);
+/// returns how many weights are now stored in fp16.
+fn write_dtypes(graph: &mut Graph, policy: &Policy<'_>, after: &Dtypes) -> usize {
+    let mut weights_cast = 0;
     for id in graph.node_ids() {
-        for o in 0..original[id.index()].len() {
-            let dtype = after[id.index()][o];
-            if dtype == original[id.index()][o] {
+        for (o, &dtype) in after[id.index()].iter().enumerate() {
+            if dtype == policy.original[id.index()][o] {
                 continue;
             }
             let node = graph.node_mut(id);
-            changes.weights_cast += usize::from(node.inputs.is_empty() && constant[id.index()][o]);
+            weights_cast += usize::from(node.inputs.is_empty() && policy.constant[id.index()][o]);
             let desc = &mut node.outputs[o];
             desc.dtype = dtype;
             desc.value = desc.value.as_ref().and_then(to_fp16);
         }
     }
-    // Casts where a producer's dtype is not what its reader needs, one
-    // per tensor and dtype, the tensor seen through Switches and Merges
-    // reduced to edges (which GE deleted: its readers share one Cast).
+    weights_cast
+}
+
+/// Casts where a producer's dtype is not what its reader needs, one per
+/// tensor and dtype, the tensor seen through Switches and Merges reduced
+/// to edges (which GE deleted: their readers share one Cast). Graph
+/// outputs get their inferred dtypes back.
+fn plan_casts(
+    graph: &Graph,
+    policy: &Policy<'_>,
+    after: &Dtypes,
+    dead_code: &DeadCode,
+) -> Groups<(OutputRef, DataType), Reader> {
     let mut casts = Groups::new();
     for (id, node) in graph.node_ids().zip(graph.nodes()) {
         if dead_code.is_node_dead(id) {
@@ -166,20 +228,35 @@ pub(crate) fn compute_cube_ops_in_fp16(
                 continue;
             };
             let u = Use { node: id, input };
-            let wanted = need(&after, u, from);
-            if dtype_of(&after, from) != wanted {
-                casts.add((through(graph, &forwards, from), wanted), Reader::Input(u));
+            let wanted = policy.need(after, u, from);
+            if dtype_of(after, from) != wanted {
+                casts.add(
+                    (through(graph, &policy.forwards, from), wanted),
+                    Reader::Input(u),
+                );
             }
         }
     }
-    for (k, &out) in graph_outputs.iter().enumerate() {
-        if dtype_of(&after, out) != dtype_of(&original, out) {
-            let key = (through(graph, &forwards, out), dtype_of(&original, out));
-            casts.add(key, Reader::Output(k));
+    for (k, &out) in graph.outputs().iter().enumerate() {
+        let inferred = dtype_of(&policy.original, out);
+        if dtype_of(after, out) != inferred {
+            casts.add(
+                (through(graph, &policy.forwards, out), inferred),
+                Reader::Output(k),
+            );
         }
     }
-    let mut outputs = graph_outputs;
-    changes.casts_inserted = casts.len();
+    casts
+}
+
+/// Inserts the planned Casts and points their readers at them; returns
+/// how many.
+fn insert_casts(
+    graph: &mut Graph,
+    casts: Groups<(OutputRef, DataType), Reader>,
+) -> Result<usize, DeviceError> {
+    let mut outputs = graph.outputs().to_vec();
+    let count = casts.len();
     for ((from, dtype), readers) in casts.into_vec() {
         let cast = add_cast(graph, from, dtype)?;
         for reader in readers {
@@ -190,7 +267,7 @@ pub(crate) fn compute_cube_ops_in_fp16(
         }
     }
     graph.set_outputs(outputs)?;
-    Ok(changes)
+    Ok(count)
 }
 
 /// Per node, the input a Switch or Merge reduced to an edge hands on and
@@ -241,7 +318,7 @@ fn unread_outputs(
     graph: &Graph,
     order: &[NodeId],
     consumers: &Consumers,
-    forwards: &Forwards,
+    policy: &Policy<'_>,
     dead_code: &DeadCode,
 ) -> Vec<SmallVec<[bool; 2]>> {
     let mut unread: Vec<SmallVec<[bool; 2]>> = graph
@@ -249,15 +326,18 @@ fn unread_outputs(
         .iter()
         .map(|n| smallvec::smallvec![false; n.outputs.len()])
         .collect();
-    let outputs: rustc_hash::FxHashSet<OutputRef> = graph.outputs().iter().copied().collect();
+    let outputs: FxHashSet<OutputRef> = graph.outputs().iter().copied().collect();
     for &id in order.iter().rev() {
         for o in 0..unread[id.index()].len() {
             let edge = OutputRef::new(id, o as u32);
-            unread[id.index()][o] = !outputs.contains(&edge)
-                && consumers.of_output(edge).iter().all(|u| {
-                    dead_code.is_node_dead(u.node)
-                        || matches!(forwards[u.node.index()], Some((i, f)) if i == u.input && unread[u.node.index()][f])
-                });
+            let read = |u: &Use| {
+                !dead_code.is_node_dead(u.node)
+                    && !policy
+                        .forwarded_to(u)
+                        .is_some_and(|f| unread[u.node.index()][f])
+            };
+            unread[id.index()][o] =
+                !outputs.contains(&edge) && !consumers.of_output(edge).iter().any(read);
         }
     }
     unread

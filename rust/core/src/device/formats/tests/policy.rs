@@ -180,14 +180,25 @@ fn a_weight_both_arms_capture_is_stored_in_fp16_once() {
     let dead = conv(&mut g, &r, "dead", x, other, 1);
     op(&mut g, &r, "Relu", "dead_relu", &[dead], Attrs::new());
     g.set_outputs(vec![c]).unwrap();
+    // Without the policy too, the storage must be valid (`prepared` checks
+    // it): the unread Switch's output is stored as the weight it passes on.
     let mut plain = g.clone();
     prepared(&mut plain, &r, false);
+    let w_storage = desc(&plain, "w").storage_format;
+    assert_eq!(w_storage, Format::FractalZ);
+    let other_out = plain.tensor(OutputRef::new(other.node, 1));
+    assert_eq!(other_out.storage_format, w_storage);
     let report = prepared(&mut g, &r, true);
     // As with no Switch: x into the conv, its result back to fp32, the
     // weight stored in fp16 and not cast.
     assert_eq!((report.casts_inserted, report.weights_cast_to_fp16), (2, 1));
     assert_eq!(desc(&g, "w").dtype, DataType::Float16);
     assert_eq!(producer(&g, "taken", 0).name, "w");
+    let other_out = g.tensor(OutputRef::new(other.node, 1));
+    assert_eq!(
+        (other_out.dtype, other_out.storage_format),
+        (DataType::Float16, Format::FractalZ)
+    );
 }
 
 #[test]
