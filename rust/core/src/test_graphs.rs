@@ -48,6 +48,17 @@ pub(crate) fn int_const(
     g.add_const_node(name, t).unwrap()
 }
 
+/// A Const of a scalar bool (a cond's predicate).
+pub(crate) fn bool_const(g: &mut Graph, name: &str, value: bool) -> OutputRef {
+    let t = HostTensor::new(
+        DataType::Bool,
+        Shape::scalar(),
+        bytes::Bytes::from(vec![u8::from(value)]),
+    )
+    .unwrap();
+    g.add_const_node(name, t).unwrap()
+}
+
 /// Output 0 of a new `op_type` node fed one tensor per prototype input.
 pub(crate) fn op(
     g: &mut Graph,

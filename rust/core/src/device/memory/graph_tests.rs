@@ -2,7 +2,7 @@
 
 use super::{plan_memory, MemoryError, MemoryPlan, PlanOptions, Region, ScheduleKind};
 use crate::prelude::*;
-use crate::test_graphs::{infer_all, input, int_const, op, ranged_input};
+use crate::test_graphs::{bool_const, infer_all, input, int_const, op, ranged_input};
 
 const SLOT: u64 = 512;
 
@@ -534,17 +534,6 @@ fn a_weight_only_constant_folding_reads_takes_no_memory() {
     // Two fp16 casts (2048 + 32 bytes each, 2560 aligned) and the fp32
     // weight a run-time Mul reads (4096 + 32, 4608 aligned).
     assert_eq!(plan.weights_bytes, 2 * 2560 + 4608);
-}
-
-/// A bool scalar constant.
-fn bool_const(g: &mut Graph, name: &str, value: bool) -> OutputRef {
-    let t = HostTensor::new(
-        DataType::Bool,
-        Shape::scalar(),
-        bytes::Bytes::from(vec![u8::from(value)]),
-    )
-    .unwrap();
-    g.add_const_node(name, t).unwrap()
 }
 
 /// `x = Relu(x0)` (256 floats) through a Switch on the constant false:

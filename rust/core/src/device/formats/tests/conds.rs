@@ -5,17 +5,7 @@
 use super::graphs::*;
 use crate::device::formats::transdata::TRANS_DATA;
 use crate::prelude::*;
-
-/// A constant scalar bool.
-fn bool_const(g: &mut Graph, name: &str, value: bool) -> OutputRef {
-    let t = HostTensor::new(
-        DataType::Bool,
-        Shape::scalar(),
-        bytes::Bytes::from(vec![u8::from(value)]),
-    )
-    .unwrap();
-    g.add_const_node(name, t).unwrap()
-}
+use crate::test_graphs::bool_const;
 
 /// A body taking argument 1 (the caller's input after the selector),
 /// applying `ops` in turn (`None`: handing the argument on).

@@ -3,6 +3,7 @@
 use super::graphs::*;
 use crate::device::formats::transdata::TRANS_DATA;
 use crate::prelude::*;
+use crate::test_graphs::bool_const;
 
 /// x → Conv2D(w) → Relu → output, all fp32.
 fn conv_relu() -> (Graph, OpRegistry) {
@@ -88,17 +89,7 @@ fn a_weight_through_a_switch_reduced_to_an_edge_is_stored_in_fp16() {
     let mut g = Graph::new("fp32");
     let x = input(&mut g, "x", DataType::Float, &[1, 3, 8, 8], Format::Nchw);
     let w = weight(&mut g, "w", &[16, 3, 3, 3], Format::Nchw);
-    let p = g
-        .add_const_node(
-            "p",
-            HostTensor::new(
-                DataType::Bool,
-                Shape::scalar(),
-                bytes::Bytes::from(vec![1u8]),
-            )
-            .unwrap(),
-        )
-        .unwrap();
+    let p = bool_const(&mut g, "p", true);
     let switch = op(&mut g, &r, "Switch", "switch", &[w, p], Attrs::new());
     let taken = OutputRef::new(switch.node, 1);
     let c = conv(&mut g, &r, "conv", x, taken, 1);
@@ -131,17 +122,7 @@ fn an_fp16_result_crosses_a_switch_reduced_to_an_edge_uncast() {
     let x = input(&mut g, "x", DataType::Float, &[1, 16, 8, 8], Format::Nchw);
     let w1 = weight(&mut g, "w1", &[16, 16, 3, 3], Format::Nchw);
     let first = conv(&mut g, &r, "first", x, w1, 1);
-    let p = g
-        .add_const_node(
-            "p",
-            HostTensor::new(
-                DataType::Bool,
-                Shape::scalar(),
-                bytes::Bytes::from(vec![1u8]),
-            )
-            .unwrap(),
-        )
-        .unwrap();
+    let p = bool_const(&mut g, "p", true);
     let switch = op(&mut g, &r, "Switch", "switch", &[first, p], Attrs::new());
     let w2 = weight(&mut g, "w2", &[16, 16, 3, 3], Format::Nchw);
     let second = conv(&mut g, &r, "second", OutputRef::new(switch.node, 1), w2, 1);
@@ -153,17 +134,6 @@ fn an_fp16_result_crosses_a_switch_reduced_to_an_edge_uncast() {
     assert_eq!(producer(&g, "second", 0).name, "switch");
 }
 
-/// A constant bool `p` (the cond's predicate).
-fn predicate(g: &mut Graph, value: bool) -> OutputRef {
-    let t = HostTensor::new(
-        DataType::Bool,
-        Shape::scalar(),
-        bytes::Bytes::from(vec![u8::from(value)]),
-    )
-    .unwrap();
-    g.add_const_node("p", t).unwrap()
-}
-
 #[test]
 fn a_weight_both_arms_capture_is_stored_in_fp16_once() {
     // TensorFlow 1's cond gives each arm its own Switch of a captured
@@ -173,7 +143,7 @@ fn a_weight_both_arms_capture_is_stored_in_fp16_once() {
     let mut g = Graph::new("fp32");
     let x = input(&mut g, "x", DataType::Float, &[1, 3, 8, 8], Format::Nchw);
     let w = weight(&mut g, "w", &[16, 3, 3, 3], Format::Nchw);
-    let p = predicate(&mut g, true);
+    let p = bool_const(&mut g, "p", true);
     let taken = op(&mut g, &r, "Switch", "taken", &[w, p], Attrs::new());
     let other = op(&mut g, &r, "Switch", "other", &[w, p], Attrs::new());
     let c = conv(&mut g, &r, "conv", x, OutputRef::new(taken.node, 1), 1);
@@ -210,7 +180,7 @@ fn readers_of_a_tensor_share_one_cast_through_a_switch() {
     let x = input(&mut g, "x", DataType::Float, &[1, 3, 8, 8], Format::Nchw);
     let w = weight(&mut g, "w", &[16, 3, 3, 3], Format::Nchw);
     let c = conv(&mut g, &r, "conv", x, w, 1);
-    let p = predicate(&mut g, false);
+    let p = bool_const(&mut g, "p", false);
     let switch = op(&mut g, &r, "Switch", "switch", &[c, p], Attrs::new());
     let relu = op(&mut g, &r, "Relu", "relu", &[c], Attrs::new());
     let abs = op(&mut g, &r, "Abs", "abs", &[switch], Attrs::new());
