@@ -254,19 +254,28 @@ impl Builder {
         } in pending
         {
             let splice = from_body.map(|(s, _)| s);
-            let mut wired = Vec::with_capacity(inputs.len());
-            for edge in inputs {
-                wired.push(match (edge, splice) {
-                    (None, _) => None,
-                    (Some(edge), None) => Some(self.resolve(edge)),
-                    (Some(edge), Some(s)) => Some(self.resolve_in_body(s, edge)),
-                });
-            }
+            let name = self.graph.node(id).name.clone();
+            let resolve = |edge| match splice {
+                None => self.resolve(edge),
+                Some(s) => self.resolve_in_body(s, edge),
+            };
+            let wired = inputs
+                .into_iter()
+                .map(|edge| {
+                    edge.map(|e| resolve(e).ok_or_else(|| lost_edge(&name)))
+                        .transpose()
+                })
+                .collect::<Result<Vec<_>, _>>()?;
             let mut waits = Vec::new();
             for &control in &controls {
                 match splice {
                     None => self.control_targets(control, &mut waits),
-                    Some(s) => self.body_control_targets(s, control, &mut waits),
+                    // A wait on a body node is a wait on what replaced it
+                    // (an argument: on what the caller passes).
+                    Some(s) => waits.extend(
+                        self.resolve_in_body(s, OutputRef::new(control, 0))
+                            .map(|e| e.node),
+                    ),
                 }
             }
             if let Some((s, true)) = from_body {
@@ -274,15 +283,8 @@ impl Builder {
                     self.control_targets(control, &mut waits);
                 }
             }
-            let name = self.graph.node(id).name.clone();
             let node = self.graph.node_mut(id);
-            for (slot, edge) in node.inputs.iter_mut().zip(wired) {
-                *slot = match edge {
-                    None => None,
-                    Some(Some(edge)) => Some(edge),
-                    Some(None) => return Err(lost_edge(&name)),
-                };
-            }
+            node.inputs = wired;
             // Order kept (the memory schedule reads a control-only node's
             // frame off its first wait), duplicates dropped.
             let mut seen = FxHashSet::default();
@@ -302,28 +304,34 @@ impl Builder {
             let Some(s) = self.splice_of[edge.node.index()] else {
                 return Some(OutputRef::new(self.new_id[edge.node.index()]?, edge.index));
             };
-            let splice = &self.spliced[s];
-            let result = *splice.body.outputs().get(edge.index as usize)?;
-            let producer = splice.body.node(result.node);
-            if !is_argument(producer) {
-                return Some(OutputRef::new(
-                    splice.ids[result.node.index()]?,
-                    result.index,
-                ));
+            let result = *self.spliced[s].body.outputs().get(edge.index as usize)?;
+            match self.in_body(s, result)? {
+                Ok(spliced) => return Some(spliced),
+                Err(outer) => edge = outer,
             }
-            edge = (*splice.inputs.get(producer.caller_input()?)?)?;
         }
         None
     }
 
     /// The new graph's edge for `edge` inside the body of splice `s`.
     fn resolve_in_body(&self, s: usize, edge: OutputRef) -> Option<OutputRef> {
+        match self.in_body(s, edge)? {
+            Ok(spliced) => Some(spliced),
+            Err(outer) => self.resolve(outer),
+        }
+    }
+
+    /// Where `edge` inside the body of splice `s` comes from: a spliced
+    /// node's output (`Ok`, in the new graph), or for an argument the
+    /// caller's input it takes (`Err`, an edge of the old graph).
+    fn in_body(&self, s: usize, edge: OutputRef) -> Option<Result<OutputRef, OutputRef>> {
         let splice = &self.spliced[s];
         let producer = splice.body.node(edge.node);
         if !is_argument(producer) {
-            return Some(OutputRef::new(splice.ids[edge.node.index()]?, edge.index));
+            let id = splice.ids[edge.node.index()]?;
+            return Some(Ok(OutputRef::new(id, edge.index)));
         }
-        self.resolve((*splice.inputs.get(producer.caller_input()?)?)?)
+        Some(Err((*splice.inputs.get(producer.caller_input()?)?)?))
     }
 
     /// What waiting on old node `old` becomes: waiting on it, or, for a
@@ -350,21 +358,6 @@ impl Builder {
             waits.extend(splice.results.iter().filter_map(|b| splice.ids[b.index()]));
             work.extend(&splice.controls);
         }
-    }
-
-    /// What waiting on body node `control` of splice `s` becomes: on the
-    /// spliced node, or for an argument on what it takes.
-    fn body_control_targets(&self, s: usize, control: NodeId, waits: &mut Vec<NodeId>) {
-        let splice = &self.spliced[s];
-        let node = splice.body.node(control);
-        if !is_argument(node) {
-            waits.extend(splice.ids[control.index()]);
-            return;
-        }
-        let input = node
-            .caller_input()
-            .and_then(|k| splice.inputs.get(k).copied().flatten());
-        waits.extend(input.and_then(|e| self.resolve(e)).map(|e| e.node));
     }
 }
 

@@ -152,12 +152,7 @@ fn settle_dtypes(
     // weight): GE deletes it.
     let consumers = Consumers::of(graph);
     let unread = unread_outputs(graph, order, &consumers, policy, dead_code);
-    let reads = |u: &Use| {
-        !dead_code.is_node_dead(u.node)
-            && !policy
-                .forwarded_to(u)
-                .is_some_and(|o| unread[u.node.index()][o])
-    };
+    let reads = |u: &Use| reads(u, policy, dead_code, &unread);
     let graph_outputs = graph.outputs();
     for &id in order.iter().rev() {
         for o in 0..policy.original[id.index()].len() {
@@ -330,17 +325,28 @@ fn unread_outputs(
     for &id in order.iter().rev() {
         for o in 0..unread[id.index()].len() {
             let edge = OutputRef::new(id, o as u32);
-            let read = |u: &Use| {
-                !dead_code.is_node_dead(u.node)
-                    && !policy
-                        .forwarded_to(u)
-                        .is_some_and(|f| unread[u.node.index()][f])
-            };
-            unread[id.index()][o] =
-                !outputs.contains(&edge) && !consumers.of_output(edge).iter().any(read);
+            let read = consumers
+                .of_output(edge)
+                .iter()
+                .any(|u| reads(u, policy, dead_code, &unread));
+            unread[id.index()][o] = !outputs.contains(&edge) && !read;
         }
     }
     unread
+}
+
+/// Whether `u` reads its input: a live node, but not a Switch or Merge
+/// reduced to an edge into an output nothing reads (GE deletes it).
+fn reads(
+    u: &Use,
+    policy: &Policy<'_>,
+    dead_code: &DeadCode,
+    unread: &[SmallVec<[bool; 2]>],
+) -> bool {
+    !dead_code.is_node_dead(u.node)
+        && !policy
+            .forwarded_to(u)
+            .is_some_and(|o| unread[u.node.index()][o])
 }
 
 fn add_cast(graph: &mut Graph, from: OutputRef, dtype: DataType) -> Result<OutputRef, DeviceError> {
