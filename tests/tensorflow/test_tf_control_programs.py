@@ -90,8 +90,13 @@ def judge_dead_code(program: ControlProgram, graph: Graph, executed: set[str], t
     """opgraph's dead nodes (every output planned in region ``dead``)
     against the nodes TensorFlow's executor ran."""
     plan = plan_memory(graph, allow_dynamic=True)
+    # A dead loop leaves the planner free to pick its order (a live one
+    # keeps Kahn's): any order it picks must give a valid placement.
+    assert not plan.check(), f"{program.id}: {plan.check()}"
     planned = {name.rsplit(":", 1)[0] for name in plan.names}
     dead = dead_nodes(plan)
+    if len(plan.schedule_peaks) > 1 and any(n.endswith("NextIteration") for n in dead):
+        tally["dead loop, orders compared"] += 1
     run = sorted(dead & executed)
     assert not run, f"{program.id}: opgraph plans {run} as dead code, but TensorFlow ran them"
     if dead:
@@ -198,6 +203,51 @@ def test_a_cond_without_inputs_loads(tmp_path: Path) -> None:
     assert tally["agree"] == 1, dict(tally)
 
 
+def _branches_and_a_guarded_loop(predicate: tf.Tensor) -> Any:
+    """Two branches on x that Kahn's order interleaves (each a large tensor
+    reduced to a column), added to a column of a cond on ``predicate``
+    whose true side runs a TensorFlow 1 while loop on x."""
+    x = tf.compat.v1.placeholder(tf.float32, [64, 64], name="x")
+    a = tf.reduce_sum(tf.nn.relu(x), 1, keepdims=True)
+    b = tf.reduce_sum(tf.sigmoid(x), 1, keepdims=True)
+    looped = tf.compat.v1.cond(
+        predicate,
+        lambda: tf.compat.v1.while_loop(lambda i, v: i < 3, lambda i, v: (i + 1, -v), (0, x))[1],
+        lambda: tf.negative(x),
+    )
+    return tf.add(a + b, tf.reduce_sum(looped, 1, keepdims=True), name=OUT)
+
+
+@pytest.mark.parametrize("fed", [False, True], ids=["dead loop", "live loop"])
+def test_only_a_live_loop_keeps_kahns_order(fed: bool, tmp_path: Path) -> None:
+    # GE deletes the loop behind a Switch on a constant false predicate
+    # before it assigns memory: it no longer pins the schedule, and the
+    # planner finishes one branch before it starts the other. A loop that
+    # may run keeps the topological order its frames are planned in.
+    tf.compat.v1.disable_control_flow_v2()
+    graph = tf.Graph()
+    with graph.as_default():
+        predicate = tf.compat.v1.placeholder(tf.bool, [], name="p") if fed else tf.constant(False)
+        _branches_and_a_guarded_loop(predicate)
+    graph_def = graph.as_graph_def()
+    assert any(node.op == "NextIteration" for node in graph_def.node)
+    feeds = {"x:0": np.ones((64, 64), np.float32)} | ({"p:0": np.asarray(False)} if fed else {})
+    program = ControlProgram(graph_def, feeds, "TF1 cond on a loop")
+    tally: Counter[str] = Counter()
+    judge(program, tmp_path, tally)
+    assert tally["agree"] == 1, dict(tally)
+    path = tmp_path / "program.pb"
+    plan = plan_memory(load_tensorflow(path))
+    assert not plan.check()
+    topological = plan.schedule_peaks["topological"]
+    if fed:
+        assert (plan.schedule, plan.lower_bound_bytes) == ("topological", topological)
+    else:
+        assert any(name.endswith("NextIteration") for name in dead_nodes(plan))
+        assert plan.schedule != "topological"
+        assert plan.lower_bound_bytes < topological, plan.schedule_peaks
+
+
 def _judge_drawn(group: str, data: st.DataObject, workdir: Path, tally: Counter[str]) -> None:
     judge(draw_control_program(data), workdir, tally)
 
@@ -231,6 +281,7 @@ def report(examples: int = 2000) -> None:
         "refused by TensorFlow's kernels",
         "TF1 with dead code",
         "dead nodes, none run by TensorFlow",
+        "dead loop, orders compared",
         "If / Case replaced by their branch in prepare",
     ]
     report_draws(f"TensorFlow {tf.__version__}", ["programs"], _judge_drawn, columns, examples)

@@ -386,15 +386,7 @@ fn weights_of_unknown_size() {
 #[test]
 fn auto_schedule_finishes_a_branch_before_starting_the_next() {
     let r = OpRegistry::with_builtins();
-    let mut g = Graph::new("branches");
-    let x = input(&mut g, "x", DataType::Float, &[64, 64], Format::Nd);
-    let axes = int_const(&mut g, "axes", DataType::Int32, &[1], &[1]);
-    let a = op(&mut g, &r, "Relu", "a", &[x], Attrs::new());
-    let b = op(&mut g, &r, "Sigmoid", "b", &[x], Attrs::new());
-    let keep: Attrs = [("keep_dims", AttrValue::Bool(true))].into_iter().collect();
-    let a2 = op(&mut g, &r, "ReduceSum", "a2", &[a, axes], keep.clone());
-    let b2 = op(&mut g, &r, "ReduceSum", "b2", &[b, axes], keep);
-    let y = op(&mut g, &r, "Add", "y", &[a2, b2], Attrs::new());
+    let (mut g, y) = two_branches(&r);
     g.set_outputs(vec![y]).unwrap();
     infer_all(&mut g, &r).unwrap();
     let only = |kind| {
@@ -428,6 +420,105 @@ fn auto_schedule_finishes_a_branch_before_starting_the_next() {
     // a2, b with b2); nothing forces a2 and b2 to meet a large tensor, so
     // the bound stays below what the best order reaches.
     assert_eq!(auto.any_order_bound_bytes, Some(large + small));
+}
+
+/// x ([64, 64] f32, an input) -> a = Relu -> a2 = ReduceSum (keep dims);
+/// x -> b = Sigmoid -> b2 = ReduceSum; y = Add(a2, b2), returned.
+/// Kahn's order runs a and b before either reduction; the other orders
+/// finish one branch first.
+fn two_branches(r: &OpRegistry) -> (Graph, OutputRef) {
+    let mut g = Graph::new("branches");
+    let x = input(&mut g, "x", DataType::Float, &[64, 64], Format::Nd);
+    let axes = int_const(&mut g, "axes", DataType::Int32, &[1], &[1]);
+    let a = op(&mut g, r, "Relu", "a", &[x], Attrs::new());
+    let b = op(&mut g, r, "Sigmoid", "b", &[x], Attrs::new());
+    let keep: Attrs = [("keep_dims", AttrValue::Bool(true))].into_iter().collect();
+    let a2 = op(&mut g, r, "ReduceSum", "a2", &[a, axes], keep.clone());
+    let b2 = op(&mut g, r, "ReduceSum", "b2", &[b, axes], keep);
+    let y = op(&mut g, r, "Add", "y", &[a2, b2], Attrs::new());
+    (g, y)
+}
+
+/// `two_branches` with a TensorFlow v1 loop on `x`: Enter -> Merge ->
+/// Switch on `LoopCond(go)` -> NextIteration back into the Merge, Exit
+/// out, returned; the loop runs unless `dead`, where it sits on the dead
+/// side of a Switch on a constant false predicate (whose other side is
+/// `x` again, joined with the Exit by a Merge that is returned instead).
+fn two_branches_and_a_loop(r: &OpRegistry, dead: bool) -> Graph {
+    let (mut g, y) = two_branches(r);
+    let x = OutputRef::new(g.find("x").unwrap(), 0);
+    let (into_loop, after) = if dead {
+        let p = bool_const(&mut g, "p", false);
+        let guard = op(&mut g, r, "Switch", "guard", &[x, p], Attrs::new());
+        // Output 1 (true) is dead; output 0 (false) carries x on.
+        (OutputRef::new(guard.node, 1), Some(guard))
+    } else {
+        (x, None)
+    };
+    let frame: Attrs = [("frame_name", AttrValue::Str("loop".into()))]
+        .into_iter()
+        .collect();
+    let enter = op(&mut g, r, "Enter", "enter", &[into_loop], frame);
+    let merge_spec = |name: &str, inputs: Vec<OutputRef>| OpSpec {
+        op_type: "Merge".into(),
+        name: name.into(),
+        inputs: vec![PortInput::Many(inputs)],
+        ..OpSpec::default()
+    };
+    let merge = add_op(&mut g, r, merge_spec("merge", vec![enter, enter])).unwrap();
+    let merged = OutputRef::new(merge, 0);
+    let go = input(&mut g, "go", DataType::Bool, &[], Format::Nd);
+    let cond = op(&mut g, r, "LoopCond", "cond", &[go], Attrs::new());
+    let switch = op(&mut g, r, "Switch", "switch", &[merged, cond], Attrs::new());
+    let body = op(
+        &mut g,
+        r,
+        "Neg",
+        "body",
+        &[OutputRef::new(switch.node, 1)],
+        Attrs::new(),
+    );
+    let next = op(&mut g, r, "NextIteration", "next", &[body], Attrs::new());
+    g.node_mut(merge).inputs[1] = Some(next);
+    let exit = op(&mut g, r, "Exit", "exit", &[switch], Attrs::new());
+    let outputs = match after {
+        Some(guard) => {
+            let joined = merge_spec("joined", vec![exit, guard]);
+            vec![y, OutputRef::new(add_op(&mut g, r, joined).unwrap(), 0)]
+        }
+        None => vec![y, exit],
+    };
+    g.set_outputs(outputs).unwrap();
+    infer_all(&mut g, r).unwrap();
+    g
+}
+
+/// A loop GE deletes as dead code does not pin the order: the planner
+/// still finishes a branch first, and plans the loop as dead. A loop that
+/// runs keeps Kahn's order, and naming another order is an error.
+#[test]
+fn only_a_live_v1_loop_keeps_the_topological_order() {
+    let r = OpRegistry::with_builtins();
+    let (large, small) = (16_896, 512);
+    let g = two_branches_and_a_loop(&r, true);
+    let auto = plan(&g, &r);
+    assert_ne!(auto.schedule, ScheduleKind::Topological);
+    assert_eq!(auto.lower_bound_bytes(), large + 2 * small);
+    for name in [
+        "enter:0", "merge:0", "switch:1", "body:0", "next:0", "exit:0",
+    ] {
+        assert_eq!(tensor(&auto, name).region, Region::Dead, "{name}");
+    }
+    let live = two_branches_and_a_loop(&r, false);
+    let auto = plan(&live, &r);
+    assert_eq!(auto.schedule, ScheduleKind::Topological);
+    assert_eq!(auto.schedule_peaks.len(), 1);
+    let options = PlanOptions {
+        schedule: Some(ScheduleKind::DepthFirst),
+        ..PlanOptions::default()
+    };
+    let error = plan_memory(&live, &r, &options).unwrap_err().to_string();
+    assert!(error.contains("TensorFlow v1 loop"), "{error}");
 }
 
 /// x -> s = Relu(x) -> b1 = Relu(s) -> b2 = Relu(b1) -> y = Add(s, b2)

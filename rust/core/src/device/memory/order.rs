@@ -13,11 +13,14 @@
 //!   one that frees the most bytes net of what it allocates.
 //!
 //! Control edges order like data edges. Bodies (If / While / calls) keep
-//! their own topological order and run at their node; graphs with a
+//! their own topological order and run at their node; graphs with a live
 //! TensorFlow v1 loop (a back edge into a Merge) keep the topological order,
-//! whose frames the schedule depends on.
+//! whose frames the schedule depends on. A loop in dead code (behind a
+//! Switch on a known predicate) does not count: GE deletes it before it
+//! assigns memory, and its back edges do not order the other orders.
 
-use crate::graph::{is_loop_back_edge, Graph, NodeId};
+use crate::device::dead_code::DeadCode;
+use crate::graph::{is_loop_back_edge, topological_order, Graph, NodeId};
 use crate::types::TensorDesc;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -66,7 +69,7 @@ impl ScheduleKind {
 /// topological order (which the schedule computes itself), for graphs that
 /// must keep it, and for `Refined` (the planner refines another order).
 pub(crate) fn top_order(graph: &Graph, kind: ScheduleKind) -> Option<Vec<NodeId>> {
-    if kind == ScheduleKind::Topological || has_back_edge(graph) {
+    if kind == ScheduleKind::Topological || has_live_loop(graph) {
         return None;
     }
     let dag = Dag::of(graph);
@@ -79,15 +82,28 @@ pub(crate) fn top_order(graph: &Graph, kind: ScheduleKind) -> Option<Vec<NodeId>
     Some(order).filter(|order| order.len() == graph.len())
 }
 
-/// True when the graph has a TensorFlow v1 loop: it keeps its topological
-/// order, whose frames the schedule depends on.
-pub(crate) fn has_back_edge(graph: &Graph) -> bool {
-    graph.nodes().iter().any(|node| {
-        node.inputs
-            .iter()
-            .flatten()
-            .any(|e| is_loop_back_edge(node, graph.node(e.node)))
-    })
+/// True when the graph has a TensorFlow v1 loop that runs: it keeps its
+/// topological order, whose frames the schedule depends on. A graph that
+/// cannot be ordered counts as one (the topological order reports why).
+pub(crate) fn has_live_loop(graph: &Graph) -> bool {
+    let back_edges = || {
+        graph.node_ids().flat_map(move |id| {
+            let node = graph.node(id);
+            node.inputs
+                .iter()
+                .flatten()
+                .filter(move |e| is_loop_back_edge(node, graph.node(e.node)))
+                .map(move |&e| (id, e))
+        })
+    };
+    if back_edges().next().is_none() {
+        return false;
+    }
+    let Ok(order) = topological_order(graph) else {
+        return true;
+    };
+    let dead_code = DeadCode::of(graph, &order);
+    back_edges().any(|(merge, edge)| !dead_code.is_node_dead(merge) && !dead_code.is_dead(edge))
 }
 
 /// Bytes of a tensor's elements (0 when its size is unknown): a ranking
@@ -116,10 +132,13 @@ impl Dag {
         let mut producers: Vec<Vec<u32>> = vec![Vec::new(); n];
         let mut consumers: Vec<Vec<u32>> = vec![Vec::new(); n];
         for (i, node) in graph.nodes().iter().enumerate() {
+            // A v1 loop's back edge orders nothing (`topological_order`
+            // breaks it too); only a dead loop's reaches here.
             let mut own: Vec<u32> = node
                 .inputs
                 .iter()
                 .flatten()
+                .filter(|e| !is_loop_back_edge(node, graph.node(e.node)))
                 .map(|e| e.node.0)
                 .chain(node.control_inputs.iter().map(|p| p.0))
                 .collect();

@@ -7,7 +7,7 @@ use super::buffers::{buffers, Region};
 use super::check::check_placement;
 use super::lifetimes::Prepared;
 use super::lower_bound::{live_profile, lower_bound};
-use super::order::{has_back_edge, top_order, ScheduleKind};
+use super::order::{has_live_loop, top_order, ScheduleKind};
 use super::refine::refine;
 use super::schedule::{schedule_in_order, Schedule};
 use super::size::align_up;
@@ -283,7 +283,7 @@ pub fn plan_memory(
 
 /// `built` refined by moving single nodes (`refine.rs`), measured; `None`
 /// for a graph with bodies (the refinement models one step per node) or a
-/// v1 loop (which keeps its topological order), and when no move lowers
+/// live v1 loop (which keeps its topological order), and when no move lowers
 /// the peak.
 fn refined<'g>(
     graph: &'g Graph,
@@ -291,7 +291,7 @@ fn refined<'g>(
     options: &PlanOptions,
     built: &Scheduled<'g>,
 ) -> Result<Option<Scheduled<'g>>, MemoryError> {
-    if built.schedule.steps as usize != graph.len() || has_back_edge(graph) {
+    if built.schedule.steps as usize != graph.len() || has_live_loop(graph) {
         return Ok(None);
     }
     let base = match top_order(graph, built.kind) {
