@@ -353,7 +353,7 @@ def plan_memory(
     that lowers the peak (``"refined"``, on graphs without bodies, within
     a fixed work budget), and the lowest peak kept
     (:attr:`MemoryPlan.schedule_peaks` has every peak; graphs of more than
-    200,000 nodes and TensorFlow v1 loops that may run keep the
+    200,000 nodes and TensorFlow v1 loops that may iterate keep the
     topological order; a loop in dead code does not count); or
     name one order. :attr:`MemoryPlan.any_order_bound_bytes` is the peak no
     order can go below. A node's bodies (If branches, While cond and

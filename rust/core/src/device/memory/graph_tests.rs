@@ -439,15 +439,26 @@ fn two_branches(r: &OpRegistry) -> (Graph, OutputRef) {
     (g, y)
 }
 
+/// How the v1 loop of `two_branches_and_a_loop` runs.
+#[derive(Clone, Copy, PartialEq)]
+enum LoopRun {
+    /// Behind a Switch on a constant false predicate: dead code.
+    Dead,
+    /// Entered, but its condition is a constant false: it never repeats
+    /// (its body and back edge are dead).
+    Once,
+    /// Its condition is fed: it may iterate.
+    Iterates,
+}
+
 /// `two_branches` with a TensorFlow v1 loop on `x`: Enter -> Merge ->
-/// Switch on `LoopCond(go)` -> NextIteration back into the Merge, Exit
-/// out, returned; the loop runs unless `dead`, where it sits on the dead
-/// side of a Switch on a constant false predicate (whose other side is
-/// `x` again, joined with the Exit by a Merge that is returned instead).
-fn two_branches_and_a_loop(r: &OpRegistry, dead: bool) -> Graph {
+/// Switch on `LoopCond` -> Neg -> NextIteration back into the Merge, Exit
+/// out. A dead loop sits on the dead side of a Switch on a constant false
+/// predicate, whose other side (`x` again) a Merge joins with the Exit.
+fn two_branches_and_a_loop(r: &OpRegistry, run: LoopRun) -> Graph {
     let (mut g, y) = two_branches(r);
     let x = OutputRef::new(g.find("x").unwrap(), 0);
-    let (into_loop, after) = if dead {
+    let (into_loop, guard) = if run == LoopRun::Dead {
         let p = bool_const(&mut g, "p", false);
         let guard = op(&mut g, r, "Switch", "guard", &[x, p], Attrs::new());
         // Output 1 (true) is dead; output 0 (false) carries x on.
@@ -467,7 +478,10 @@ fn two_branches_and_a_loop(r: &OpRegistry, dead: bool) -> Graph {
     };
     let merge = add_op(&mut g, r, merge_spec("merge", vec![enter, enter])).unwrap();
     let merged = OutputRef::new(merge, 0);
-    let go = input(&mut g, "go", DataType::Bool, &[], Format::Nd);
+    let go = match run {
+        LoopRun::Once => bool_const(&mut g, "go", false),
+        _ => input(&mut g, "go", DataType::Bool, &[], Format::Nd),
+    };
     let cond = op(&mut g, r, "LoopCond", "cond", &[go], Attrs::new());
     let switch = op(&mut g, r, "Switch", "switch", &[merged, cond], Attrs::new());
     let body = op(
@@ -481,7 +495,7 @@ fn two_branches_and_a_loop(r: &OpRegistry, dead: bool) -> Graph {
     let next = op(&mut g, r, "NextIteration", "next", &[body], Attrs::new());
     g.node_mut(merge).inputs[1] = Some(next);
     let exit = op(&mut g, r, "Exit", "exit", &[switch], Attrs::new());
-    let outputs = match after {
+    let outputs = match guard {
         Some(guard) => {
             let joined = merge_spec("joined", vec![exit, guard]);
             vec![y, OutputRef::new(add_op(&mut g, r, joined).unwrap(), 0)]
@@ -493,15 +507,17 @@ fn two_branches_and_a_loop(r: &OpRegistry, dead: bool) -> Graph {
     g
 }
 
-/// A loop GE deletes as dead code does not pin the order: the planner
-/// still finishes a branch first, and plans the loop as dead. A loop that
-/// runs keeps Kahn's order, and naming another order is an error.
+/// Only a loop that may iterate (a live NextIteration feeding a live
+/// Merge) keeps Kahn's order, in which its frame is planned: a loop GE
+/// deletes as dead code, or one that never repeats, leaves the planner
+/// free to finish a branch first. Naming another order for a graph that
+/// must keep Kahn's is an error.
 #[test]
-fn only_a_live_v1_loop_keeps_the_topological_order() {
+fn only_a_v1_loop_that_may_iterate_keeps_the_topological_order() {
     let r = OpRegistry::with_builtins();
     let (large, small) = (16_896, 512);
-    let g = two_branches_and_a_loop(&r, true);
-    let auto = plan(&g, &r);
+    let dead = two_branches_and_a_loop(&r, LoopRun::Dead);
+    let auto = plan(&dead, &r);
     assert_ne!(auto.schedule, ScheduleKind::Topological);
     assert_eq!(auto.lower_bound_bytes(), large + 2 * small);
     for name in [
@@ -509,7 +525,14 @@ fn only_a_live_v1_loop_keeps_the_topological_order() {
     ] {
         assert_eq!(tensor(&auto, name).region, Region::Dead, "{name}");
     }
-    let live = two_branches_and_a_loop(&r, false);
+
+    let once = two_branches_and_a_loop(&r, LoopRun::Once);
+    let auto = plan(&once, &r);
+    assert_ne!(auto.schedule, ScheduleKind::Topological);
+    assert_eq!(tensor(&auto, "next:0").region, Region::Dead);
+    assert_ne!(tensor(&auto, "merge:0").region, Region::Dead);
+
+    let live = two_branches_and_a_loop(&r, LoopRun::Iterates);
     let auto = plan(&live, &r);
     assert_eq!(auto.schedule, ScheduleKind::Topological);
     assert_eq!(auto.schedule_peaks.len(), 1);

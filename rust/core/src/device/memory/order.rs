@@ -13,11 +13,12 @@
 //!   one that frees the most bytes net of what it allocates.
 //!
 //! Control edges order like data edges. Bodies (If / While / calls) keep
-//! their own topological order and run at their node; graphs with a live
-//! TensorFlow v1 loop (a back edge into a Merge) keep the topological order,
-//! whose frames the schedule depends on. A loop in dead code (behind a
-//! Switch on a known predicate) does not count: GE deletes it before it
-//! assigns memory, and its back edges do not order the other orders.
+//! their own topological order and run at their node; graphs with a
+//! TensorFlow v1 loop that may iterate (a live back edge into a live Merge)
+//! keep the topological order, whose frames the schedule depends on. A
+//! loop in dead code (behind a Switch on a known predicate) or one whose
+//! body is dead (it never repeats) does not count: no tensor of it is read
+//! across iterations, and back edges order nothing in the other orders.
 
 use crate::device::dead_code::DeadCode;
 use crate::graph::{is_loop_back_edge, topological_order, Graph, NodeId};
@@ -82,9 +83,11 @@ pub(crate) fn top_order(graph: &Graph, kind: ScheduleKind) -> Option<Vec<NodeId>
     Some(order).filter(|order| order.len() == graph.len())
 }
 
-/// True when the graph has a TensorFlow v1 loop that runs: it keeps its
-/// topological order, whose frames the schedule depends on. A graph that
-/// cannot be ordered counts as one (the topological order reports why).
+/// True when the graph has a TensorFlow v1 loop that may iterate: a live
+/// back edge into a live Merge, exactly what the schedule records as a read
+/// across iterations (`Reader::back_edge`). It keeps its topological order,
+/// whose frames the schedule depends on. A graph that cannot be ordered
+/// counts as one (the topological order reports why).
 pub(crate) fn has_live_loop(graph: &Graph) -> bool {
     let back_edges = || {
         graph.node_ids().flat_map(move |id| {
