@@ -203,7 +203,7 @@ def test_a_cond_without_inputs_loads(tmp_path: Path) -> None:
     assert tally["agree"] == 1, dict(tally)
 
 
-def _branches_and_a_guarded_loop(predicate: tf.Tensor) -> Any:
+def _branches_and_a_guarded_loop(predicate: Any) -> Any:
     """Two branches on x that Kahn's order interleaves (each a large tensor
     reduced to a column), added to a column of a cond on ``predicate``
     whose true side runs a TensorFlow 1 while loop on x."""

@@ -89,7 +89,8 @@ impl<'a> OpContext<'a> {
             collect_errors: false,
             ..options
         };
-        if let Err(failures) = super::infer_graph(&mut body, registry, options) {
+        // Only loop ops re-infer a body, and a loop may run no iteration.
+        if let Err(failures) = super::engine::infer_conditional(&mut body, registry, options) {
             let first = failures
                 .first()
                 .map(ToString::to_string)

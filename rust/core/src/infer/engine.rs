@@ -5,6 +5,7 @@ use super::check::{check_prototype, dtype_names, port_counts, LiveCombinations};
 use super::context::{OpContext, SET_DTYPE, SET_FORMAT, SET_SHAPE};
 use super::dead::DeadOutputs;
 use super::error::{InferFailure, NodeError, Stage};
+use super::guards::{body_may_not_run, may_not_run};
 use crate::graph::{is_loop_back_edge, is_merge, topological_order, Graph, Node, NodeId, Subgraph};
 use crate::internal::{catch_internal, InternalError};
 use crate::op::{OpError, OpFn, OpRegistry, OpSchema};
@@ -43,6 +44,25 @@ pub fn infer_graph(
     registry: &OpRegistry,
     options: InferOptions,
 ) -> Result<(), Vec<InferFailure>> {
+    infer_in(graph, registry, options, false)
+}
+
+/// [`infer_graph`] on a graph that may not run when its caller does (a
+/// loop's body): a value it cannot fold is left unknown, not an error.
+pub(super) fn infer_conditional(
+    graph: &mut Graph,
+    registry: &OpRegistry,
+    options: InferOptions,
+) -> Result<(), Vec<InferFailure>> {
+    infer_in(graph, registry, options, true)
+}
+
+fn infer_in(
+    graph: &mut Graph,
+    registry: &OpRegistry,
+    options: InferOptions,
+    conditional: bool,
+) -> Result<(), Vec<InferFailure>> {
     let mut engine = Engine {
         registry,
         schemas: SchemaCache::new(registry),
@@ -51,6 +71,7 @@ pub fn infer_graph(
         path: Vec::new(),
         failures: Vec::new(),
         back_edges_known: false,
+        conditional,
         unknown: TensorDesc::default(),
     };
     engine.run(graph);
@@ -69,6 +90,8 @@ struct InferredBody {
     /// reused while the run lasts.
     _original: Option<Arc<Graph>>,
     caller_inputs: Vec<Option<TensorDesc>>,
+    /// Inferred as code that may not run (see [`Engine::conditional`]).
+    conditional: bool,
     result: Arc<Graph>,
     ok: bool,
 }
@@ -86,6 +109,10 @@ struct Engine<'r> {
     /// False on the first pass over a TF v1 loop frame: a Merge then sees
     /// its NextIteration input as not yet inferred (`unknown`).
     back_edges_known: bool,
+    /// The graph being inferred may not run when the top graph does (a
+    /// body its node may not pick, or a loop's): a value it cannot fold
+    /// stays unknown instead of failing the graph (`guards.rs`).
+    conditional: bool,
     unknown: TensorDesc,
 }
 
@@ -241,10 +268,25 @@ impl Engine<'_> {
             // A dead node never runs: nothing is computed for it (a branch
             // may divide by the zero its predicate guards against).
             let folds = dead.is_none_or(|d| !d.is_node_dead(id));
-            // A panic is opgraph's bug: its own stage, never the node's fault.
-            let result =
-                catch_internal(|| run_node(node, schema, &inputs, &mut outputs, &engine, folds))
-                    .unwrap_or_else(|bug| Err((Stage::Internal, internal_failure(bug))));
+            let run = |outputs: &mut [TensorDesc], folds: bool| {
+                // A panic is opgraph's bug: its own stage, never the node's fault.
+                catch_internal(|| run_node(node, schema, &inputs, outputs, &engine, folds))
+                    .unwrap_or_else(|bug| Err((Stage::Internal, internal_failure(bug))))
+            };
+            let result = match run(&mut outputs, folds) {
+                Ok(Ok(())) => Ok(()),
+                // What cannot be folded where it may never run is left for
+                // run time, as GE's folding leaves it (`guards.rs`): the
+                // node is inferred again without folding.
+                Ok(Err(_))
+                    if !schema.source && (self.conditional || may_not_run(graph, id, dead)) =>
+                {
+                    outputs.iter_mut().for_each(TensorDesc::reset);
+                    run(&mut outputs, false).map(|_| ())
+                }
+                Ok(Err(e)) => Err((Stage::InferShape, e)),
+                Err(failure) => Err(failure),
+            };
             // GE's MergePass replaces a Merge left one input by that input:
             // its value and list facts go through, not just its shape.
             if let (Ok(()), Some(edge)) = (&result, sole_live) {
@@ -261,6 +303,11 @@ impl Engine<'_> {
     /// function) is inferred once per distinct caller signature: the first
     /// call site with that signature infers a copy, the others share it.
     fn infer_bodies(&mut self, graph: &mut Graph, id: NodeId) -> Result<(), Box<NodeError>> {
+        // Which bodies may not run when the node does (read before the
+        // bodies are taken out: an If's branches are found by name).
+        let conditional: Vec<bool> = (0..graph.node(id).subgraphs.len())
+            .map(|k| self.conditional || body_may_not_run(graph, graph.node(id), k))
+            .collect();
         let mut bodies = std::mem::take(&mut graph.node_mut(id).subgraphs);
         let mut caller_inputs: Vec<Option<TensorDesc>> = graph
             .node(id)
@@ -276,11 +323,11 @@ impl Engine<'_> {
             adapt(&graph.node(id).attrs, &mut caller_inputs);
         }
         let mut outcome = Ok(());
-        for body in &mut bodies {
+        for (body, &conditional) in bodies.iter_mut().zip(&conditional) {
             let key = Arc::as_ptr(&body.graph);
             let known = self.inferred.get(&key).and_then(|seen| {
                 seen.iter()
-                    .find(|s| s.caller_inputs == caller_inputs)
+                    .find(|s| s.caller_inputs == caller_inputs && s.conditional == conditional)
                     .map(|s| (Arc::clone(&s.result), s.ok))
             });
             let ok = match known {
@@ -293,7 +340,10 @@ impl Engine<'_> {
                     // holds is inferred in place (its address stays its own).
                     let original =
                         (Arc::strong_count(&body.graph) > 1).then(|| Arc::clone(&body.graph));
-                    let ok = match self.infer_body(graph.node(id), body, &caller_inputs) {
+                    let outer = std::mem::replace(&mut self.conditional, conditional);
+                    let inferred = self.infer_body(graph.node(id), body, &caller_inputs);
+                    self.conditional = outer;
+                    let ok = match inferred {
                         Ok(ok) => ok,
                         Err(message) => {
                             outcome = Err(OpError::new(format!("body '{}': {message}", body.name)));
@@ -303,6 +353,7 @@ impl Engine<'_> {
                     self.inferred.entry(key).or_default().push(InferredBody {
                         _original: original,
                         caller_inputs: caller_inputs.clone(),
+                        conditional,
                         result: Arc::clone(&body.graph),
                         ok,
                     });
@@ -476,6 +527,10 @@ pub(crate) fn bind_body_inputs(
 
 type StageResult = Result<(), (Stage, OpError)>;
 
+/// A node inferred; `Err` holds why a built-in fold could not compute its
+/// value (everything before the fold succeeded).
+type FoldResult = Result<(), OpError>;
+
 fn run_node(
     node: &Node,
     schema: &OpSchema,
@@ -483,7 +538,7 @@ fn run_node(
     outputs: &mut [TensorDesc],
     engine: &EngineView<'_>,
     folds: bool,
-) -> StageResult {
+) -> Result<FoldResult, (Stage, OpError)> {
     let live = check_prototype(node, schema, inputs).map_err(|e| (Stage::Prototype, e))?;
     let mut ctx = OpContext::new(node, schema, inputs, outputs);
     ctx.attach_engine(engine.registry, engine.options);
@@ -498,9 +553,14 @@ fn run_node(
     }
     check_output_dtypes(&ctx, schema).map_err(|e| (Stage::InferDtype, e))?;
     if folds && schema.fold.is_some() && outputs_within(&ctx, engine.options.fold_limit) {
-        call(&schema.fold, &mut ctx, Stage::InferShape)?;
+        match call(&schema.fold, &mut ctx, Stage::InferShape) {
+            // A built-in op's own error (a user function's keeps its
+            // source, a panic is internal): the caller decides.
+            Err((Stage::InferShape, e)) if e.source.is_none() => return Ok(Err(e)),
+            other => other?,
+        }
     }
-    Ok(())
+    Ok(Ok(()))
 }
 
 /// What op functions may see of the running engine.

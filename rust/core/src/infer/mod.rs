@@ -5,6 +5,7 @@ mod context;
 pub(crate) mod dead;
 mod engine;
 mod error;
+mod guards;
 pub mod probe;
 mod weights;
 
@@ -12,5 +13,7 @@ pub use context::OpContext;
 pub use engine::{infer_graph, InferOptions, DEFAULT_FOLD_LIMIT};
 pub use error::{Abort, InferFailure, NodeError, Stage};
 
+#[cfg(test)]
+mod guards_tests;
 #[cfg(test)]
 mod tests;
