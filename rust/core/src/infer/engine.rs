@@ -1,15 +1,15 @@
 //! The inference engine: GE's topological verify / infer-dtype / infer-shape
 //! traversal, bodies included.
 
-use super::check::{check_prototype, dtype_names, port_counts, LiveCombinations};
-use super::context::{OpContext, SET_DTYPE, SET_FORMAT, SET_SHAPE};
+use super::check::port_counts;
 use super::dead::DeadOutputs;
 use super::error::{InferFailure, NodeError, Stage};
 use super::guards::{body_may_not_run, may_not_run};
+use super::run_node::{internal_failure, run_node, EngineView};
 use crate::graph::{is_loop_back_edge, is_merge, topological_order, Graph, Node, NodeId, Subgraph};
-use crate::internal::{catch_internal, InternalError};
-use crate::op::{OpError, OpFn, OpRegistry, OpSchema};
-use crate::types::{same_name, AttrValue, DataType, TensorDesc};
+use crate::internal::catch_internal;
+use crate::op::{OpError, OpRegistry, OpSchema};
+use crate::types::{same_name, AttrValue, TensorDesc};
 use rustc_hash::FxHashMap;
 use smallvec::SmallVec;
 use std::sync::Arc;
@@ -520,187 +520,6 @@ pub(crate) fn bind_body_inputs(
             })?;
         if let Some(desc) = desc {
             body.node_mut(id).outputs[0] = desc.clone();
-        }
-    }
-    Ok(())
-}
-
-type StageResult = Result<(), (Stage, OpError)>;
-
-/// A node inferred; `Err` holds why a built-in fold could not compute its
-/// value (everything before the fold succeeded).
-type FoldResult = Result<(), OpError>;
-
-fn run_node(
-    node: &Node,
-    schema: &OpSchema,
-    inputs: &[Option<&TensorDesc>],
-    outputs: &mut [TensorDesc],
-    engine: &EngineView<'_>,
-    folds: bool,
-) -> Result<FoldResult, (Stage, OpError)> {
-    let live = check_prototype(node, schema, inputs).map_err(|e| (Stage::Prototype, e))?;
-    let mut ctx = OpContext::new(node, schema, inputs, outputs);
-    ctx.attach_engine(engine.registry, engine.options);
-    call(&schema.verify, &mut ctx, Stage::Verify)?;
-    call(&schema.infer_dtype, &mut ctx, Stage::InferDtype)?;
-    if !schema.source {
-        default_dtypes(&mut ctx, schema, &live).map_err(|e| (Stage::InferDtype, e))?;
-    }
-    call(&schema.infer_shape, &mut ctx, Stage::InferShape)?;
-    if !schema.source {
-        default_shapes_and_formats(&mut ctx, schema).map_err(|e| (Stage::InferShape, e))?;
-    }
-    check_output_dtypes(&ctx, schema).map_err(|e| (Stage::InferDtype, e))?;
-    if folds && schema.fold.is_some() && outputs_within(&ctx, engine.options.fold_limit) {
-        match call(&schema.fold, &mut ctx, Stage::InferShape) {
-            // A built-in op's own error (a user function's keeps its
-            // source, a panic is internal): the caller decides.
-            Err((Stage::InferShape, e)) if e.source.is_none() => return Ok(Err(e)),
-            other => other?,
-        }
-    }
-    Ok(Ok(()))
-}
-
-/// What op functions may see of the running engine.
-struct EngineView<'r> {
-    registry: &'r OpRegistry,
-    options: InferOptions,
-}
-
-/// True when every output has a static shape of at most `limit` elements.
-fn outputs_within(ctx: &OpContext<'_>, limit: usize) -> bool {
-    (0..ctx.output_count()).all(|i| {
-        ctx.output_desc(i).is_some_and(|d| {
-            // Floats reach shapes only as scalars and short vectors (scales,
-            // padding arithmetic); larger float values are weights, not
-            // worth copying element by element.
-            let limit = match d.dtype {
-                DataType::Float | DataType::Float16 | DataType::Bf16 | DataType::Double => {
-                    limit.min(FLOAT_FOLD_LIMIT)
-                }
-                _ => limit,
-            };
-            d.shape()
-                .num_elements()
-                .ok()
-                .flatten()
-                .is_some_and(|n| n as u64 <= limit as u64)
-        })
-    })
-}
-
-/// The most elements a folded floating-point output may have.
-pub const FLOAT_FOLD_LIMIT: usize = 256;
-
-fn call(f: &Option<OpFn>, ctx: &mut OpContext<'_>, stage: Stage) -> StageResult {
-    match f {
-        Some(f) => match catch_internal(|| f(ctx)) {
-            Ok(result) => result.map_err(|e| (stage, e)),
-            Err(bug) => Err((Stage::Internal, internal_failure(bug))),
-        },
-        None => Ok(()),
-    }
-}
-
-/// A caught panic as the node's error: its text, with the
-/// [`InternalError`] as the source (for its location).
-fn internal_failure(bug: InternalError) -> OpError {
-    OpError::with_source(bug.to_string(), Box::new(bug))
-}
-
-/// `(instance, prototype port)` of every output instance, from the node's
-/// per-port instance counts.
-fn output_instances(counts: &[u32]) -> impl Iterator<Item = (usize, usize)> + '_ {
-    counts
-        .iter()
-        .enumerate()
-        .flat_map(|(port, &count)| std::iter::repeat_n(port, count as usize))
-        .enumerate()
-}
-
-fn default_dtypes(
-    ctx: &mut OpContext<'_>,
-    schema: &OpSchema,
-    live: &LiveCombinations,
-) -> Result<(), OpError> {
-    for (o, p) in output_instances(ctx.node_output_counts()) {
-        if ctx.set_by_fn[o] & SET_DTYPE != 0 {
-            continue;
-        }
-        let port = &schema.outputs[p];
-        let dtype = if let Some(src) = schema.follow_sources[p].dtype {
-            match ctx.first_instance_of(src) {
-                Some(d) => d.dtype,
-                None => crate::bail!(
-                    "output '{}' follows input '{}', which is absent",
-                    port.name,
-                    schema.inputs[src].name
-                ),
-            }
-        } else if port.in_combinations() {
-            let mut candidates = live
-                .iter()
-                .zip(&port.dtypes)
-                .filter(|(l, _)| **l)
-                .map(|(_, d)| *d);
-            let first = candidates.next();
-            match first {
-                Some(d) if candidates.all(|c| c == d) => d,
-                _ => crate::bail!("the dtype of output '{}' is ambiguous among the allowed combinations; give an infer_dtype function", port.name),
-            }
-        } else if port.dtype_list && port.dtypes.len() == 1 {
-            port.dtypes[0]
-        } else {
-            crate::bail!(
-                "the infer_dtype function did not set the dtype of output '{}'",
-                port.name
-            )
-        };
-        ctx.set_output_dtype(o, dtype)?;
-    }
-    Ok(())
-}
-
-fn default_shapes_and_formats(ctx: &mut OpContext<'_>, schema: &OpSchema) -> Result<(), OpError> {
-    for (o, p) in output_instances(ctx.node_output_counts()) {
-        let sources = schema.follow_sources[p];
-        let set = ctx.set_by_fn[o];
-        if set & SET_SHAPE == 0 {
-            let Some(src) = sources.shape.and_then(|s| ctx.first_instance_of(s)) else {
-                crate::bail!(
-                    "the infer_shape function did not set the shape of output '{}'",
-                    schema.outputs[p].name
-                );
-            };
-            ctx.set_output_shape(o, src.shape().clone())?;
-            if let Some(range) = &src.shape_range {
-                ctx.set_output_shape_range(o, range.clone())?;
-            }
-        }
-        if set & SET_FORMAT == 0 {
-            if let Some(src) = sources.format.and_then(|s| ctx.first_instance_of(s)) {
-                ctx.set_output_format(o, src.origin_format)?;
-            }
-        }
-    }
-    Ok(())
-}
-
-fn check_output_dtypes(ctx: &OpContext<'_>, schema: &OpSchema) -> Result<(), OpError> {
-    for (o, p) in output_instances(ctx.node_output_counts()) {
-        let port = &schema.outputs[p];
-        let dtype = ctx.output_desc(o).map_or(DataType::Undefined, |d| d.dtype);
-        if dtype == DataType::Undefined {
-            crate::bail!("output '{}' was left without a dtype", port.name);
-        }
-        if !port.dtypes.is_empty() && !port.dtypes.contains(&dtype) {
-            crate::bail!(
-                "output '{}' was inferred as {dtype}, but the prototype allows {}",
-                port.name,
-                dtype_names(&port.dtypes)
-            );
         }
     }
     Ok(())

@@ -7,6 +7,7 @@ mod engine;
 mod error;
 mod guards;
 pub mod probe;
+mod run_node;
 mod weights;
 
 pub use context::OpContext;
