@@ -72,6 +72,8 @@ impl<'a> OpContext<'a> {
     /// Infers a copy of body `name` with `inputs` bound to its indexed Data
     /// nodes and returns its output descriptors: how loop ops (While) reach
     /// GE's fixpoint. The node's own body is left as the engine inferred it.
+    /// The body is inferred as code that may not run (a loop may run no
+    /// iteration): a value it cannot fold stays unknown.
     pub fn infer_body(
         &self,
         name: &str,

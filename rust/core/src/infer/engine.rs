@@ -4,7 +4,7 @@
 use super::check::port_counts;
 use super::dead::DeadOutputs;
 use super::error::{InferFailure, NodeError, Stage};
-use super::guards::{body_may_not_run, may_not_run};
+use super::guards::{body_may_not_run, Guards};
 use super::run_node::{internal_failure, run_node, EngineView};
 use crate::graph::{is_loop_back_edge, is_merge, topological_order, Graph, Node, NodeId, Subgraph};
 use crate::internal::catch_internal;
@@ -188,6 +188,7 @@ impl Engine<'_> {
         // has failed, so a clean run never looks at a node's producers here.
         let mut failed = vec![false; graph.len()];
         let mut any_failed = false;
+        let mut guards = Guards::default();
         for &id in order {
             if let Some(dead) = dead.as_mut() {
                 dead.visit(graph, id);
@@ -196,7 +197,7 @@ impl Engine<'_> {
                 failed[id.index()] = true;
                 continue;
             }
-            if let Err(error) = self.infer_node(graph, id, dead.as_ref()) {
+            if let Err(error) = self.infer_node(graph, id, dead.as_ref(), &mut guards) {
                 failed[id.index()] = true;
                 any_failed = true;
                 let aborts = error.aborts();
@@ -216,6 +217,7 @@ impl Engine<'_> {
         graph: &mut Graph,
         id: NodeId,
         dead: Option<&DeadOutputs>,
+        guards: &mut Guards,
     ) -> Result<(), Box<NodeError>> {
         let Some(schema) = self.schemas.get(&graph.node(id).op_type) else {
             let msg = format!(
@@ -230,7 +232,11 @@ impl Engine<'_> {
                 .map_err(|e| self.error(graph, id, Stage::Verify, e))?;
         }
         if !graph.node(id).subgraphs.is_empty() {
-            self.infer_bodies(graph, id)?;
+            // A node that may not run runs none of its bodies for sure.
+            let may_not_run = self.conditional
+                || dead.is_some_and(|d| d.is_node_dead(id))
+                || guards.may_not_run(graph, id, dead);
+            self.infer_bodies(graph, id, may_not_run)?;
         }
 
         let mut outputs = std::mem::take(&mut graph.node_mut(id).outputs);
@@ -279,7 +285,8 @@ impl Engine<'_> {
                 // run time, as GE's folding leaves it (`guards.rs`): the
                 // node is inferred again without folding.
                 Ok(Err(_))
-                    if !schema.source && (self.conditional || may_not_run(graph, id, dead)) =>
+                    if !schema.source
+                        && (self.conditional || guards.may_not_run(graph, id, dead)) =>
                 {
                     outputs.iter_mut().for_each(TensorDesc::reset);
                     run(&mut outputs, false).map(|_| ())
@@ -302,11 +309,17 @@ impl Engine<'_> {
     /// infers the body. A body shared by several call sites (one library
     /// function) is inferred once per distinct caller signature: the first
     /// call site with that signature infers a copy, the others share it.
-    fn infer_bodies(&mut self, graph: &mut Graph, id: NodeId) -> Result<(), Box<NodeError>> {
-        // Which bodies may not run when the node does (read before the
-        // bodies are taken out: an If's branches are found by name).
+    /// `may_not_run` says the node itself may not run.
+    fn infer_bodies(
+        &mut self,
+        graph: &mut Graph,
+        id: NodeId,
+        may_not_run: bool,
+    ) -> Result<(), Box<NodeError>> {
+        // Which bodies may not run (read before the bodies are taken out:
+        // an If's branches are found by name).
         let conditional: Vec<bool> = (0..graph.node(id).subgraphs.len())
-            .map(|k| self.conditional || body_may_not_run(graph, graph.node(id), k))
+            .map(|k| may_not_run || body_may_not_run(graph, graph.node(id), k))
             .collect();
         let mut bodies = std::mem::take(&mut graph.node_mut(id).subgraphs);
         let mut caller_inputs: Vec<Option<TensorDesc>> = graph
@@ -327,7 +340,12 @@ impl Engine<'_> {
             let key = Arc::as_ptr(&body.graph);
             let known = self.inferred.get(&key).and_then(|seen| {
                 seen.iter()
-                    .find(|s| s.caller_inputs == caller_inputs && s.conditional == conditional)
+                    // A clean inference as surely running stands for one
+                    // as possibly not: no fold failed in it.
+                    .find(|s| {
+                        s.caller_inputs == caller_inputs
+                            && (s.conditional == conditional || (s.ok && !s.conditional))
+                    })
                     .map(|s| (Arc::clone(&s.result), s.ok))
             });
             let ok = match known {

@@ -11,10 +11,11 @@
 //!   inputs share, so the Merge of a cond's two sides is guarded by what
 //!   guarded the cond. A loop's exit side (its Switch on a `LoopCond`)
 //!   always runs once the loop ends: it adds no guard.
-//! - A body may not run when its node may not pick it: an If or Case
-//!   branch unless the selector is known to pick it, and a loop's body
-//!   (While, For, ONNX Loop and Scan may run no iteration); a While's cond
-//!   and a called function run when their node does.
+//! - A body may not run when its node may not run, or may not pick it: an
+//!   If or Case branch unless the selector is known to pick it, and a
+//!   loop's body (While, ONNX Loop and Scan are taken as possibly running
+//!   no iteration); a While's cond and a called function run when their
+//!   node does.
 
 use super::dead::DeadOutputs;
 use crate::graph::{is_loop_back_edge, is_merge, Graph, Node, NodeId, OutputRef};
@@ -24,36 +25,53 @@ use rustc_hash::FxHashMap;
 /// A Switch on an unknown predicate and the side (output) taken.
 type Guard = (u32, u32);
 
-/// True when node `id` of `graph` lies behind a Switch whose predicate is
-/// not known, on one side only. Walks `id`'s ancestry alone (its producers
-/// are inferred, so their predicates are as known as they will be); `dead`
-/// is the engine's verdict, where the graph has Switches.
-pub(super) fn may_not_run(graph: &Graph, id: NodeId, dead: Option<&DeadOutputs>) -> bool {
-    if dead.is_none() {
-        // No Switch: nothing in this graph is guarded.
-        return false;
-    }
-    let mut guards: FxHashMap<u32, Vec<Guard>> = FxHashMap::default();
-    // Producers first, iteratively (a long chain must not exhaust the
-    // stack): a node is finished once all its producers are.
-    let mut stack: Vec<(NodeId, bool)> = vec![(id, false)];
-    while let Some((at, expanded)) = stack.pop() {
-        if guards.contains_key(&at.0) {
-            continue;
+/// The guards of the nodes asked about in one inference pass over one
+/// graph, and of their ancestry: computed when first needed (a fold fails,
+/// or a node with bodies may not run) and kept for the pass, whose
+/// producers' verdicts do not change once visited.
+#[derive(Default)]
+pub(super) struct Guards {
+    of: FxHashMap<u32, Vec<Guard>>,
+}
+
+impl Guards {
+    /// True when node `id` of `graph` lies behind a Switch whose predicate
+    /// is not known, on one side only. Walks what of `id`'s ancestry is not
+    /// yet known (its producers are inferred, so their predicates are as
+    /// known as they will be); `dead` is the engine's verdict, where the
+    /// graph has Switches.
+    pub(super) fn may_not_run(
+        &mut self,
+        graph: &Graph,
+        id: NodeId,
+        dead: Option<&DeadOutputs>,
+    ) -> bool {
+        if dead.is_none() {
+            // No Switch: nothing in this graph is guarded.
+            return false;
         }
-        if !expanded {
-            stack.push((at, true));
-            stack.extend(
-                producers(graph, at)
-                    .filter(|p| !guards.contains_key(&p.0))
-                    .map(|p| (p, false)),
-            );
-            continue;
+        let guards = &mut self.of;
+        // Producers first, iteratively (a long chain must not exhaust the
+        // stack): a node is finished once all its producers are.
+        let mut stack: Vec<(NodeId, bool)> = vec![(id, false)];
+        while let Some((at, expanded)) = stack.pop() {
+            if guards.contains_key(&at.0) {
+                continue;
+            }
+            if !expanded {
+                stack.push((at, true));
+                stack.extend(
+                    producers(graph, at)
+                        .filter(|p| !guards.contains_key(&p.0))
+                        .map(|p| (p, false)),
+                );
+                continue;
+            }
+            let own = node_guards(graph, at, guards, dead);
+            guards.insert(at.0, own);
         }
-        let own = node_guards(graph, at, &guards, dead);
-        guards.insert(at.0, own);
+        guards.get(&id.0).is_some_and(|g| !g.is_empty())
     }
-    guards.get(&id.0).is_some_and(|g| !g.is_empty())
 }
 
 /// Whether body `index` of `node` may not run when `node` does.
@@ -63,7 +81,9 @@ pub(super) fn body_may_not_run(graph: &Graph, node: &Node, index: usize) -> bool
         "While" | "StatelessWhile" | "_While" => {
             node.subgraphs.get(index).is_some_and(|b| b.name != "cond")
         }
-        "For" | "Loop" | "Scan" => true,
+        // Even a known trip count is taken as possibly none (a fold
+        // failing there is left for run time too).
+        "Loop" | "Scan" => true,
         _ => false,
     }
 }

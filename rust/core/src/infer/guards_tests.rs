@@ -5,6 +5,8 @@
 
 use crate::prelude::*;
 use crate::test_graphs::{bool_const, infer_all, input, int_const, op};
+use crate::types::NamedAttrs;
+use std::sync::Arc;
 
 fn int(g: &mut Graph, name: &str, value: i64) -> OutputRef {
     int_const(g, name, DataType::Int32, &[], &[value])
@@ -240,4 +242,81 @@ fn a_while_body_may_run_no_iteration_and_its_cond_runs() {
     infer_all(&mut g, &r).unwrap();
     let mut g = while_graph(&r, true);
     fails_at(&mut g, &r, "while/cond/div");
+}
+
+/// A `PartitionedCall` named `name` of `body` (as function `f`) on `x`.
+fn call_of(g: &mut Graph, r: &OpRegistry, name: &str, x: OutputRef, body: &Arc<Graph>) {
+    let function = AttrValue::NamedAttrs(Box::new(NamedAttrs {
+        name: "f".into(),
+        attrs: Attrs::new(),
+    }));
+    let spec = OpSpec {
+        op_type: "PartitionedCall".into(),
+        name: name.into(),
+        inputs: vec![PortInput::Many(vec![x])],
+        attrs: [("f", function)].into_iter().collect(),
+        subgraphs: vec![Subgraph {
+            name: "f".into(),
+            graph: Arc::clone(body),
+        }],
+        ..OpSpec::default()
+    };
+    add_op(g, r, spec).unwrap();
+}
+
+/// A node behind a Switch runs its bodies only if it runs: a function it
+/// calls may divide by zero. The same function called where it surely runs
+/// (sharing the body, inferred once per caller signature) still fails.
+#[test]
+fn a_call_behind_a_switch_may_not_run_its_body() {
+    let r = OpRegistry::with_builtins();
+    let mut body = passing_body(&r, "f", 0);
+    divide_by_zero(body.graph_mut(), &r, "div", None);
+    let body = Arc::clone(&body.graph);
+
+    let (mut g, _) = v1_cond(&r, None);
+    let side = OutputRef::new(g.find("switch").unwrap(), 1);
+    call_of(&mut g, &r, "guarded_call", side, &body);
+    infer_all(&mut g, &r).unwrap();
+
+    let x = OutputRef::new(g.find("x").unwrap(), 0);
+    call_of(&mut g, &r, "call", x, &body);
+    fails_at(&mut g, &r, "call/f/div");
+}
+
+/// A While whose loop variable grows (`Concat(v, v)`): GE's fixpoint
+/// infers its body again with the widened variable, as code that may run
+/// no iteration too.
+#[test]
+fn a_widened_while_body_is_inferred_again_as_code_that_may_not_run() {
+    let r = OpRegistry::with_builtins();
+    let mut body = Graph::new("body");
+    let mut arg = crate::graph::Node::new("arg", "Data", Vec::new(), 1);
+    arg.attrs.set("index", AttrValue::Int(0));
+    let v = OutputRef::new(body.add_node(arg).unwrap(), 0);
+    let axis = int(&mut body, "axis", 0);
+    let spec = OpSpec {
+        op_type: "ConcatV2".into(),
+        name: "grown".into(),
+        inputs: vec![PortInput::Many(vec![v, v]), PortInput::Single(Some(axis))],
+        ..OpSpec::default()
+    };
+    let grown = OutputRef::new(add_op(&mut body, &r, spec).unwrap(), 0);
+    divide_by_zero(&mut body, &r, "div", None);
+    body.set_outputs(vec![grown]).unwrap();
+
+    let mut g = Graph::new("while");
+    let x = input(&mut g, "x", DataType::Int32, &[2], Format::Nd);
+    let spec = OpSpec {
+        op_type: "While".into(),
+        name: "while".into(),
+        inputs: vec![PortInput::Many(vec![x])],
+        subgraphs: vec![passing_body(&r, "cond", 0), Subgraph::new("body", body)],
+        ..OpSpec::default()
+    };
+    let out = OutputRef::new(add_op(&mut g, &r, spec).unwrap(), 0);
+    infer_all(&mut g, &r).unwrap();
+    // The variable's length is widened to unknown: the body was inferred
+    // again with it.
+    assert_eq!(g.tensor(out).shape().dims(), &[-1]);
 }

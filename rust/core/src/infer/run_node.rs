@@ -9,7 +9,7 @@ use super::error::Stage;
 use super::InferOptions;
 use crate::graph::Node;
 use crate::internal::{catch_internal, InternalError};
-use crate::op::{OpError, OpFn, OpRegistry, OpSchema};
+use crate::op::{OpError, OpFn, OpOrigin, OpRegistry, OpSchema};
 use crate::types::{DataType, TensorDesc};
 
 type StageResult = Result<(), (Stage, OpError)>;
@@ -41,9 +41,13 @@ pub(super) fn run_node(
     check_output_dtypes(&ctx, schema).map_err(|e| (Stage::InferDtype, e))?;
     if folds && schema.fold.is_some() && outputs_within(&ctx, engine.options.fold_limit) {
         match call(&schema.fold, &mut ctx, Stage::InferShape) {
-            // A built-in op's own error (a user function's keeps its
-            // source, a panic is internal): the caller decides.
-            Err((Stage::InferShape, e)) if e.source.is_none() => return Ok(Err(e)),
+            // A built-in op's own error (not a user op's, nor a panic or
+            // an interrupt, which carry their source): the caller decides.
+            Err((Stage::InferShape, e))
+                if schema.origin == OpOrigin::Builtin && e.source.is_none() =>
+            {
+                return Ok(Err(e))
+            }
             other => other?,
         }
     }
