@@ -12,12 +12,11 @@ use crate::internal::{catch_internal, InternalError};
 use crate::op::{OpError, OpFn, OpOrigin, OpRegistry, OpSchema};
 use crate::types::{DataType, TensorDesc};
 
-type StageResult = Result<(), (Stage, OpError)>;
+pub(super) type StageResult = Result<(), (Stage, OpError)>;
 
-/// A node inferred; `Err` holds why a built-in fold could not compute its
-/// value (everything before the fold succeeded).
-pub(super) type FoldResult = Result<(), OpError>;
-
+/// Runs the node's functions; folds its value when `folds`. Why a built-in
+/// op's fold could not compute the value goes to `fold_failure` (with `Ok`:
+/// everything before the fold succeeded), for the caller to decide.
 pub(super) fn run_node(
     node: &Node,
     schema: &OpSchema,
@@ -25,7 +24,8 @@ pub(super) fn run_node(
     outputs: &mut [TensorDesc],
     engine: &EngineView<'_>,
     folds: bool,
-) -> Result<FoldResult, (Stage, OpError)> {
+    fold_failure: &mut Option<OpError>,
+) -> StageResult {
     let live = check_prototype(node, schema, inputs).map_err(|e| (Stage::Prototype, e))?;
     let mut ctx = OpContext::new(node, schema, inputs, outputs);
     ctx.attach_engine(engine.registry, engine.options);
@@ -42,16 +42,16 @@ pub(super) fn run_node(
     if folds && schema.fold.is_some() && outputs_within(&ctx, engine.options.fold_limit) {
         match call(&schema.fold, &mut ctx, Stage::InferShape) {
             // A built-in op's own error (not a user op's, nor a panic or
-            // an interrupt, which carry their source): the caller decides.
+            // an interrupt, which carry their source).
             Err((Stage::InferShape, e))
                 if schema.origin == OpOrigin::Builtin && e.source.is_none() =>
             {
-                return Ok(Err(e))
+                *fold_failure = Some(e);
             }
             other => other?,
         }
     }
-    Ok(Ok(()))
+    Ok(())
 }
 
 /// What op functions may see of the running engine.
