@@ -13,8 +13,9 @@
 //!   always runs once the loop ends: it adds no guard.
 //! - A body may not run when its node may not run, or may not pick it: an
 //!   If or Case branch unless the selector is known to pick it, and a
-//!   loop's body (While, ONNX Loop and Scan are taken as possibly running
-//!   no iteration); a While's cond and a called function run when their
+//!   loop's body (While and Scan are taken as possibly running no
+//!   iteration, an ONNX Loop unless its trip count and first condition say
+//!   it iterates); a While's cond and a called function run when their
 //!   node does.
 
 use super::dead::DeadOutputs;
@@ -81,11 +82,32 @@ pub(super) fn body_may_not_run(graph: &Graph, node: &Node, index: usize) -> bool
         "While" | "StatelessWhile" | "_While" => {
             node.subgraphs.get(index).is_some_and(|b| b.name != "cond")
         }
-        // Even a known trip count is taken as possibly none (a fold
-        // failing there is left for run time too).
-        "Loop" | "Scan" => true,
+        "Loop" => !loop_surely_iterates(graph, node),
+        // Even a known sequence length is taken as possibly none.
+        "Scan" => true,
         _ => false,
     }
+}
+
+/// An ONNX Loop runs its body at least once when its trip count is absent
+/// or known to be at least 1, and its first condition absent or known true.
+fn loop_surely_iterates(graph: &Graph, node: &Node) -> bool {
+    let value = |i: usize| {
+        let edge = node.inputs.get(i).copied().flatten()?;
+        Some(graph.tensor(edge).value.as_ref())
+    };
+    let trips = match value(0) {
+        None => true,
+        Some(known) => known
+            .and_then(|v| v.to_ints())
+            .and_then(|v| v.first().copied())
+            .is_some_and(|t| t >= 1),
+    };
+    let starts = match value(1) {
+        None => true,
+        Some(known) => known.and_then(|v| v.to_bool_scalar()).unwrap_or(false),
+    };
+    trips && starts
 }
 
 /// The nodes `id` reads or waits on, a loop's back edge left out.

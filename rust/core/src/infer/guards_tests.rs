@@ -328,3 +328,55 @@ fn a_widened_while_body_is_inferred_again_as_code_that_may_not_run() {
     // again with it.
     assert_eq!(g.tensor(out).shape().dims(), &[-1]);
 }
+
+/// How an ONNX Loop's trip count is given.
+#[derive(Clone, Copy, Debug)]
+enum Trips {
+    Known(i64),
+    Fed,
+}
+
+/// An ONNX `Loop(M, cond = true, v)` whose body passes `cond` and `v` on
+/// and computes `7 // 0`.
+fn onnx_loop(r: &OpRegistry, trips: Trips) -> Graph {
+    let mut body = Graph::new("body");
+    let mut args = Vec::new();
+    for (index, name) in ["iteration", "cond", "v"].into_iter().enumerate() {
+        let mut arg = crate::graph::Node::new(name, "Data", Vec::new(), 1);
+        arg.attrs.set("index", AttrValue::Int(index as i64));
+        args.push(OutputRef::new(body.add_node(arg).unwrap(), 0));
+    }
+    divide_by_zero(&mut body, r, "div", None);
+    body.set_outputs(vec![args[1], args[2]]).unwrap();
+
+    let mut g = Graph::new("loop");
+    let m = match trips {
+        Trips::Known(n) => int_const(&mut g, "m", DataType::Int64, &[], &[n]),
+        Trips::Fed => input(&mut g, "m", DataType::Int64, &[], Format::Nd),
+    };
+    let go = bool_const(&mut g, "go", true);
+    let v = input(&mut g, "v", DataType::Int32, &[], Format::Nd);
+    let spec = OpSpec {
+        op_type: "Loop".into(),
+        name: "loop".into(),
+        inputs: vec![PortInput::Many(vec![m, go, v])],
+        attrs: [("num_loop_vars", AttrValue::Int(1))].into_iter().collect(),
+        subgraphs: vec![Subgraph::new("body", body)],
+        ..OpSpec::default()
+    };
+    add_op(&mut g, r, spec).unwrap();
+    g
+}
+
+/// An ONNX Loop's body surely runs when its trip count is known to be at
+/// least 1 and its first condition true; otherwise it may run none.
+#[test]
+fn an_onnx_loop_body_surely_runs_only_with_a_known_positive_trip_count() {
+    let r = OpRegistry::with_builtins();
+    for trips in [Trips::Fed, Trips::Known(0)] {
+        let mut g = onnx_loop(&r, trips);
+        infer_all(&mut g, &r).unwrap_or_else(|e| panic!("{trips:?}: {e}"));
+    }
+    let mut g = onnx_loop(&r, Trips::Known(2));
+    fails_at(&mut g, &r, "loop/body/div");
+}
