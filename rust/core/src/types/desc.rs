@@ -172,6 +172,14 @@ mod tests {
         let mut desc = TensorDesc::constant(value, Format::Nchw);
         desc.shape_range = Some(thin_vec![(2, 2)]);
         desc.value_range = Some(thin_vec![(0, 9), (1, 1)]);
+        // Every field a fold or an infer function may set (the engine's
+        // re-run without folding starts from `default()` instead).
+        desc.shape_value = Some(Box::new(Shape::from_dims([1, 2])));
+        desc.list = Some(ListInfo {
+            element_dtype: DataType::Float,
+            length: Some(3),
+        });
+        desc.storage_format = Format::Nc1hwc0;
         desc.reset();
         assert_eq!(desc, TensorDesc::default());
     }
